@@ -1,0 +1,120 @@
+//! R25 and R26: images (choice thumbnails, resource icons and thumbnails).
+
+use crate::uri::{check_credentials, parse_uri};
+use crate::{char_len, limits, Rule, Violation};
+
+/// The image types a data URI may carry (R25).
+pub const DATA_URI_IMAGE_TYPES: &[&str] = &["png", "jpeg", "jpg", "gif", "webp", "avif"];
+
+/// Whether `host` may carry the `sig` parameter on an image: it matches
+/// `^sdmntpr[a-z0-9]*\.oaiusercontent\.com$`, case-insensitively.
+pub fn is_signed_image_host(host: &str) -> bool {
+    let lower = host.to_ascii_lowercase();
+    lower
+        .strip_prefix("sdmntpr")
+        .and_then(|r| r.strip_suffix(".oaiusercontent.com"))
+        .is_some_and(|mid| {
+            mid.bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+}
+
+/// R25 and R26: an image `src`: at most 262,144 characters, an HTTPS URL (no username,
+/// password or credential-like parameter, but see [`is_signed_image_host`]) or a base64 data
+/// URI of PNG, JPEG, GIF, WebP or AVIF.
+///
+/// ```
+/// use forms_rules::check_image_src;
+/// assert!(check_image_src("https://example.com/logo.png").is_ok());
+/// assert!(check_image_src("data:image/png;base64,iVBORw0KGgo=").is_ok());
+/// assert!(check_image_src("http://example.com/logo.png").is_err());
+/// assert!(check_image_src("data:image/svg+xml;base64,PHN2Zz4=").is_err());
+/// assert!(check_image_src("https://sdmntprwestus.oaiusercontent.com/f?sig=abc").is_ok());
+/// ```
+pub fn check_image_src(src: &str) -> Result<(), Violation> {
+    if src.len() > limits::IMAGE_SRC_MAX {
+        let n = char_len(src);
+        if n > limits::IMAGE_SRC_MAX {
+            return Err(Violation::new(
+                Rule::R25,
+                format!(
+                    "must be at most {} characters, found {n}",
+                    limits::IMAGE_SRC_MAX
+                ),
+            ));
+        }
+    }
+    if src.len() >= 5
+        && src
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case("data:"))
+    {
+        return check_data_uri(src);
+    }
+    let parts = parse_uri(src).ok_or_else(|| {
+        Violation::new(
+            Rule::R25,
+            "must be an HTTPS URL or a base64 data URI of a PNG, JPEG, GIF, WebP or AVIF image",
+        )
+    })?;
+    if !parts.scheme.eq_ignore_ascii_case("https") {
+        return Err(Violation::new(
+            Rule::R25,
+            format!(
+                "must be an HTTPS URL or an image data URI; `{}:` images are not accepted",
+                parts.scheme.to_ascii_lowercase()
+            ),
+        ));
+    }
+    if parts.host.is_empty() {
+        return Err(Violation::new(Rule::R25, "must name a host"));
+    }
+    check_credentials(&parts, is_signed_image_host(parts.host))
+}
+
+fn check_data_uri(src: &str) -> Result<(), Violation> {
+    let bad = |why: String| Violation::new(Rule::R25, why);
+    let rest = src
+        .strip_prefix("data:image/")
+        .ok_or_else(|| bad("a data URI must be `data:image/<type>;base64,<data>`".into()))?;
+    let (subtype, data) = rest.split_once(";base64,").ok_or_else(|| {
+        bad("a data URI must be base64: `data:image/<type>;base64,<data>`".into())
+    })?;
+    if !DATA_URI_IMAGE_TYPES
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(subtype))
+    {
+        return Err(bad(format!(
+            "must not be an `image/{subtype}` data URI; only png, jpeg, jpg, gif, webp and avif \
+             are accepted"
+        )));
+    }
+    let body = data.trim_end_matches('=');
+    if body.is_empty()
+        || data.len() - body.len() > 2
+        || !body
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
+    {
+        return Err(bad(
+            "must carry nonempty base64 data (A-Z, a-z, 0-9, +, /, up to two =)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// R25: an image's `mimeType` is at most 100 characters.
+pub fn check_image_mime_type(mime_type: &str) -> Result<(), Violation> {
+    let n = char_len(mime_type);
+    if n > limits::MIME_TYPE_MAX {
+        Err(Violation::new(
+            Rule::R25,
+            format!(
+                "must be at most {} characters, found {n}",
+                limits::MIME_TYPE_MAX
+            ),
+        ))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,402 @@
+//! The Data form contract's limits and syntax rules, as plain functions.
+//!
+//! This crate has no dependencies. The `forms-macros` crate calls it at compile time and
+//! `forms-runtime` calls it at run time, so a rule is written once: a form that compiles is
+//! a form the runtime accepts, and the other way round.
+//!
+//! Every check returns `Result<_, Violation>`. A [`Violation`] names the [`Rule`] that failed
+//! and a `problem` phrase that reads after a subject, so each caller words the subject its own
+//! way: the runtime writes a JSON path (`questions[3].options[0].id: "9x" must start with an
+//! ASCII letter (R6)`), the macros write the Rust item (`question id `_goal` must start with an
+//! ASCII letter; see rule R6`).
+//!
+//! Lengths are counted in Unicode scalar values (`str::chars`), except the 1 MiB argument
+//! limit of R4, which counts UTF-16 code units as the host's adapter does.
+//!
+//! ```
+//! use forms_rules::{check_id, Rule};
+//! assert!(check_id("goal").is_ok());
+//! let v = check_id("9x").unwrap_err();
+//! assert_eq!(v.rule, Rule::R6);
+//! assert_eq!(v.problem, "must start with an ASCII letter");
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod accept;
+mod image;
+mod kind;
+mod selection;
+mod uri;
+
+pub use accept::{check_accept_count, check_accept_list, check_accept_token};
+pub use image::{
+    check_image_mime_type, check_image_src, is_signed_image_host, DATA_URI_IMAGE_TYPES,
+};
+pub use kind::QuestionKind;
+pub use selection::{
+    check_option_count, check_selection_limits, option_count_problem, resolve_selection_limits,
+    SelectionLimits, SelectionProblem,
+};
+pub use uri::{
+    check_file_uri, check_resource_uri, is_credential_param, parse_uri, FileUri, UriParts,
+    CREDENTIAL_PARAMS,
+};
+
+use std::fmt;
+
+/// Every limit of the Data contract, by name.
+pub mod limits {
+    /// R1: the form message is at most this many characters.
+    pub const MESSAGE_MAX: usize = 80;
+    /// R2: a form has at least one question.
+    pub const QUESTIONS_MIN: usize = 1;
+    /// R2: a form has at most twelve questions.
+    pub const QUESTIONS_MAX: usize = 12;
+    /// R4: the arguments' compact JSON serialization is at most 1 MiB, in UTF-16 code units.
+    pub const ARGUMENTS_MAX_UTF16: usize = 1_048_576;
+    /// R6: an ID is at most 64 characters.
+    pub const ID_MAX: usize = 64;
+    /// R8: a question title is at most 80 characters.
+    pub const TITLE_MAX: usize = 80;
+    /// R9: a question description is at most 2,000 characters.
+    pub const DESCRIPTION_MAX: usize = 2_000;
+    /// R11: smallest `maxLength` of a text question.
+    pub const MAX_LENGTH_MIN: u32 = 1;
+    /// R11: largest `maxLength` of a text question.
+    pub const MAX_LENGTH_MAX: u32 = 16_000;
+    /// R11: `maxLength` when none is given.
+    pub const MAX_LENGTH_DEFAULT: u32 = 4_000;
+    /// R12–R15: a choice or resource question has at least one option.
+    pub const OPTIONS_MIN: usize = 1;
+    /// R12–R16: a question has at most 24 options.
+    pub const OPTIONS_MAX: usize = 24;
+    /// R18/R19: the largest selection limit.
+    pub const ITEMS_MAX: u32 = 24;
+    /// R19: the smallest `maxItems`.
+    pub const MAX_ITEMS_MIN: u32 = 1;
+    /// R22: `accept` has 1–12 entries.
+    pub const ACCEPT_MIN: usize = 1;
+    /// R22: `accept` has 1–12 entries.
+    pub const ACCEPT_MAX: usize = 12;
+    /// R23/R24: an option title (and a resource name) is at most 500 characters.
+    pub const OPTION_TITLE_MAX: usize = 500;
+    /// R23/R24: an option description is at most 1,000 characters.
+    pub const OPTION_DESCRIPTION_MAX: usize = 1_000;
+    /// R24: a resource URI is at most 8,192 characters.
+    pub const URI_MAX: usize = 8_192;
+    /// R24/R25: a `mimeType` is at most 100 characters.
+    pub const MIME_TYPE_MAX: usize = 100;
+    /// R24: a resource option has at most two icons.
+    pub const ICONS_MAX: usize = 2;
+    /// R25: an image `src` is at most 262,144 characters.
+    pub const IMAGE_SRC_MAX: usize = 262_144;
+}
+
+/// A rule of the contract, numbered as in the design (`R1`–`R27` for the Data arguments,
+/// `V1`–`V8` for host answers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Rule {
+    R1,
+    R2,
+    R3,
+    R4,
+    R5,
+    R6,
+    R7,
+    R8,
+    R9,
+    R10,
+    R11,
+    R12,
+    R13,
+    R14,
+    R15,
+    R16,
+    R17,
+    R18,
+    R19,
+    R20,
+    R21,
+    R22,
+    R23,
+    R24,
+    R25,
+    R26,
+    R27,
+    V1,
+    V2,
+    V3,
+    V4,
+    V5,
+    V6,
+    V7,
+    V8,
+}
+
+impl Rule {
+    /// The rule's number as written in the design, `"R6"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Rule::R1 => "R1",
+            Rule::R2 => "R2",
+            Rule::R3 => "R3",
+            Rule::R4 => "R4",
+            Rule::R5 => "R5",
+            Rule::R6 => "R6",
+            Rule::R7 => "R7",
+            Rule::R8 => "R8",
+            Rule::R9 => "R9",
+            Rule::R10 => "R10",
+            Rule::R11 => "R11",
+            Rule::R12 => "R12",
+            Rule::R13 => "R13",
+            Rule::R14 => "R14",
+            Rule::R15 => "R15",
+            Rule::R16 => "R16",
+            Rule::R17 => "R17",
+            Rule::R18 => "R18",
+            Rule::R19 => "R19",
+            Rule::R20 => "R20",
+            Rule::R21 => "R21",
+            Rule::R22 => "R22",
+            Rule::R23 => "R23",
+            Rule::R24 => "R24",
+            Rule::R25 => "R25",
+            Rule::R26 => "R26",
+            Rule::R27 => "R27",
+            Rule::V1 => "V1",
+            Rule::V2 => "V2",
+            Rule::V3 => "V3",
+            Rule::V4 => "V4",
+            Rule::V5 => "V5",
+            Rule::V6 => "V6",
+            Rule::V7 => "V7",
+            Rule::V8 => "V8",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A broken rule: which one, and what is wrong, as a phrase that reads after a subject
+/// (`"must start with an ASCII letter"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The rule that failed.
+    pub rule: Rule,
+    /// What is wrong, worded to follow the name of the value (`"must be at most 80
+    /// characters, found 81"`). It never repeats the value itself.
+    pub problem: String,
+}
+
+impl Violation {
+    /// A violation of `rule`.
+    pub fn new(rule: Rule, problem: impl Into<String>) -> Self {
+        Violation {
+            rule,
+            problem: problem.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.problem, self.rule)
+    }
+}
+
+/// The length of `s` in Unicode scalar values, the unit of every character limit but R4.
+pub fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// The length of `s` in UTF-16 code units (what JavaScript's `.length` gives).
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+fn too_long(rule: Rule, max: usize, found: usize) -> Violation {
+    Violation::new(
+        rule,
+        format!("must be at most {max} characters, found {found}"),
+    )
+}
+
+fn check_max_chars(s: &str, max: usize, rule: Rule) -> Result<(), Violation> {
+    // Cheap upper bound first: a string's character count never exceeds its byte length.
+    if s.len() <= max {
+        return Ok(());
+    }
+    let n = char_len(s);
+    if n > max {
+        Err(too_long(rule, max, n))
+    } else {
+        Ok(())
+    }
+}
+
+/// Trims `s` and checks it is nonempty and at most `max` characters; returns the trimmed text.
+fn check_trimmed(s: &str, max: usize, rule: Rule) -> Result<&str, Violation> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(Violation::new(rule, "must not be empty or only whitespace"));
+    }
+    check_max_chars(t, max, rule)?;
+    Ok(t)
+}
+
+/// R1: the form `message`: 1–80 characters and not blank. It is kept as given (not trimmed).
+pub fn check_message(message: &str) -> Result<(), Violation> {
+    if message.trim().is_empty() {
+        return Err(Violation::new(
+            Rule::R1,
+            "must not be empty or only whitespace",
+        ));
+    }
+    check_max_chars(message, limits::MESSAGE_MAX, Rule::R1)
+}
+
+/// R2: a form has 1–12 questions.
+pub fn check_question_count(count: usize) -> Result<(), Violation> {
+    if count < limits::QUESTIONS_MIN {
+        Err(Violation::new(Rule::R2, "must have at least one question"))
+    } else if count > limits::QUESTIONS_MAX {
+        Err(Violation::new(
+            Rule::R2,
+            format!(
+                "must have at most {} questions, found {count}",
+                limits::QUESTIONS_MAX
+            ),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// R6: an ID (question or choice option) matches `^[A-Za-z][A-Za-z0-9_-]{0,63}$`.
+pub fn check_id(id: &str) -> Result<(), Violation> {
+    let mut chars = id.chars();
+    match chars.next() {
+        None => return Err(Violation::new(Rule::R6, "must not be empty")),
+        Some(c) if !c.is_ascii_alphabetic() => {
+            return Err(Violation::new(Rule::R6, "must start with an ASCII letter"))
+        }
+        Some(_) => {}
+    }
+    if let Some(bad) = chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
+        return Err(Violation::new(
+            Rule::R6,
+            format!("contains {bad:?}; IDs may use only ASCII letters, digits, `_` and `-`"),
+        ));
+    }
+    // All characters are ASCII here, so the byte length is the character count.
+    if id.len() > limits::ID_MAX {
+        return Err(Violation::new(
+            Rule::R6,
+            format!(
+                "must be at most {} characters, found {}",
+                limits::ID_MAX,
+                id.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// R8: a question title, trimmed, nonempty, at most 80 characters. Returns the trimmed title.
+pub fn check_title(title: &str) -> Result<&str, Violation> {
+    check_trimmed(title, limits::TITLE_MAX, Rule::R8)
+}
+
+/// R9: a question description is at most 2,000 characters.
+pub fn check_description(description: &str) -> Result<(), Violation> {
+    check_max_chars(description, limits::DESCRIPTION_MAX, Rule::R9)
+}
+
+/// R11: a text question's `maxLength` is an integer 1–16,000.
+pub fn check_max_length(max_length: i64) -> Result<u32, Violation> {
+    if max_length < i64::from(limits::MAX_LENGTH_MIN)
+        || max_length > i64::from(limits::MAX_LENGTH_MAX)
+    {
+        return Err(Violation::new(
+            Rule::R11,
+            format!(
+                "must be an integer from {} to {}, found {max_length}",
+                limits::MAX_LENGTH_MIN,
+                limits::MAX_LENGTH_MAX
+            ),
+        ));
+    }
+    u32::try_from(max_length).map_err(|_| Violation::new(Rule::R11, "is out of range"))
+}
+
+/// R23: a choice option's title: trimmed, nonempty, at most 500 characters. Returns it trimmed.
+pub fn check_option_title(title: &str) -> Result<&str, Violation> {
+    check_trimmed(title, limits::OPTION_TITLE_MAX, Rule::R23)
+}
+
+/// R23: a choice option's description is at most 1,000 characters.
+pub fn check_option_description(description: &str) -> Result<(), Violation> {
+    check_max_chars(description, limits::OPTION_DESCRIPTION_MAX, Rule::R23)
+}
+
+/// R24: a resource option's `name` or `title`: trimmed, nonempty, at most 500 characters.
+pub fn check_resource_label(label: &str) -> Result<&str, Violation> {
+    check_trimmed(label, limits::OPTION_TITLE_MAX, Rule::R24)
+}
+
+/// R24: a resource option's description is at most 1,000 characters.
+pub fn check_resource_description(description: &str) -> Result<(), Violation> {
+    check_max_chars(description, limits::OPTION_DESCRIPTION_MAX, Rule::R24)
+}
+
+/// R24: a resource option's `mimeType` is at most 100 characters.
+pub fn check_resource_mime_type(mime_type: &str) -> Result<(), Violation> {
+    check_max_chars(mime_type, limits::MIME_TYPE_MAX, Rule::R24)
+}
+
+/// R24: a resource option has at most two icons.
+pub fn check_icon_count(count: usize) -> Result<(), Violation> {
+    if count > limits::ICONS_MAX {
+        Err(Violation::new(
+            Rule::R24,
+            format!(
+                "must have at most {} icons, found {count}",
+                limits::ICONS_MAX
+            ),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// V3: a text answer: at most `max_length` characters; when the question is required it must
+/// contain a non-whitespace character.
+pub fn check_text_answer(text: &str, max_length: u32, required: bool) -> Result<(), Violation> {
+    let max = max_length as usize;
+    if text.len() > max {
+        let n = char_len(text);
+        if n > max {
+            return Err(Violation::new(
+                Rule::V3,
+                format!("must be at most {max} characters, found {n}"),
+            ));
+        }
+    }
+    if required && text.trim().is_empty() {
+        return Err(Violation::new(
+            Rule::V3,
+            "is required and must contain a non-whitespace character",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,331 @@
+//! RFC 3986 URIs, credential checks (R24, R26) and user-added file URIs (R27).
+
+use crate::{char_len, limits, Rule, Violation};
+use std::net::Ipv6Addr;
+
+/// Query and fragment parameter names that carry credentials (R26), compared
+/// case-insensitively after percent-decoding. Any of these in a resource URI or an image URL
+/// refuses it; the one exception is `sig` on an image served from an
+/// `sdmntpr*.oaiusercontent.com` host.
+pub const CREDENTIAL_PARAMS: &[&str] = &[
+    "token",
+    "access_token",
+    "id_token",
+    "refresh_token",
+    "auth",
+    "auth_token",
+    "authorization",
+    "api_key",
+    "apikey",
+    "api-key",
+    "key",
+    "sig",
+    "signature",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "client_secret",
+    "credential",
+    "credentials",
+    "x-amz-signature",
+    "x-amz-credential",
+    "x-amz-security-token",
+    "awsaccesskeyid",
+    "x-goog-signature",
+    "x-goog-credential",
+    "googleaccessid",
+    "x-ms-signature",
+];
+
+/// Whether `name` (already percent-decoded) is a credential-like parameter (R26).
+pub fn is_credential_param(name: &str) -> bool {
+    CREDENTIAL_PARAMS
+        .iter()
+        .any(|p| p.eq_ignore_ascii_case(name))
+}
+
+/// The parts of an absolute RFC 3986 URI, borrowed from the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UriParts<'a> {
+    /// The scheme, without the colon.
+    pub scheme: &'a str,
+    /// The authority after `//`, when there is one (it may be empty: `file:///x`).
+    pub authority: Option<&'a str>,
+    /// The user information before `@` in the authority.
+    pub userinfo: Option<&'a str>,
+    /// The host (empty when there is no authority or it is empty).
+    pub host: &'a str,
+    /// The port digits after the host's `:`.
+    pub port: Option<&'a str>,
+    /// The path (possibly empty).
+    pub path: &'a str,
+    /// The query after `?`.
+    pub query: Option<&'a str>,
+    /// The fragment after `#`.
+    pub fragment: Option<&'a str>,
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+fn is_sub_delim(b: u8) -> bool {
+    matches!(
+        b,
+        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+    )
+}
+
+/// Checks that every byte of `s` is allowed by `ok` or starts a valid `%XX` escape.
+fn all_chars(s: &str, ok: impl Fn(u8) -> bool) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            match (b.get(i + 1), b.get(i + 2)) {
+                (Some(h), Some(l)) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => i += 3,
+                _ => return false,
+            }
+        } else if ok(c) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+fn is_pchar(c: u8) -> bool {
+    is_unreserved(c) || is_sub_delim(c) || c == b':' || c == b'@'
+}
+
+fn valid_host(host: &str) -> bool {
+    if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        if let Some(rest) = inner.strip_prefix(['v', 'V']) {
+            // IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
+            return match rest.split_once('.') {
+                Some((hex, tail)) => {
+                    !hex.is_empty()
+                        && hex.bytes().all(|c| c.is_ascii_hexdigit())
+                        && !tail.is_empty()
+                        && tail
+                            .bytes()
+                            .all(|c| is_unreserved(c) || is_sub_delim(c) || c == b':')
+                }
+                None => false,
+            };
+        }
+        return inner.parse::<Ipv6Addr>().is_ok();
+    }
+    all_chars(host, |c| is_unreserved(c) || is_sub_delim(c))
+}
+
+/// Parses `s` as an absolute RFC 3986 URI (`scheme ":" hier-part [ "?" query ] [ "#" fragment ]`).
+/// Returns `None` when it is not one: relative references, spaces, non-ASCII characters and
+/// broken `%` escapes are all refused.
+///
+/// ```
+/// let u = forms_rules::parse_uri("https://example.com:8443/a/b?x=1#top").unwrap();
+/// assert_eq!((u.scheme, u.host, u.port, u.path), ("https", "example.com", Some("8443"), "/a/b"));
+/// assert!(forms_rules::parse_uri("/relative/path").is_none());
+/// assert!(forms_rules::parse_uri("https://example.com/a b").is_none());
+/// ```
+pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
+    let colon = s.find(':')?;
+    let scheme = s.get(..colon)?;
+    let mut sb = scheme.bytes();
+    if !sb.next()?.is_ascii_alphabetic()
+        || !sb.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+    {
+        return None;
+    }
+    let rest = s.get(colon + 1..)?;
+    let (rest, fragment) = match rest.split_once('#') {
+        Some((r, f)) => (r, Some(f)),
+        None => (rest, None),
+    };
+    let (hier, query) = match rest.split_once('?') {
+        Some((h, q)) => (h, Some(q)),
+        None => (rest, None),
+    };
+    let qf_ok = |t: &str| all_chars(t, |c| is_pchar(c) || c == b'/' || c == b'?');
+    if !query.is_none_or(qf_ok) || !fragment.is_none_or(qf_ok) {
+        return None;
+    }
+    let (authority, path) = match hier.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find('/').unwrap_or(after.len());
+            (Some(after.get(..end)?), after.get(end..)?)
+        }
+        None => (None, hier),
+    };
+    if !all_chars(path, |c| is_pchar(c) || c == b'/') {
+        return None;
+    }
+    let (mut userinfo, mut host, mut port) = (None, "", None);
+    if let Some(auth) = authority {
+        let hostport = match auth.rsplit_once('@') {
+            Some((ui, hp)) => {
+                if !all_chars(ui, |c| is_unreserved(c) || is_sub_delim(c) || c == b':') {
+                    return None;
+                }
+                userinfo = Some(ui);
+                hp
+            }
+            None => auth,
+        };
+        // The port follows the last ':' that is not inside an IP literal.
+        let split = match hostport.rfind(']') {
+            Some(close) => hostport.get(close..)?.find(':').map(|i| close + i),
+            None => hostport.find(':'),
+        };
+        match split {
+            Some(i) => {
+                host = hostport.get(..i)?;
+                let p = hostport.get(i + 1..)?;
+                if !p.bytes().all(|c| c.is_ascii_digit()) {
+                    return None;
+                }
+                port = Some(p);
+            }
+            None => host = hostport,
+        }
+        if !valid_host(host) {
+            return None;
+        }
+    }
+    Some(UriParts {
+        scheme,
+        authority,
+        userinfo,
+        host,
+        port,
+        path,
+        query,
+        fragment,
+    })
+}
+
+/// Decodes `%XX` escapes of a text that [`parse_uri`] accepted. Returns `None` if the decoded
+/// bytes are not UTF-8.
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The names of the `name=value` parameters of a query or fragment, percent-decoded.
+fn param_names(part: &str) -> impl Iterator<Item = String> + '_ {
+    part.split(['&', ';']).filter(|p| !p.is_empty()).map(|p| {
+        let name = p.split_once('=').map_or(p, |(n, _)| n);
+        percent_decode(&name.replace('+', " ")).unwrap_or_else(|| name.to_owned())
+    })
+}
+
+/// R26: refuses user information and credential-like parameters in the query or fragment.
+/// `allow_sig` admits the `sig` parameter (the scoped image exception).
+pub(crate) fn check_credentials(parts: &UriParts<'_>, allow_sig: bool) -> Result<(), Violation> {
+    if parts.userinfo.is_some() {
+        return Err(Violation::new(
+            Rule::R26,
+            "must not carry a username or password",
+        ));
+    }
+    for part in [parts.query, parts.fragment].into_iter().flatten() {
+        for name in param_names(part) {
+            if is_credential_param(&name) && !(allow_sig && name.eq_ignore_ascii_case("sig")) {
+                return Err(Violation::new(
+                    Rule::R26,
+                    format!("must not carry the credential-like parameter `{name}`"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// R24 and R26: a resource option's identity URI: an absolute URI of at most 8,192 characters,
+/// without a username, password or credential-like parameter.
+///
+/// ```
+/// assert!(forms_rules::check_resource_uri("https://example.com/templates/review").is_ok());
+/// assert!(forms_rules::check_resource_uri("templates/review").is_err());
+/// assert!(forms_rules::check_resource_uri("https://example.com/x?token=abc").is_err());
+/// ```
+pub fn check_resource_uri(uri: &str) -> Result<(), Violation> {
+    if uri.len() > limits::URI_MAX {
+        let n = char_len(uri);
+        if n > limits::URI_MAX {
+            return Err(Violation::new(
+                Rule::R24,
+                format!("must be at most {} characters, found {n}", limits::URI_MAX),
+            ));
+        }
+    }
+    let parts = parse_uri(uri).ok_or_else(|| {
+        Violation::new(
+            Rule::R24,
+            "must be an absolute URI (RFC 3986: a scheme, no spaces, valid % escapes)",
+        )
+    })?;
+    check_credentials(&parts, false)
+}
+
+/// A user-added file (R27), with its path decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileUri {
+    /// The absolute local path, percent-decoded (`/home/me/data 1.csv`).
+    pub path: String,
+}
+
+/// R27: a user-added file answer: `file:` scheme, empty or `localhost` authority, an absolute
+/// path, and no username, password, query or fragment.
+///
+/// ```
+/// let f = forms_rules::check_file_uri("file:///home/me/q3%20sales.csv").unwrap();
+/// assert_eq!(f.path, "/home/me/q3 sales.csv");
+/// assert!(forms_rules::check_file_uri("file://server/share/x.csv").is_err());
+/// ```
+pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
+    let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
+    let parts = parse_uri(uri).ok_or_else(|| bad("must be an absolute `file://` URI"))?;
+    if !parts.scheme.eq_ignore_ascii_case("file") {
+        return Err(bad("must use the `file:` scheme"));
+    }
+    match parts.authority {
+        None => {
+            return Err(bad(
+                "must be a `file://` URI with an empty or `localhost` authority",
+            ))
+        }
+        Some(a) if !(a.is_empty() || a.eq_ignore_ascii_case("localhost")) => {
+            return Err(bad(
+                "must have an empty or `localhost` authority, with no username, password or port",
+            ))
+        }
+        Some(_) => {}
+    }
+    if parts.query.is_some() || parts.fragment.is_some() {
+        return Err(bad("must not have a query or fragment"));
+    }
+    if !parts.path.starts_with('/') {
+        return Err(bad("must name an absolute path"));
+    }
+    let path = percent_decode(parts.path).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
+    if path.contains('\0') {
+        return Err(bad("must not contain a NUL character"));
+    }
+    Ok(FileUri { path })
+}

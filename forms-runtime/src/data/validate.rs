@@ -1,0 +1,345 @@
+//! Validation of a [`FormSpec`] against rules R1–R27 (R3, R4, R10 and R21 are properties of the
+//! JSON text and are checked by the parser).
+
+use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
+use super::{DataForm, Resolved};
+use crate::error::FormError;
+use forms_rules::{self as rules, limits, QuestionKind, Violation};
+use std::fmt::Write as _;
+
+/// Every violation found in one pass, each with the JSON path it belongs to.
+#[derive(Debug, Default)]
+pub(crate) struct Violations {
+    list: Vec<(String, Option<String>, Violation)>,
+}
+
+/// Values shorter than this are quoted in messages; longer ones are not repeated.
+const QUOTE_MAX: usize = 40;
+
+impl Violations {
+    /// Records `v` at `path`, quoting `value` when it is short.
+    pub(crate) fn push(&mut self, path: String, value: Option<&str>, v: Violation) {
+        let value = value
+            .filter(|s| s.chars().count() <= QUOTE_MAX)
+            .map(str::to_owned);
+        self.list.push((path, value, v));
+    }
+
+    /// Records the error of `r`, if any.
+    pub(crate) fn check<T>(
+        &mut self,
+        path: impl FnOnce() -> String,
+        value: Option<&str>,
+        r: Result<T, Violation>,
+    ) -> Option<T> {
+        match r {
+            Ok(t) => Some(t),
+            Err(v) => {
+                self.push(path(), value, v);
+                None
+            }
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// One `invalid_arguments` error listing every violation, in the order found.
+    pub(crate) fn into_error(self) -> FormError {
+        let mut message = String::new();
+        for (i, (path, value, v)) in self.list.iter().enumerate() {
+            if i > 0 {
+                message.push_str("; ");
+            }
+            let _ = match value {
+                Some(val) => write!(message, "{path}: {val:?} {v}"),
+                None => write!(message, "{path}: {v}"),
+            };
+        }
+        FormError::invalid_arguments(message)
+    }
+}
+
+fn check_image(out: &mut Violations, path: &str, image: &Image) {
+    out.check(
+        || format!("{path}.src"),
+        None,
+        rules::check_image_src(&image.src),
+    );
+    if let Some(m) = &image.mime_type {
+        out.check(
+            || format!("{path}.mimeType"),
+            Some(m),
+            rules::check_image_mime_type(m),
+        );
+    }
+}
+
+fn check_choice(out: &mut Violations, path: &str, o: &ChoiceOption) {
+    out.check(|| format!("{path}.id"), Some(&o.id), rules::check_id(&o.id));
+    out.check(
+        || format!("{path}.title"),
+        None,
+        rules::check_option_title(&o.title),
+    );
+    if let Some(d) = &o.description {
+        out.check(
+            || format!("{path}.description"),
+            None,
+            rules::check_option_description(d),
+        );
+    }
+    if let Some(t) = &o.thumbnail {
+        check_image(out, &format!("{path}.thumbnail"), t);
+    }
+}
+
+fn check_resource(out: &mut Violations, path: &str, o: &ResourceOption) {
+    out.check(
+        || format!("{path}.uri"),
+        Some(&o.uri),
+        rules::check_resource_uri(&o.uri),
+    );
+    out.check(
+        || format!("{path}.name"),
+        None,
+        rules::check_resource_label(&o.name),
+    );
+    out.check(
+        || format!("{path}.title"),
+        None,
+        rules::check_resource_label(&o.title),
+    );
+    if let Some(d) = &o.description {
+        out.check(
+            || format!("{path}.description"),
+            None,
+            rules::check_resource_description(d),
+        );
+    }
+    if let Some(m) = &o.mime_type {
+        out.check(
+            || format!("{path}.mimeType"),
+            Some(m),
+            rules::check_resource_mime_type(m),
+        );
+    }
+    if let Some(icons) = &o.icons {
+        out.check(
+            || format!("{path}.icons"),
+            None,
+            rules::check_icon_count(icons.len()),
+        );
+        for (i, icon) in icons.iter().enumerate() {
+            check_image(out, &format!("{path}.icons[{i}]"), icon);
+        }
+    }
+    if let Some(t) = &o.thumbnail {
+        check_image(out, &format!("{path}.thumbnail"), t);
+    }
+}
+
+/// R5: reports every value of `items` (by `key`) that an earlier item already has.
+fn check_unique<T>(
+    out: &mut Violations,
+    path: &str,
+    field: &str,
+    items: &[T],
+    key: impl Fn(&T) -> &str,
+    what: &str,
+) {
+    for (i, item) in items.iter().enumerate() {
+        let k = key(item);
+        if let Some(first) = items.iter().take(i).position(|o| key(o) == k) {
+            out.push(
+                format!("{path}[{i}].{field}"),
+                Some(k),
+                Violation::new(
+                    rules::Rule::R5,
+                    format!("repeats the {what} of {path}[{first}]; {what}s must be unique"),
+                ),
+            );
+        }
+    }
+}
+
+fn check_question(out: &mut Violations, qi: usize, q: &Question) -> Resolved {
+    let path = format!("questions[{qi}]");
+    out.check(|| format!("{path}.id"), Some(&q.id), rules::check_id(&q.id));
+    out.check(
+        || format!("{path}.title"),
+        None,
+        rules::check_title(&q.title),
+    );
+    if let Some(d) = &q.description {
+        out.check(
+            || format!("{path}.description"),
+            None,
+            rules::check_description(d),
+        );
+    }
+    let kind = q.kind.kind();
+    let mut resolved = Resolved {
+        max_length: limits::MAX_LENGTH_DEFAULT,
+        min_items: 0,
+        max_items: 0,
+    };
+    match &q.kind {
+        QuestionSpec::Text { max_length } => {
+            if let Some(m) = max_length {
+                if let Some(m) = out.check(
+                    || format!("{path}.maxLength"),
+                    None,
+                    rules::check_max_length(i64::from(*m)),
+                ) {
+                    resolved.max_length = m;
+                }
+            }
+        }
+        QuestionSpec::SingleSelect { options } | QuestionSpec::MultiSelect { options, .. } => {
+            for (i, o) in options.iter().enumerate() {
+                check_choice(out, &format!("{path}.options[{i}]"), o);
+            }
+            check_unique(
+                out,
+                &format!("{path}.options"),
+                "id",
+                options,
+                |o| &o.id,
+                "option id",
+            );
+        }
+        QuestionSpec::Resource { options }
+        | QuestionSpec::Resources { options, .. }
+        | QuestionSpec::Files { options, .. } => {
+            for (i, o) in options.iter().enumerate() {
+                check_resource(out, &format!("{path}.options[{i}]"), o);
+            }
+            check_unique(
+                out,
+                &format!("{path}.options"),
+                "uri",
+                options,
+                |o| &o.uri,
+                "uri",
+            );
+        }
+    }
+    if kind != QuestionKind::Text {
+        out.check(
+            || format!("{path}.options"),
+            None,
+            rules::check_option_count(kind, q.kind.option_count()),
+        );
+    }
+    if let QuestionSpec::Files {
+        accept: Some(accept),
+        ..
+    } = &q.kind
+    {
+        if let Err((at, v)) = rules::check_accept_list(accept) {
+            match at {
+                Some(i) => out.push(
+                    format!("{path}.accept[{i}]"),
+                    accept.get(i).map(String::as_str),
+                    v,
+                ),
+                None => out.push(format!("{path}.accept"), None, v),
+            }
+        }
+    }
+    let (min, max) = q.kind.given_limits();
+    let limits = rules::check_selection_limits(
+        kind,
+        q.required,
+        min.map(i64::from),
+        max.map(i64::from),
+        q.kind.option_count(),
+    );
+    let field = match (&limits, min, max) {
+        (Err(v), Some(_), _) if v.rule == rules::Rule::R18 => "minItems",
+        (Err(v), _, Some(_)) if v.rule == rules::Rule::R19 => "maxItems",
+        _ => "",
+    };
+    if let Some(l) = out.check(
+        || {
+            if field.is_empty() {
+                path.clone()
+            } else {
+                format!("{path}.{field}")
+            }
+        },
+        None,
+        limits,
+    ) {
+        resolved.min_items = l.min_items;
+        resolved.max_items = l.max_items;
+    }
+    resolved
+}
+
+/// Validates `spec` against every rule that applies to a built form; on success the form is
+/// ready for the native compiler and the answer checker.
+pub(crate) fn validate(spec: FormSpec) -> Result<DataForm, FormError> {
+    let mut out = Violations::default();
+    out.check(
+        || "message".to_owned(),
+        None,
+        rules::check_message(&spec.message),
+    );
+    out.check(
+        || "questions".to_owned(),
+        None,
+        rules::check_question_count(spec.questions.len()),
+    );
+    let resolved: Vec<Resolved> = spec
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| check_question(&mut out, i, q))
+        .collect();
+    check_unique(
+        &mut out,
+        "questions",
+        "id",
+        &spec.questions,
+        |q| &q.id,
+        "question id",
+    );
+    if !out.is_empty() {
+        return Err(out.into_error());
+    }
+    Ok(DataForm::from_parts(normalize(spec), resolved))
+}
+
+/// Trims the labels the contract trims (titles, names) so every later stage sees the
+/// normalized text.
+fn normalize(mut spec: FormSpec) -> FormSpec {
+    fn trim(s: &mut String) {
+        let t = s.trim();
+        if t.len() != s.len() {
+            *s = t.to_owned();
+        }
+    }
+    for q in &mut spec.questions {
+        trim(&mut q.title);
+        match &mut q.kind {
+            QuestionSpec::Text { .. } => {}
+            QuestionSpec::SingleSelect { options } | QuestionSpec::MultiSelect { options, .. } => {
+                for o in options {
+                    trim(&mut o.title);
+                }
+            }
+            QuestionSpec::Resource { options }
+            | QuestionSpec::Resources { options, .. }
+            | QuestionSpec::Files { options, .. } => {
+                for o in options {
+                    trim(&mut o.name);
+                    trim(&mut o.title);
+                }
+            }
+        }
+    }
+    spec
+}

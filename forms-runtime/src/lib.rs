@@ -1,0 +1,20 @@
+//! Typed Data forms for Rust agents and MCP tools.
+//!
+//! The runtime holds the Data contract (model-facing `{message, questions}` arguments, rules
+//! R1–R27), the compiler to the host's native `openai/elicitation/create` request (N1–N10),
+//! and the checker of host answers (V1–V8).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod data;
+pub mod error;
+
+pub use data::DataForm;
+pub use error::{ErrorCode, ErrorPayload, FormError, ToolResult};
+
+/// The shared rules crate, for callers that want a single check.
+pub use forms_rules as rules;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
