@@ -8,9 +8,11 @@
 
 pub mod data;
 pub mod error;
+pub mod native;
 
 pub use data::DataForm;
 pub use error::{ErrorCode, ErrorPayload, FormError, ToolResult};
+pub use native::{NativeRequest, RequestedSchema};
 
 /// The shared rules crate, for callers that want a single check.
 pub use forms_rules as rules;
