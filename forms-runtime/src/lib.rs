@@ -9,10 +9,12 @@
 pub mod data;
 pub mod error;
 pub mod native;
+mod prepared;
 
 pub use data::DataForm;
 pub use error::{ErrorCode, ErrorPayload, FormError, ToolResult};
 pub use native::{NativeRequest, RequestedSchema};
+pub use prepared::PreparedForm;
 
 /// The shared rules crate, for callers that want a single check.
 pub use forms_rules as rules;
