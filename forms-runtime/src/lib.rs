@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod data;
+pub mod descriptor;
 pub mod error;
 pub mod native;
 mod prepared;
