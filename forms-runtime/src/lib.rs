@@ -6,12 +6,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod answer;
 pub mod data;
 pub mod descriptor;
 pub mod error;
 pub mod native;
 mod prepared;
 
+pub use answer::{Answer, Answers, FileAnswer, FileRefView, Response};
 pub use data::DataForm;
 pub use error::{ErrorCode, ErrorPayload, FormError, ToolResult};
 pub use native::{NativeRequest, RequestedSchema};
