@@ -1,6 +1,8 @@
 //! A validated form with its native request computed once.
 
+use crate::answer::Response;
 use crate::data::DataForm;
+use crate::error::FormError;
 use std::sync::Arc;
 
 /// A validated [`DataForm`] together with its native request JSON, compiled once.
@@ -57,6 +59,20 @@ impl PreparedForm {
     /// compact JSON, computed when the form was prepared.
     pub fn native_json(&self) -> &str {
         &self.inner.native_json
+    }
+
+    /// Checks a host response given as JSON text against the form (rules V1–V8); see
+    /// [`DataForm::check_response`].
+    pub fn check_response(&self, response: &str) -> Result<Response<'_>, FormError> {
+        self.inner.data.check_response(response)
+    }
+
+    /// Checks an already-parsed host response; see [`DataForm::check_response_value`].
+    pub fn check_response_value(
+        &self,
+        response: &serde_json::Value,
+    ) -> Result<Response<'_>, FormError> {
+        self.inner.data.check_response_value(response)
     }
 }
 
