@@ -31,12 +31,15 @@
 //! })?;
 //!
 //! let response = form.check_response(r#"{"action":"accept","content":{"format":"pdf"}}"#)?;
-//! let Response::Accept(answers) = &response else { unreachable!() };
+//! let answers = response.answers().expect("an accepted response");
 //! assert_eq!(answers.choice("format"), Some("pdf"));
+//! // The tool-result payload, content keys in question order.
 //! assert_eq!(
 //!     serde_json::to_string(&response).unwrap(),
 //!     r#"{"action":"accept","content":{"format":"pdf"}}"#
 //! );
+//!
+//! assert_eq!(form.check_response(r#"{"action":"decline"}"#)?, Response::Decline);
 //!
 //! let err = form
 //!     .check_response(r#"{"action":"accept","content":{"format":"pdfx"}}"#)
@@ -54,7 +57,29 @@ use crate::error::FormError;
 use forms_rules::Rule;
 use serde::de::DeserializeSeed;
 
-/// A checked host response.
+/// A checked host response. It serializes as the tool-result payload
+/// (`{"action":"accept","content":{…}}`, `{"action":"decline"}`, `{"action":"cancel"}`), ready
+/// for [`ToolResult::new`](crate::ToolResult::new).
+///
+/// ```
+/// use forms_runtime::data::{FormSpec, Question, QuestionSpec};
+/// use forms_runtime::{DataForm, ToolResult};
+///
+/// let form = DataForm::new(FormSpec {
+///     message: "What would you like to understand?".into(),
+///     questions: vec![Question {
+///         id: "goal".into(),
+///         title: "What would you like to understand?".into(),
+///         description: None,
+///         required: false,
+///         kind: QuestionSpec::Text { max_length: None },
+///     }],
+/// })?;
+/// let response = form.check_response(r#"{"action":"cancel","_meta":{"reason":"closed"}}"#)?;
+/// let result = serde_json::to_value(ToolResult::new(&response, false)).unwrap();
+/// assert_eq!(result["structuredContent"], serde_json::json!({"action": "cancel"}));
+/// # Ok::<(), forms_runtime::FormError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Response<'f> {
     /// The person submitted the form; the answers satisfy every rule.

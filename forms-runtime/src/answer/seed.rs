@@ -642,9 +642,15 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
             })?;
             let Some(item) = item else { break };
             if count >= max {
+                // Count the rest for the message (a syntax error there is reported as such).
+                let mut found = count + 1;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    found += 1;
+                }
                 return Err(ctx.fail(format!(
-                    "content.{}: must have at most {max} item(s), found more ({})",
+                    "content.{}: must have at most {}, found {found} ({})",
                     question.id,
+                    items(max),
                     answer_rule(question)
                 )));
             }
@@ -703,8 +709,9 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
         let skipped = count == 0 && !question.required;
         if count < min_items as usize && !skipped {
             return Err(ctx.fail(format!(
-                "content.{}: must have at least {min_items} item(s), found {count} ({})",
+                "content.{}: must have at least {}, found {count} ({})",
                 question.id,
+                items(min_items as usize),
                 answer_rule(question)
             )));
         }
@@ -713,6 +720,15 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
             ItemKind::Resource => Answer::Resources(indices),
             ItemKind::File => Answer::Files(files),
         })
+    }
+}
+
+/// `"1 item"`, `"3 items"`.
+fn items(n: usize) -> String {
+    if n == 1 {
+        "1 item".to_owned()
+    } else {
+        format!("{n} items")
     }
 }
 
