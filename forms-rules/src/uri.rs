@@ -66,29 +66,72 @@ pub struct UriParts<'a> {
     pub fragment: Option<&'a str>,
 }
 
+// Character classes of RFC 3986, as bit flags in one lookup table.
+const UNRESERVED: u8 = 1;
+const SUB_DELIM: u8 = 2;
+const COLON_AT: u8 = 4; // ':' and '@', the rest of `pchar`
+const SLASH: u8 = 8;
+const QUESTION: u8 = 16;
+const COLON: u8 = 32;
+
+// Indexing is in bounds: `c < 256` in the loop, and a `u8` indexes a 256-entry table.
+#[allow(clippy::indexing_slicing)]
+const CLASSES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            UNRESERVED
+        } else if matches!(
+            b,
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+        ) {
+            SUB_DELIM
+        } else if b == b':' {
+            COLON_AT | COLON
+        } else if b == b'@' {
+            COLON_AT
+        } else if b == b'/' {
+            SLASH
+        } else if b == b'?' {
+            QUESTION
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
+#[inline]
+#[allow(clippy::indexing_slicing)]
+fn class(b: u8) -> u8 {
+    CLASSES[b as usize]
+}
+
 fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+    class(b) & UNRESERVED != 0
 }
 
 fn is_sub_delim(b: u8) -> bool {
-    matches!(
-        b,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-    )
+    class(b) & SUB_DELIM != 0
 }
 
-/// Checks that every byte of `s` is allowed by `ok` or starts a valid `%XX` escape.
-fn all_chars(s: &str, ok: impl Fn(u8) -> bool) -> bool {
+/// Checks that every byte of `s` is in one of the classes of `mask` or starts a valid `%XX`
+/// escape.
+#[inline]
+fn all_chars(s: &str, mask: u8) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     while let Some(&c) = b.get(i) {
-        if c == b'%' {
+        if class(c) & mask != 0 {
+            i += 1;
+        } else if c == b'%' {
             match (b.get(i + 1), b.get(i + 2)) {
                 (Some(h), Some(l)) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => i += 3,
                 _ => return false,
             }
-        } else if ok(c) {
-            i += 1;
         } else {
             return false;
         }
@@ -96,9 +139,7 @@ fn all_chars(s: &str, ok: impl Fn(u8) -> bool) -> bool {
     true
 }
 
-fn is_pchar(c: u8) -> bool {
-    is_unreserved(c) || is_sub_delim(c) || c == b':' || c == b'@'
-}
+const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON_AT;
 
 fn valid_host(host: &str) -> bool {
     if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
@@ -118,7 +159,7 @@ fn valid_host(host: &str) -> bool {
         }
         return inner.parse::<Ipv6Addr>().is_ok();
     }
-    all_chars(host, |c| is_unreserved(c) || is_sub_delim(c))
+    all_chars(host, UNRESERVED | SUB_DELIM)
 }
 
 /// Parses `s` as an absolute RFC 3986 URI (`scheme ":" hier-part [ "?" query ] [ "#" fragment ]`).
@@ -149,7 +190,7 @@ pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
         Some((h, q)) => (h, Some(q)),
         None => (rest, None),
     };
-    let qf_ok = |t: &str| all_chars(t, |c| is_pchar(c) || c == b'/' || c == b'?');
+    let qf_ok = |t: &str| all_chars(t, PCHAR | SLASH | QUESTION);
     if !query.is_none_or(qf_ok) || !fragment.is_none_or(qf_ok) {
         return None;
     }
@@ -160,14 +201,14 @@ pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
         }
         None => (None, hier),
     };
-    if !all_chars(path, |c| is_pchar(c) || c == b'/') {
+    if !all_chars(path, PCHAR | SLASH) {
         return None;
     }
     let (mut userinfo, mut host, mut port) = (None, "", None);
     if let Some(auth) = authority {
         let hostport = match auth.rsplit_once('@') {
             Some((ui, hp)) => {
-                if !all_chars(ui, |c| is_unreserved(c) || is_sub_delim(c) || c == b':') {
+                if !all_chars(ui, UNRESERVED | SUB_DELIM | COLON) {
                     return None;
                 }
                 userinfo = Some(ui);
