@@ -1,0 +1,408 @@
+//! The `forms` command end to end: every command, every exit status, standard input, input
+//! that is not UTF-8, oversized, deeply nested and empty input.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// The command's result: exit status, standard output and standard error.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The single JSON line on standard output.
+    fn json(&self) -> Value {
+        assert!(
+            self.stdout.ends_with('\n'),
+            "output is not newline-terminated: {:?}",
+            self.stdout
+        );
+        let line = &self.stdout[..self.stdout.len() - 1];
+        assert!(!line.contains('\n'), "output is not one line: {line}");
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Asserts a contract failure with `code` and returns its message.
+    fn contract_error(&self, code: &str) -> String {
+        assert_eq!(
+            self.code, 1,
+            "stdout: {} stderr: {}",
+            self.stdout, self.stderr
+        );
+        let v = self.json();
+        let error = v["error"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no error: {v}"));
+        assert_eq!(error.len(), 2, "{v}");
+        assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+        assert_eq!(error["code"], code, "{v}");
+        error["message"].as_str().unwrap().to_owned()
+    }
+
+    /// Asserts a usage error.
+    fn usage_error(&self) {
+        assert_eq!(
+            self.code, 2,
+            "stdout: {} stderr: {}",
+            self.stdout, self.stderr
+        );
+        assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
+        assert!(self.stderr.contains("usage:"), "stderr: {}", self.stderr);
+        assert!(
+            self.stderr.starts_with("forms: "),
+            "stderr: {}",
+            self.stderr
+        );
+    }
+}
+
+fn forms(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // Write from a thread so a large input cannot dead-lock against the output pipes; the
+    // command may legitimately stop reading early, so a write error is ignored.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    Run {
+        code: status.code().expect("exited normally, not by a signal"),
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+/// Writes `contents` to a fresh file for this test and returns its path.
+fn file(name: &str, contents: &[u8]) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("forms-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// The report-template example of the contract text.
+fn template_form() -> Value {
+    json!({
+      "message": "Choose a report template",
+      "questions": [{
+          "id": "template",
+          "type": "resource",
+          "title": "Relevant report templates",
+          "required": false,
+          "options": [{
+              "uri": "https://example.com/verified-business-review",
+              "name": "business-review",
+              "title": "Presentation · Business review",
+              "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+              "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
+              "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
+          }]
+      }]
+    })
+}
+
+fn template_file(name: &str) -> String {
+    file(name, template_form().to_string().as_bytes())
+}
+
+fn invalid_form() -> Value {
+    let mut v = template_form();
+    v["questions"][0]["id"] = json!("9template");
+    v
+}
+
+const ACCEPT: &str =
+    r#"{"action":"accept","content":{"template":"https://example.com/verified-business-review"}}"#;
+
+// ---- check ----
+
+#[test]
+fn check_prints_the_normalized_form_from_a_file() {
+    let run = forms(&["check", &template_file("check.json")], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json(), template_form());
+    assert!(run.stderr.is_empty());
+}
+
+#[test]
+fn check_reads_standard_input_when_no_file_or_dash_is_given() {
+    let mut form = template_form();
+    form["questions"][0]["title"] = json!("  Relevant report templates  ");
+    let input = form.to_string();
+    for args in [&["check"][..], &["check", "-"]] {
+        let run = forms(args, input.as_bytes());
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        // Titles are normalized (trimmed).
+        assert_eq!(run.json(), template_form(), "{args:?}");
+    }
+}
+
+#[test]
+fn check_output_is_compact() {
+    let pretty = serde_json::to_string_pretty(&template_form()).unwrap();
+    let run = forms(&["check"], pretty.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // One line, no insignificant whitespace, fields in the contract's order.
+    let expected = concat!(
+        r#"{"message":"Choose a report template","questions":[{"id":"template","type":"resource","#,
+        r#""title":"Relevant report templates","required":false,"options":[{"#,
+        r#""uri":"https://example.com/verified-business-review","name":"business-review","#,
+        r#""title":"Presentation · Business review","#,
+        r#""mimeType":"application/vnd.openxmlformats-officedocument.presentationml.presentation","#,
+        r#""icons":[{"src":"https://example.com/verified-presentation-logo.png"}],"#,
+        r#""thumbnail":{"src":"https://example.com/verified-slide-preview.png"}}]}]}"#,
+        "\n"
+    );
+    assert_eq!(run.stdout, expected);
+}
+
+#[test]
+fn check_reports_a_contract_failure_on_stdout_with_exit_1() {
+    let run = forms(&["check"], invalid_form().to_string().as_bytes());
+    let message = run.contract_error("invalid_arguments");
+    assert!(message.contains("questions[0].id"), "{message}");
+    assert!(message.contains("R6"), "{message}");
+}
+
+#[test]
+fn check_refuses_input_that_is_not_utf8() {
+    let mut bytes = template_form().to_string().into_bytes();
+    let at = bytes.len() - 10;
+    bytes[at] = 0xff;
+    let run = forms(&["check"], &bytes);
+    let message = run.contract_error("invalid_arguments");
+    assert!(message.contains("UTF-8"), "{message}");
+    let run = forms(&["check", &file("latin1.json", &bytes)], b"");
+    run.contract_error("invalid_arguments");
+}
+
+#[test]
+fn check_refuses_empty_input() {
+    forms(&["check"], b"").contract_error("invalid_arguments");
+    forms(&["check", &file("empty.json", b"")], b"").contract_error("invalid_arguments");
+    forms(&["check"], b"  \n").contract_error("invalid_arguments");
+}
+
+#[test]
+fn check_refuses_a_2_mib_input_without_crashing() {
+    let mut form = template_form();
+    form["message"] = json!("m".repeat(2 * 1024 * 1024));
+    let run = forms(&["check"], form.to_string().as_bytes());
+    let message = run.contract_error("invalid_arguments");
+    assert!(message.contains("R4"), "{message}");
+    // Whitespace alone is as large; it is not a form either.
+    let run = forms(&["check"], &vec![b' '; 2 * 1024 * 1024]);
+    run.contract_error("invalid_arguments");
+}
+
+#[test]
+fn check_refuses_100k_nested_input_without_crashing() {
+    let depth = 100_000;
+    let arrays = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    forms(&["check"], arrays.as_bytes()).contract_error("invalid_arguments");
+    let objects = format!(
+        "{{\"message\":{}{}",
+        "{\"a\":".repeat(depth),
+        "}".repeat(depth + 1)
+    );
+    forms(&["check"], objects.as_bytes()).contract_error("invalid_arguments");
+    let open = "[".repeat(depth);
+    forms(&["native"], open.as_bytes()).contract_error("invalid_arguments");
+}
+
+// ---- native ----
+
+#[test]
+fn native_prints_the_request_params() {
+    let run = forms(&["native", &template_file("native.json")], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = run.json();
+    assert_eq!(v["mode"], "form");
+    assert_eq!(v["message"], "Choose a report template");
+    let schema = &v["requestedSchema"];
+    assert_eq!(schema["type"], "object");
+    let template = &schema["properties"]["template"];
+    assert_eq!(template["type"], "string");
+    assert_eq!(template["format"], "uri");
+    assert_eq!(template["x-openai-input"]["type"], "resource");
+    assert_eq!(
+        template["x-openai-input"]["options"][0]["_meta"]["openai/thumbnail"]["src"],
+        "https://example.com/verified-slide-preview.png"
+    );
+    assert!(schema.get("required").is_none());
+    // The same from standard input.
+    let stdin = forms(&["native", "-"], template_form().to_string().as_bytes());
+    assert_eq!(stdin.code, 0);
+    assert_eq!(stdin.stdout, run.stdout);
+}
+
+#[test]
+fn native_reports_a_contract_failure_with_exit_1() {
+    let run = forms(&["native"], invalid_form().to_string().as_bytes());
+    run.contract_error("invalid_arguments");
+    forms(&["native"], b"").contract_error("invalid_arguments");
+    forms(&["native"], b"\xc3\x28").contract_error("invalid_arguments");
+}
+
+// ---- answer ----
+
+#[test]
+fn answer_prints_the_checked_payload() {
+    let form = template_file("answer-form.json");
+    let run = forms(&["answer", "--form", &form], ACCEPT.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, format!("{ACCEPT}\n"));
+    let resp = file("accept.json", ACCEPT.as_bytes());
+    let run = forms(&["answer", &resp, &format!("--form={form}")], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, format!("{ACCEPT}\n"));
+    // Skipping the optional resource leaves the key out.
+    let run = forms(
+        &["answer", "--form", &form, "-"],
+        br#"{"action":"accept","content":{}}"#,
+    );
+    assert_eq!(run.json(), json!({"action": "accept", "content": {}}));
+    for action in ["decline", "cancel"] {
+        let run = forms(
+            &["answer", "--form", &form],
+            format!(r#"{{"action":"{action}"}}"#).as_bytes(),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.json(), json!({ "action": action }));
+    }
+}
+
+#[test]
+fn answer_reads_the_form_from_standard_input() {
+    let resp = file("accept-2.json", ACCEPT.as_bytes());
+    let run = forms(
+        &["answer", "--form", "-", &resp],
+        template_form().to_string().as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, format!("{ACCEPT}\n"));
+}
+
+#[test]
+fn answer_reports_an_invalid_response_with_exit_1() {
+    let form = template_file("answer-form-2.json");
+    for bad in [
+        r#"{"action":"accept","content":{"template":"https://example.com/other"}}"#,
+        r#"{"action":"accept","content":{"template":""}}"#,
+        r#"{"action":"accept","content":{"template":null}}"#,
+        r#"{"action":"accept","content":{"unknown":"x"}}"#,
+        r#"{"action":"maybe"}"#,
+        "",
+        "not json",
+    ] {
+        let run = forms(&["answer", "--form", &form], bad.as_bytes());
+        run.contract_error("invalid_response");
+    }
+    let run = forms(
+        &["answer", "--form", &form],
+        b"{\"action\":\"decl\xffine\"}",
+    );
+    let message = run.contract_error("invalid_response");
+    assert!(message.contains("UTF-8"), "{message}");
+}
+
+#[test]
+fn answer_reports_a_bad_form_as_invalid_arguments() {
+    let bad = file("bad-form.json", invalid_form().to_string().as_bytes());
+    let run = forms(&["answer", "--form", &bad], ACCEPT.as_bytes());
+    let message = run.contract_error("invalid_arguments");
+    assert!(message.contains("R6"), "{message}");
+    let latin1 = file("bad-form-latin1.json", b"{\"message\":\"caf\xe9\"}");
+    let run = forms(&["answer", "--form", &latin1], ACCEPT.as_bytes());
+    run.contract_error("invalid_arguments");
+    let empty = file("empty-form.json", b"");
+    forms(&["answer", "--form", &empty], ACCEPT.as_bytes()).contract_error("invalid_arguments");
+}
+
+// ---- descriptor ----
+
+#[test]
+fn descriptor_prints_the_tool_descriptor() {
+    let run = forms(&["descriptor"], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = serde_json::to_string(&forms_runtime::descriptor::tool_descriptor()).unwrap();
+    assert_eq!(run.stdout, format!("{expected}\n"));
+    let v = run.json();
+    assert_eq!(v["name"], "form_elicitation_v2_request");
+    assert_eq!(v["annotations"]["readOnlyHint"], true);
+    assert!(v.get("outputSchema").is_none());
+}
+
+// ---- usage ----
+
+#[test]
+fn help_prints_usage_on_stdout_with_exit_0() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["check", "--help"]] {
+        let run = forms(args, b"");
+        assert_eq!(run.code, 0, "{args:?}");
+        assert!(run.stdout.starts_with("usage:"), "{}", run.stdout);
+        for cmd in [
+            "forms check",
+            "forms native",
+            "forms answer",
+            "forms descriptor",
+        ] {
+            assert!(run.stdout.contains(cmd));
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_usage_on_stderr() {
+    let form = template_file("usage-form.json");
+    let cases: Vec<Vec<&str>> = vec![
+        vec![],
+        vec!["frobnicate"],
+        vec!["check", "a.json", "b.json"],
+        vec!["check", "--pretty"],
+        vec!["native", "-x"],
+        vec!["descriptor", "extra"],
+        vec!["answer"],
+        vec!["answer", "--form"],
+        vec!["answer", "--form", &form, "r1.json", "r2.json"],
+        vec!["answer", "--form", &form, "--verbose"],
+        vec!["answer", "--form", "-"],
+        vec!["check", "/nonexistent/forms/input.json"],
+        vec!["native", "/nonexistent/forms/input.json"],
+        vec!["answer", "--form", "/nonexistent/forms/form.json"],
+        vec!["answer", "--form", &form, "/nonexistent/forms/resp.json"],
+    ];
+    for args in cases {
+        let run = forms(&args, ACCEPT.as_bytes());
+        run.usage_error();
+    }
+}
+
+#[test]
+fn a_directory_is_an_unreadable_file() {
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    forms(&["check", dir], b"").usage_error();
+}
