@@ -12,12 +12,18 @@ pub mod descriptor;
 pub mod error;
 pub mod native;
 mod prepared;
+mod typed;
 
 pub use answer::{Answer, Answers, FileAnswer, FileRefView, Response};
 pub use data::DataForm;
 pub use error::{ErrorCode, ErrorPayload, FormError, ToolResult};
 pub use native::{NativeRequest, RequestedSchema};
 pub use prepared::PreparedForm;
+pub use typed::{ChoiceMeta, FileRef, Form, FormChoice, Outcome, TypedForm};
+
+/// Derives [`Form`] (and, on a fieldless enum, [`FormChoice`]); see the trait for the field
+/// types and attributes.
+pub use forms_macros::Form;
 
 /// The shared rules crate, for callers that want a single check.
 pub use forms_rules as rules;

@@ -3,3 +3,177 @@
 
 pub use forms_rules as rules;
 pub use once_cell::sync::Lazy;
+
+pub use crate::data::{
+    ChoiceOption, DataForm, FormSpec, Image, Question, QuestionSpec, ResourceOption,
+};
+pub use crate::error::FormError;
+pub use crate::typed::{ChoiceMeta, FileRef, Form, FormChoice, Slots, TypedForm};
+pub use core::option::Option::{self, None, Some};
+pub use core::result::Result::{self, Err, Ok};
+pub use std::clone::Clone;
+pub use std::vec::Vec;
+pub use url::Url;
+
+fn opt(s: Option<&str>) -> Option<String> {
+    s.map(str::to_owned)
+}
+
+fn question(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+    kind: QuestionSpec,
+) -> Question {
+    Question {
+        id: id.to_owned(),
+        title: title.to_owned(),
+        description: opt(description),
+        required,
+        kind,
+    }
+}
+
+/// The choice options of `E`, from its static metadata.
+pub fn choice_options<E: FormChoice>() -> Vec<ChoiceOption> {
+    E::OPTIONS
+        .iter()
+        .map(|o| ChoiceOption {
+            id: o.id.to_owned(),
+            title: o.title.to_owned(),
+            description: opt(o.description),
+            thumbnail: o.thumbnail.map(Image::new),
+        })
+        .collect()
+}
+
+/// A `text` question.
+pub fn text(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+    max_length: Option<u32>,
+) -> Question {
+    question(
+        id,
+        title,
+        description,
+        required,
+        QuestionSpec::Text { max_length },
+    )
+}
+
+/// A `single_select` question over the options of `E`.
+pub fn single_select<E: FormChoice>(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+) -> Question {
+    let options = choice_options::<E>();
+    question(
+        id,
+        title,
+        description,
+        required,
+        QuestionSpec::SingleSelect { options },
+    )
+}
+
+/// A `multi_select` question over the options of `E`.
+pub fn multi_select<E: FormChoice>(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+    min_items: Option<u32>,
+    max_items: Option<u32>,
+) -> Question {
+    let options = choice_options::<E>();
+    let kind = QuestionSpec::MultiSelect {
+        options,
+        min_items,
+        max_items,
+    };
+    question(id, title, description, required, kind)
+}
+
+/// A `resource` question with run-time options.
+pub fn resource(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+    options: Vec<ResourceOption>,
+) -> Question {
+    question(
+        id,
+        title,
+        description,
+        required,
+        QuestionSpec::Resource { options },
+    )
+}
+
+/// A `resources` question with run-time options.
+pub fn resources(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+    options: Vec<ResourceOption>,
+    min_items: Option<u32>,
+    max_items: Option<u32>,
+) -> Question {
+    let kind = QuestionSpec::Resources {
+        options,
+        min_items,
+        max_items,
+    };
+    question(id, title, description, required, kind)
+}
+
+/// A `files` question with run-time offered options.
+#[allow(clippy::too_many_arguments)]
+pub fn files(
+    id: &str,
+    title: &str,
+    description: Option<&str>,
+    required: bool,
+    options: Vec<ResourceOption>,
+    min_items: Option<u32>,
+    max_items: Option<u32>,
+    accept: Option<&[&str]>,
+) -> Question {
+    let kind = QuestionSpec::Files {
+        options,
+        min_items,
+        max_items,
+        accept: accept.map(|a| a.iter().map(|s| (*s).to_owned()).collect()),
+    };
+    question(id, title, description, required, kind)
+}
+
+/// Validates the form (R1–R27) and prepares it: native request compiled, offered URIs parsed.
+pub fn build<T>(message: &str, questions: Vec<Question>) -> Result<TypedForm<T>, FormError> {
+    let data = DataForm::new(FormSpec {
+        message: message.to_owned(),
+        questions,
+    })?;
+    TypedForm::from_data(data)
+}
+
+/// A clone of a form built once per process.
+pub fn cached<T>(form: &Lazy<Result<TypedForm<T>, FormError>>) -> Result<TypedForm<T>, FormError> {
+    Result::clone(form)
+}
+
+/// The body of the stub impls emitted when the derive reported errors; never reached, since
+/// the crate does not compile.
+pub fn failed<T>() -> Result<T, FormError> {
+    Err(FormError::invalid_arguments(
+        "the form's `#[derive(Form)]` reported compile errors",
+    ))
+}

@@ -1,0 +1,322 @@
+//! Code generation for a checked form.
+//!
+//! Everything is emitted inside `const _: () = { … };` and names the runtime through
+//! `<crate>::__private` (`::forms_runtime` unless `#[form(crate = "…")]`), so the generated
+//! code works next to user items called `Form`, `Result` or `Option` and in a
+//! `#![no_implicit_prelude]` module. Only the `<Name>Parts` struct is emitted outside, since
+//! callers name it.
+
+use crate::ast::{Container, FieldKind};
+use crate::check::{Checked, ChoiceOption, EnumForm, Question};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+fn opt_str(s: Option<&String>) -> TokenStream {
+    match s {
+        Some(s) => quote!(__forms::Some(#s)),
+        None => quote!(__forms::None),
+    }
+}
+
+fn opt_u32(n: Option<u32>) -> TokenStream {
+    match n {
+        Some(n) => quote!(__forms::Some(#n)),
+        None => quote!(__forms::None),
+    }
+}
+
+/// The `<Name>Parts` struct: one `Vec<ResourceOption>` per resource, resources and files
+/// question, so that forgetting one is a compile error.
+pub(crate) fn parts_struct(
+    c: &Container<'_>,
+    fields: &[(&syn::Ident, String, String)],
+) -> TokenStream {
+    let krate = c.krate();
+    let vis = c.vis;
+    let name = format_ident!("{}Parts", c.ident);
+    let doc = format!(
+        " The options of the [`{}`] form that are known only at run time: the offered \
+         resources of its `resource`, `resources` and `files` questions. They are validated \
+         when the form is built.",
+        c.ident
+    );
+    let items = fields.iter().map(|(ident, id, title)| {
+        let doc = format!(" The offered options of the question `{id}` (\"{title}\").");
+        quote! {
+            #[doc = #doc]
+            pub #ident: #krate::__private::Vec<#krate::__private::ResourceOption>
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone)]
+        #[allow(dead_code)]
+        #vis struct #name {
+            #(#items,)*
+        }
+    }
+}
+
+/// One question's constructor call.
+fn question(q: &Question<'_>) -> TokenStream {
+    let (id, title) = (&q.id, &q.title);
+    let description = opt_str(q.description.as_ref());
+    let required = q.required;
+    let field = q.ident;
+    match q.kind {
+        FieldKind::Text { .. } => {
+            let max_length = opt_u32(q.max_length);
+            quote!(__forms::text(#id, #title, #description, #required, #max_length))
+        }
+        FieldKind::Single { elem, .. } => {
+            let call = quote_spanned!(elem.span()=> __forms::single_select::<#elem>);
+            quote!(#call(#id, #title, #description, #required))
+        }
+        FieldKind::Multi { elem } => {
+            let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
+            let call = quote_spanned!(elem.span()=> __forms::multi_select::<#elem>);
+            quote!(#call(#id, #title, #description, #required, #min, #max))
+        }
+        FieldKind::Resource { .. } => {
+            quote!(__forms::resource(#id, #title, #description, #required, parts.#field))
+        }
+        FieldKind::Resources => {
+            let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
+            quote!(__forms::resources(#id, #title, #description, #required, parts.#field, #min, #max))
+        }
+        FieldKind::Files => {
+            let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
+            let accept = match &q.accept {
+                Some(list) => quote!(__forms::Some(&[#(#list),*])),
+                None => quote!(__forms::None),
+            };
+            quote!(__forms::files(
+                #id, #title, #description, #required, parts.#field, #min, #max, #accept
+            ))
+        }
+    }
+}
+
+/// The decoding expression of one field.
+fn decode(q: &Question<'_>) -> TokenStream {
+    match q.kind {
+        FieldKind::Text { optional: false } => quote!(slots.text()?),
+        FieldKind::Text { optional: true } => quote!(slots.text_opt()?),
+        FieldKind::Single {
+            optional: false,
+            elem,
+        } => quote_spanned!(elem.span()=> slots.choice::<#elem>()?),
+        FieldKind::Single {
+            optional: true,
+            elem,
+        } => quote_spanned!(elem.span()=> slots.choice_opt::<#elem>()?),
+        FieldKind::Multi { elem } => quote_spanned!(elem.span()=> slots.choices::<#elem, _>()?),
+        FieldKind::Resource { optional: false } => quote!(slots.resource()?),
+        FieldKind::Resource { optional: true } => quote!(slots.resource_opt()?),
+        FieldKind::Resources => quote!(slots.resources()?),
+        FieldKind::Files => quote!(slots.files()?),
+    }
+}
+
+/// R17–R20 across types: a `Vec<E>`'s limits against `E`'s option count, checked by the
+/// rules crate's const fn in a const assertion that points at the limit attribute.
+fn selection_assertion(q: &Question<'_>) -> Option<TokenStream> {
+    let (FieldKind::Multi { elem }, Some(span)) = (q.kind, q.limit_span) else {
+        return None;
+    };
+    let required = q.required;
+    let as_i64 = |n: Option<u32>| match n {
+        Some(n) => {
+            let n = i64::from(n);
+            quote!(__forms::Some(#n))
+        }
+        None => quote!(__forms::None),
+    };
+    let (min, max) = (as_i64(q.min_items), as_i64(q.max_items));
+    Some(quote_spanned! {span=>
+        #[allow(clippy::panic)]
+        const _: () = match __forms::rules::resolve_selection_limits(
+            __forms::rules::QuestionKind::MultiSelect,
+            #required,
+            #min,
+            #max,
+            <#elem as __forms::FormChoice>::COUNT,
+        ) {
+            __forms::Ok(_) => (),
+            __forms::Err(problem) => ::core::panic!("{}", problem.describe()),
+        };
+    })
+}
+
+fn wrap(c: &Container<'_>, body: TokenStream) -> TokenStream {
+    let krate = c.krate();
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            use #krate::__private as __forms;
+            #body
+        };
+    }
+}
+
+/// The `form` body: built once in a `Lazy` when there are no run-time parts.
+fn form_fn(ident: &syn::Ident, has_parts: bool, build: TokenStream) -> TokenStream {
+    if has_parts {
+        quote! {
+            fn form(parts: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
+                #build
+            }
+        }
+    } else {
+        quote! {
+            fn form(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
+                static FORM: __forms::Lazy<
+                    __forms::Result<__forms::TypedForm<#ident>, __forms::FormError>,
+                > = __forms::Lazy::new(|| #build);
+                __forms::cached(&FORM)
+            }
+        }
+    }
+}
+
+/// A struct form.
+pub(crate) fn expand_struct(
+    c: &Container<'_>,
+    message: &str,
+    questions: &[Question<'_>],
+) -> TokenStream {
+    let ident = c.ident;
+    let parts: Vec<_> = questions
+        .iter()
+        .filter(|q| q.kind.has_parts())
+        .map(|q| (q.ident, q.id.clone(), q.title.clone()))
+        .collect();
+    let (parts_def, parts_ty) = if parts.is_empty() {
+        (TokenStream::new(), quote!(()))
+    } else {
+        let name = format_ident!("{}Parts", ident);
+        (parts_struct(c, &parts), name.to_token_stream())
+    };
+    let calls = questions.iter().map(question);
+    let build = quote! {
+        __forms::build::<#ident>(#message, __forms::Vec::from([#(#calls),*]))
+    };
+    let form = form_fn(ident, !parts.is_empty(), build);
+    let assertions = questions.iter().filter_map(selection_assertion);
+    let fields = questions.iter().map(|q| {
+        let f = q.ident;
+        let d = decode(q);
+        quote!(#f: #d)
+    });
+    let body = quote! {
+        #(#assertions)*
+        #[automatically_derived]
+        impl __forms::Form for #ident {
+            type Parts = #parts_ty;
+            #form
+            fn __decode(mut slots: __forms::Slots<'_>) -> __forms::Result<Self, __forms::FormError> {
+                __forms::Ok(#ident { #(#fields,)* })
+            }
+        }
+    };
+    let wrapped = wrap(c, body);
+    quote! {
+        #parts_def
+        #wrapped
+    }
+}
+
+/// A choice enum, and its one-question form when it has a `message`.
+pub(crate) fn expand_enum(
+    c: &Container<'_>,
+    options: &[ChoiceOption<'_>],
+    form: Option<&EnumForm>,
+) -> TokenStream {
+    let ident = c.ident;
+    let count = options.len();
+    let metas = options.iter().map(|o| {
+        let (id, title) = (&o.id, &o.title);
+        let description = opt_str(o.description.as_ref());
+        let thumbnail = opt_str(o.thumbnail.as_ref());
+        quote! {
+            __forms::ChoiceMeta { id: #id, title: #title, description: #description, thumbnail: #thumbnail }
+        }
+    });
+    let from = options.iter().enumerate().map(|(i, o)| {
+        let v = o.ident;
+        quote!(#i => __forms::Some(#ident::#v))
+    });
+    let to = options.iter().enumerate().map(|(i, o)| {
+        let v = o.ident;
+        quote!(#ident::#v => #i)
+    });
+    let choice = quote! {
+        #[automatically_derived]
+        impl __forms::FormChoice for #ident {
+            const COUNT: usize = #count;
+            const OPTIONS: &'static [__forms::ChoiceMeta] = &[#(#metas),*];
+            fn from_index(index: usize) -> __forms::Option<Self> {
+                match index {
+                    #(#from,)*
+                    _ => __forms::None,
+                }
+            }
+            fn index(&self) -> usize {
+                match *self {
+                    #(#to,)*
+                }
+            }
+        }
+    };
+    let form_impl = form.map(|f| {
+        let (message, id) = (&f.message, &f.id);
+        let description = opt_str(f.description.as_ref());
+        let build = quote! {
+            __forms::build::<#ident>(
+                #message,
+                __forms::Vec::from([__forms::single_select::<#ident>(#id, #message, #description, true)]),
+            )
+        };
+        let form = form_fn(ident, false, build);
+        quote! {
+            #[automatically_derived]
+            impl __forms::Form for #ident {
+                type Parts = ();
+                #form
+                fn __decode(mut slots: __forms::Slots<'_>) -> __forms::Result<Self, __forms::FormError> {
+                    slots.choice::<Self>()
+                }
+            }
+        }
+    });
+    wrap(
+        c,
+        quote! {
+            #choice
+            #form_impl
+        },
+    )
+}
+
+/// `#[derive(Form)]`: parse, check, then emit the impls, or the errors and stub impls.
+pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
+    let cx = crate::ctxt::Ctxt::new();
+    let Some(container) = Container::from_ast(&cx, input) else {
+        return cx.into_compile_errors().unwrap_or_default();
+    };
+    let checked = crate::check::check(&cx, &container);
+    if let Some(errors) = cx.into_compile_errors() {
+        let stubs = crate::fallback::stubs(&container);
+        return quote!(#errors #stubs);
+    }
+    match checked {
+        Checked::Struct {
+            message: Some(message),
+            questions,
+        } => expand_struct(&container, &message, &questions),
+        Checked::Enum { options, form } => expand_enum(&container, &options, form.as_ref()),
+        // Without a message an error was recorded above.
+        Checked::Struct { message: None, .. } => crate::fallback::stubs(&container),
+    }
+}

@@ -1,0 +1,72 @@
+//! What the derive emits when it reported errors: the errors, plus minimal impls of `Form`
+//! (and `FormChoice` for enums), so that code using the type does not drown our messages in
+//! follow-on errors about missing impls or a missing `<Name>Parts` struct.
+
+use crate::ast::{Container, Data};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// Stub impls for `c`, which failed its checks.
+pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
+    let krate = c.krate();
+    let ident = c.ident;
+    let (parts_def, parts_ty, choice) = match &c.data {
+        Data::Struct(fields) => {
+            let parts: Vec<_> = fields
+                .iter()
+                .filter(|f| {
+                    f.kind.as_ref().is_some_and(|k| k.has_parts())
+                        || f.attrs.resource.is_set()
+                        || f.attrs.resources.is_set()
+                        || f.attrs.files.is_set()
+                })
+                .map(|f| (f.ident, f.ident.to_string(), String::new()))
+                .collect();
+            if parts.is_empty() {
+                (TokenStream::new(), quote!(()), TokenStream::new())
+            } else {
+                let name = format_ident!("{}Parts", ident);
+                (
+                    crate::expand::parts_struct(c, &parts),
+                    quote!(#name),
+                    TokenStream::new(),
+                )
+            }
+        }
+        Data::Enum(_) => (
+            TokenStream::new(),
+            quote!(()),
+            // The largest count the contract allows, so that no limit elsewhere fails
+            // because of this enum's own mistakes.
+            quote! {
+                impl __forms::FormChoice for #ident {
+                    const COUNT: usize = 24;
+                    const OPTIONS: &'static [__forms::ChoiceMeta] = &[];
+                    fn from_index(_: usize) -> __forms::Option<Self> {
+                        __forms::None
+                    }
+                    fn index(&self) -> usize {
+                        0
+                    }
+                }
+            },
+        ),
+    };
+    quote! {
+        #parts_def
+        #[doc(hidden)]
+        const _: () = {
+            use #krate::__private as __forms;
+            #choice
+            impl __forms::Form for #ident {
+                type Parts = #parts_ty;
+                fn form(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
+                    __forms::failed()
+                }
+                fn __decode(_: __forms::Slots<'_>) -> __forms::Result<Self, __forms::FormError> {
+                    __forms::failed()
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,511 @@
+//! Typed forms: a Rust type declares the form (`#[derive(Form)]`) and receives the answers.
+//!
+//! A [`TypedForm<T>`] is a [`PreparedForm`] (validated, native request compiled once) plus the
+//! offered resource URIs parsed into [`Url`]s once, when the form was built. Decoding a host
+//! response runs the runtime's answer checker (every rule V1–V8 applies) and then moves the
+//! checked answers into `T`: choices become enum variants by index, offered URIs are cloned
+//! from the parsed ones, and text is moved, not copied.
+
+use crate::answer::{Answer, FileAnswer, Response};
+use crate::data::{DataForm, Question};
+use crate::error::FormError;
+use crate::prepared::PreparedForm;
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use url::Url;
+
+/// A Rust type that is a form: `#[derive(Form)]` on a struct (one question per field) or on
+/// a fieldless enum (one choice option per variant; with a `message` it is also a
+/// one-question form by itself).
+///
+/// ```
+/// use forms_runtime::data::ResourceOption;
+/// use forms_runtime::{FileRef, Form, Outcome};
+/// use url::Url;
+///
+/// #[derive(Form)]
+/// #[form(message = "Set up your weekly report")]
+/// struct ReportSetup {
+///     /// What would you like to understand?
+///     goal: Option<String>,
+///     #[form(title = "Report format")]
+///     format: Format,
+///     #[form(title = "Sections", max_items = 2)]
+///     sections: Vec<Section>,
+///     #[form(resource, title = "Relevant report templates")]
+///     template: Option<Url>,
+///     #[form(files, title = "Upload your data", accept = [".csv", "text/csv"])]
+///     data: Vec<FileRef>,
+/// }
+///
+/// #[derive(Form, Debug, PartialEq)]
+/// enum Format {
+///     #[form(title = "PDF", description = "Printable, paginated")]
+///     Pdf,
+///     #[form(title = "Web page")]
+///     Html,
+/// }
+///
+/// #[derive(Form, Debug, PartialEq)]
+/// #[form(rename_all = "snake_case")]
+/// enum Section {
+///     /// Summary
+///     Summary,
+///     /// Regional breakdown
+///     RegionalBreakdown,
+///     /// Outlook
+///     Outlook,
+/// }
+///
+/// // Resource options are known only at run time: the derive made `ReportSetupParts`.
+/// let form = ReportSetup::form(ReportSetupParts {
+///     template: vec![ResourceOption::new(
+///         "https://example.com/templates/review",
+///         "review",
+///         "Presentation · Business review",
+///     )],
+///     data: vec![],
+/// })?;
+/// assert!(form.native_json().starts_with(r#"{"mode":"form","message":"Set up your weekly report""#));
+///
+/// let answer = r#"{"action":"accept","content":{
+///     "format":"Html",
+///     "sections":["summary","outlook"],
+///     "template":"https://example.com/templates/review",
+///     "data":["file:///home/me/q3%20sales.csv"]}}"#;
+/// let Outcome::Accepted(setup) = form.decode(answer)? else { unreachable!() };
+/// assert_eq!(setup.goal, None);
+/// assert_eq!(setup.format, Format::Html);
+/// assert_eq!(setup.sections, [Section::Summary, Section::Outlook]);
+/// assert_eq!(setup.template.unwrap().as_str(), "https://example.com/templates/review");
+/// assert_eq!(setup.data[0].local_path().unwrap().to_str(), Some("/home/me/q3 sales.csv"));
+///
+/// // Every answer rule applies: three sections exceed `max_items = 2` (V4).
+/// let too_many = r#"{"action":"accept","content":{"format":"Pdf",
+///     "sections":["summary","outlook","regional_breakdown"]}}"#;
+/// assert!(form.decode(too_many).is_err());
+/// # Ok::<(), forms_runtime::FormError>(())
+/// ```
+///
+/// # Field types
+///
+/// | Field type | Question |
+/// |---|---|
+/// | `String` / `Option<String>` | `text`, required / optional |
+/// | `E` / `Option<E>` (an enum deriving `Form`) | `single_select`, required / optional |
+/// | `Vec<E>`, `BTreeSet<E>`, `HashSet<E>` | `multi_select`, optional unless `required` |
+/// | `Url` / `Option<Url>` with `#[form(resource)]` | `resource`, required / optional |
+/// | `Vec<Url>` with `#[form(resources)]` | `resources`, optional unless `required` |
+/// | `Vec<FileRef>` with `#[form(files)]` | `files`, optional unless `required` |
+///
+/// # Attributes
+///
+/// - On the struct: `message = "…"` (required), `rename_all = "camelCase"` (and the other
+///   serde conventions), `crate = "path::to::forms_runtime"`.
+/// - On a field: `id`, `title`, `description`, `max_length` (text), `min_items` and
+///   `max_items` (arrays), `required` (arrays), `accept = [".csv", "text/csv"]` (files), and
+///   the kind markers `resource`, `resources`, `files`. A doc comment's first line is the
+///   title and the rest the description when no attribute gives them.
+/// - On an enum: `rename_all`, `crate`, and `message`, `id` (default: the enum name in
+///   snake_case) and `description` for its own one-question form.
+/// - On a variant: `id`, `title` (default: the doc comment's first line, else the variant
+///   name), `description`, `thumbnail = "https://…"`.
+///
+/// Every rule knowable at compile time is checked at compile time, with the same functions
+/// the runtime uses (`forms_rules`); options supplied at run time are checked by
+/// [`Form::form`].
+pub trait Form: Sized {
+    /// What the form needs at run time: `()` when every question is known at compile time,
+    /// otherwise the derived `<Name>Parts` struct with the offered options of each
+    /// `resource`, `resources` and `files` question.
+    type Parts;
+
+    /// Builds the form. Run-time parts are validated with the same rules (R14–R27) as any
+    /// Data form; a form without parts is built once per process and shared.
+    fn form(parts: Self::Parts) -> Result<TypedForm<Self>, FormError>;
+
+    /// Moves checked answers into the type. Called by [`TypedForm::decode`].
+    #[doc(hidden)]
+    fn __decode(slots: Slots<'_>) -> Result<Self, FormError>;
+}
+
+/// A set of choice options: implemented by `#[derive(Form)]` on a fieldless enum, one option
+/// per variant, in declaration order.
+///
+/// ```
+/// use forms_runtime::{Form, FormChoice};
+///
+/// #[derive(Form, Debug, PartialEq)]
+/// enum Format {
+///     /// PDF
+///     Pdf,
+///     #[form(id = "html", title = "Web page")]
+///     Web,
+/// }
+///
+/// assert_eq!(Format::COUNT, 2);
+/// assert_eq!(Format::from_index(1), Some(Format::Web));
+/// assert_eq!(Format::Web.id(), "html");
+/// assert_eq!(Format::OPTIONS[0].title, "PDF");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the type of a form field",
+    label = "not a supported form field type",
+    note = "a choice field needs an enum deriving `Form`; the supported field types are \
+            `String` or `Option<String>` (text), `E` or `Option<E>` for an enum `E` deriving \
+            `Form` (single_select), `Vec<E>`, `BTreeSet<E>` or `HashSet<E>` (multi_select), \
+            `Url` or `Option<Url>` with `#[form(resource)]`, `Vec<Url>` with \
+            `#[form(resources)]`, and `Vec<FileRef>` with `#[form(files)]`"
+)]
+pub trait FormChoice: Sized + 'static {
+    /// The number of options (1–24, rule R12).
+    const COUNT: usize;
+
+    /// The options, in declaration order.
+    const OPTIONS: &'static [ChoiceMeta];
+
+    /// The option at `index` (declaration order), if there is one.
+    fn from_index(index: usize) -> Option<Self>;
+
+    /// The option's position in declaration order.
+    fn index(&self) -> usize;
+
+    /// The option's ID as it appears on the wire.
+    fn id(&self) -> &'static str {
+        self.meta().map_or("", |m| m.id)
+    }
+
+    /// The option's static metadata.
+    fn meta(&self) -> Option<&'static ChoiceMeta> {
+        Self::OPTIONS.get(self.index())
+    }
+}
+
+/// The static metadata of one choice option (rule R23), as declared on an enum variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChoiceMeta {
+    /// The option ID (rule R6).
+    pub id: &'static str,
+    /// The option title.
+    pub title: &'static str,
+    /// The option description.
+    pub description: Option<&'static str>,
+    /// The thumbnail image `src` (an HTTPS URL or an image data URI).
+    pub thumbnail: Option<&'static str>,
+}
+
+/// What the person did with a form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome<T> {
+    /// The person submitted the form; the answers passed every rule.
+    Accepted(T),
+    /// The person declined. No answers (V8).
+    Declined,
+    /// The person cancelled. No answers (V8).
+    Cancelled,
+}
+
+impl<T> Outcome<T> {
+    /// The answers of an accepted form; `None` for decline and cancel.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Outcome::Accepted(t) => Some(t),
+            Outcome::Declined | Outcome::Cancelled => None,
+        }
+    }
+
+    /// The wire name of the action: `"accept"`, `"decline"` or `"cancel"`.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Outcome::Accepted(_) => "accept",
+            Outcome::Declined => "decline",
+            Outcome::Cancelled => "cancel",
+        }
+    }
+}
+
+/// One item of a `files` answer: an offered resource or a file the person added.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FileRef {
+    /// One of the offered resources, by its URI.
+    Offered(Url),
+    /// A file the person picked on their machine (rule R27).
+    Local {
+        /// The `file:` URI exactly as the host sent it.
+        uri: String,
+        /// The absolute local path, percent-decoded.
+        path: PathBuf,
+    },
+}
+
+impl FileRef {
+    /// The URI as it appears in the answer (for offered resources, as [`Url`] prints it).
+    pub fn uri(&self) -> &str {
+        match self {
+            FileRef::Offered(url) => url.as_str(),
+            FileRef::Local { uri, .. } => uri,
+        }
+    }
+
+    /// The local path of a file the person added; `None` for an offered resource.
+    pub fn local_path(&self) -> Option<&Path> {
+        match self {
+            FileRef::Offered(_) => None,
+            FileRef::Local { path, .. } => Some(path),
+        }
+    }
+}
+
+/// A form declared by the Rust type `T`, ready to send and to decode answers into `T`.
+///
+/// Cloning is cheap (one reference count). Forms without run-time parts are built once per
+/// process: every [`Form::form`] call returns a clone of the same value.
+pub struct TypedForm<T> {
+    inner: Arc<Inner>,
+    marker: PhantomData<fn() -> T>,
+}
+
+struct Inner {
+    prepared: PreparedForm,
+    /// Per question, its offered resource URIs, parsed once.
+    offered: Vec<Box<[Url]>>,
+}
+
+impl<T> Clone for TypedForm<T> {
+    fn clone(&self) -> Self {
+        TypedForm {
+            inner: Arc::clone(&self.inner),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for TypedForm<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedForm")
+            .field("type", &std::any::type_name::<T>())
+            .field("form", self.inner.prepared.data())
+            .finish()
+    }
+}
+
+impl<T> TypedForm<T> {
+    /// Wraps a validated form; parses every offered resource URI once.
+    pub(crate) fn from_data(data: DataForm) -> Result<Self, FormError> {
+        let mut offered = Vec::with_capacity(data.questions().len());
+        for (qi, q) in data.questions().iter().enumerate() {
+            let options = q.kind.resource_options();
+            let mut urls = Vec::with_capacity(options.len());
+            for (oi, o) in options.iter().enumerate() {
+                let url = Url::parse(&o.uri).map_err(|e| {
+                    FormError::invalid_arguments(format!(
+                        "questions[{qi}].options[{oi}].uri: {:?} cannot be read as a URL for \
+                         the typed answer: {e}",
+                        o.uri
+                    ))
+                })?;
+                urls.push(url);
+            }
+            offered.push(urls.into_boxed_slice());
+        }
+        Ok(TypedForm {
+            inner: Arc::new(Inner {
+                prepared: PreparedForm::new(data),
+                offered,
+            }),
+            marker: PhantomData,
+        })
+    }
+
+    /// The validated Data form (the model-facing `{message, questions}`).
+    pub fn data(&self) -> &DataForm {
+        self.inner.prepared.data()
+    }
+
+    /// The native request params as compact JSON, compiled once.
+    pub fn native_json(&self) -> &str {
+        self.inner.prepared.native_json()
+    }
+
+    /// The untyped prepared form.
+    pub fn prepared(&self) -> &PreparedForm {
+        &self.inner.prepared
+    }
+
+    /// The offered resources of the question at `question_index`, as parsed URLs.
+    pub fn offered(&self, question_index: usize) -> &[Url] {
+        self.inner.offered.get(question_index).map_or(&[], |b| b)
+    }
+}
+
+impl<T: Form> TypedForm<T> {
+    /// Checks a host response given as JSON text (rules V1–V8) and, when the person accepted,
+    /// decodes the answers into `T`. Any failure is one `invalid_response` error and no
+    /// answer is returned.
+    pub fn decode(&self, response: &str) -> Result<Outcome<T>, FormError> {
+        let checked = self.inner.prepared.check_response(response)?;
+        self.finish(checked)
+    }
+
+    /// [`TypedForm::decode`] for an already-parsed response.
+    pub fn decode_value(&self, response: &serde_json::Value) -> Result<Outcome<T>, FormError> {
+        let checked = self.inner.prepared.check_response_value(response)?;
+        self.finish(checked)
+    }
+
+    fn finish(&self, checked: Response<'_>) -> Result<Outcome<T>, FormError> {
+        match checked {
+            Response::Accept(answers) => T::__decode(Slots {
+                answers: answers.into_slots().into_iter(),
+                questions: self.data().questions(),
+                offered: &self.inner.offered,
+                index: 0,
+            })
+            .map(Outcome::Accepted),
+            Response::Decline => Ok(Outcome::Declined),
+            Response::Cancel => Ok(Outcome::Cancelled),
+        }
+    }
+}
+
+/// Checked answers, taken one question at a time in question order by the derived
+/// [`Form::__decode`].
+#[doc(hidden)]
+pub struct Slots<'f> {
+    answers: std::vec::IntoIter<Option<Answer>>,
+    questions: &'f [Question],
+    offered: &'f [Box<[Url]>],
+    index: usize,
+}
+
+/// The answer does not fit the field: the form and the type disagree, which the derive
+/// prevents; reported rather than trusted.
+fn mismatch(q: Option<&Question>) -> FormError {
+    FormError::invalid_response(format!(
+        "content.{}: the checked answer does not fit the field's type",
+        q.map_or("?", |q| q.id.as_str())
+    ))
+}
+
+impl Slots<'_> {
+    fn next(&mut self) -> (Option<Answer>, usize) {
+        let i = self.index;
+        self.index += 1;
+        (self.answers.next().flatten(), i)
+    }
+
+    fn missing(&self, i: usize) -> FormError {
+        FormError::invalid_response(format!(
+            "content.{}: is required (V2)",
+            self.questions.get(i).map_or("?", |q| q.id.as_str())
+        ))
+    }
+
+    fn url(&self, q: usize, option: usize) -> Result<Url, FormError> {
+        self.offered
+            .get(q)
+            .and_then(|o| o.get(option))
+            .cloned()
+            .ok_or_else(|| mismatch(self.questions.get(q)))
+    }
+
+    fn choice_at<E: FormChoice>(&self, q: usize, option: usize) -> Result<E, FormError> {
+        E::from_index(option).ok_or_else(|| mismatch(self.questions.get(q)))
+    }
+
+    /// A required `text` answer.
+    pub fn text(&mut self) -> Result<String, FormError> {
+        match self.next() {
+            (Some(Answer::Text(t)), _) => Ok(t),
+            (None, i) => Err(self.missing(i)),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// An optional `text` answer.
+    pub fn text_opt(&mut self) -> Result<Option<String>, FormError> {
+        match self.next() {
+            (Some(Answer::Text(t)), _) => Ok(Some(t)),
+            (None, _) => Ok(None),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// A required `single_select` answer.
+    pub fn choice<E: FormChoice>(&mut self) -> Result<E, FormError> {
+        match self.next() {
+            (Some(Answer::Choice(o)), i) => self.choice_at(i, o),
+            (None, i) => Err(self.missing(i)),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// An optional `single_select` answer.
+    pub fn choice_opt<E: FormChoice>(&mut self) -> Result<Option<E>, FormError> {
+        match self.next() {
+            (Some(Answer::Choice(o)), i) => self.choice_at(i, o).map(Some),
+            (None, _) => Ok(None),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// A `multi_select` answer, collected into `C` (`Vec<E>`, `BTreeSet<E>`, `HashSet<E>`).
+    pub fn choices<E: FormChoice, C: FromIterator<E>>(&mut self) -> Result<C, FormError> {
+        match self.next() {
+            (Some(Answer::Choices(list)), i) => {
+                list.into_iter().map(|o| self.choice_at(i, o)).collect()
+            }
+            (None, _) => Ok(C::from_iter(None)),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// A required `resource` answer.
+    pub fn resource(&mut self) -> Result<Url, FormError> {
+        match self.next() {
+            (Some(Answer::Resource(o)), i) => self.url(i, o),
+            (None, i) => Err(self.missing(i)),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// An optional `resource` answer.
+    pub fn resource_opt(&mut self) -> Result<Option<Url>, FormError> {
+        match self.next() {
+            (Some(Answer::Resource(o)), i) => self.url(i, o).map(Some),
+            (None, _) => Ok(None),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// A `resources` answer.
+    pub fn resources(&mut self) -> Result<Vec<Url>, FormError> {
+        match self.next() {
+            (Some(Answer::Resources(list)), i) => {
+                list.into_iter().map(|o| self.url(i, o)).collect()
+            }
+            (None, _) => Ok(Vec::new()),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+
+    /// A `files` answer.
+    pub fn files(&mut self) -> Result<Vec<FileRef>, FormError> {
+        match self.next() {
+            (Some(Answer::Files(list)), i) => list
+                .into_iter()
+                .map(|f| match f {
+                    FileAnswer::Offered(o) => self.url(i, o).map(FileRef::Offered),
+                    FileAnswer::Local { uri, path } => Ok(FileRef::Local {
+                        uri,
+                        path: PathBuf::from(path),
+                    }),
+                })
+                .collect(),
+            (None, _) => Ok(Vec::new()),
+            (Some(_), i) => Err(mismatch(self.questions.get(i))),
+        }
+    }
+}
