@@ -2,6 +2,7 @@
 
 mod model;
 mod parse;
+mod serialize;
 mod validate;
 
 pub use model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
@@ -97,5 +98,84 @@ impl DataForm {
             min_items: r.min_items,
             max_items: r.max_items,
         })
+    }
+}
+
+impl DataForm {
+    /// Parses Data arguments from JSON text strictly and validates them against rules
+    /// R1–R27; on failure returns one `invalid_arguments` error listing every problem as
+    /// `path: problem (Rule)`.
+    ///
+    /// Strict means: text that cannot fit in 1 MiB is refused before parsing (R4); every
+    /// object refuses unknown properties (R3) and **duplicate keys** (R3); `null` is refused
+    /// for every field, optional ones included; integer fields take integral numbers only
+    /// (`1e2` is 100, `4.5` is refused); a choice option's `preview` is read as `thumbnail`
+    /// (both together are an R23 error). Syntax errors, nesting deeper than 128 levels, lone
+    /// surrogates, a byte order mark and trailing characters are refused with their line and
+    /// column.
+    ///
+    /// ```
+    /// use forms_runtime::{DataForm, ErrorCode};
+    ///
+    /// let form = DataForm::from_json(
+    ///     r#"{"message":"Pick one","questions":[{"id":"format","type":"single_select",
+    ///        "title":"Report format","required":true,
+    ///        "options":[{"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"}]}]}"#,
+    /// )?;
+    /// assert_eq!(form.questions()[0].kind.choice_options().len(), 2);
+    ///
+    /// let err = DataForm::from_json(
+    ///     r#"{"message":"Pick one","questions":[{"id":"9x","type":"text",
+    ///        "title":"Goal","required":false,"default":"x"}]}"#,
+    /// )
+    /// .unwrap_err();
+    /// assert_eq!(err.code, ErrorCode::InvalidArguments);
+    /// assert!(err.message.contains(r#"questions[0].id: "9x" must start with an ASCII letter (R6)"#));
+    /// assert!(err.message.contains("questions[0].default: is not accepted"));
+    /// # Ok::<(), forms_runtime::FormError>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<DataForm, FormError> {
+        parse::from_json(text)
+    }
+
+    /// Validates Data arguments already parsed into a [`serde_json::Value`], with the same
+    /// checks as [`DataForm::from_json`] (a `Value` cannot hold duplicate keys; nesting deeper
+    /// than 127 levels is refused).
+    ///
+    /// ```
+    /// use forms_runtime::DataForm;
+    /// let value = serde_json::json!({
+    ///     "message": "What would you like to understand?",
+    ///     "questions": [{"id": "goal", "type": "text",
+    ///                    "title": "What would you like to understand?", "required": false}]
+    /// });
+    /// let form = DataForm::from_value(&value)?;
+    /// assert_eq!(form.max_length(0), Some(4000));
+    /// # Ok::<(), forms_runtime::FormError>(())
+    /// ```
+    pub fn from_value(value: &serde_json::Value) -> Result<DataForm, FormError> {
+        parse::from_value(value)
+    }
+
+    /// The normalized Data arguments as compact JSON: keys in canonical order, titles and
+    /// resource names trimmed, `preview` written as `thumbnail`, and optional fields that were
+    /// not given left out (no default is filled in). `DataForm::from_json(&form.to_json())`
+    /// gives back an equal form.
+    ///
+    /// ```
+    /// use forms_runtime::DataForm;
+    /// let form = DataForm::from_json(
+    ///     r#"{"questions":[{"required":false,"title":" Goal ","type":"text","id":"goal"}],
+    ///        "message":"Tell me"}"#,
+    /// )?;
+    /// assert_eq!(
+    ///     form.to_json(),
+    ///     r#"{"message":"Tell me","questions":[{"id":"goal","type":"text","title":"Goal","required":false}]}"#
+    /// );
+    /// assert_eq!(DataForm::from_json(&form.to_json())?, form);
+    /// # Ok::<(), forms_runtime::FormError>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        serialize::to_json(self)
     }
 }

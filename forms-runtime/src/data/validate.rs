@@ -1,5 +1,6 @@
-//! Validation of a [`FormSpec`] against rules R1–R27 (R3, R4, R10 and R21 are properties of the
-//! JSON text and are checked by the parser).
+//! Validation of a [`FormSpec`] against rules R1–R27. R3, R10 and R21 are properties of the
+//! JSON text and are checked by the parser; R4 is measured here on a built spec and by the
+//! parser on the JSON it read.
 
 use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use super::{DataForm, Resolved};
@@ -12,6 +13,9 @@ use std::fmt::Write as _;
 pub(crate) struct Violations {
     list: Vec<(String, Option<String>, Violation)>,
 }
+
+/// The most violations one error message spells out.
+const REPORT_MAX: usize = 50;
 
 /// Values shorter than this are quoted in messages; longer ones are not repeated.
 const QUOTE_MAX: usize = 40;
@@ -45,12 +49,39 @@ impl Violations {
         self.list.is_empty()
     }
 
-    /// One `invalid_arguments` error listing every violation, in the order found.
+    /// Keeps only the violations whose path satisfies `keep`.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.list.retain(|(path, _, _)| keep(path));
+    }
+
+    /// Sorts the violations by `key` of their paths, keeping the order of equal keys.
+    pub(crate) fn sort_by_path<K: Ord>(&mut self, mut key: impl FnMut(&str) -> K) {
+        self.list.sort_by_cached_key(|(path, _, _)| key(path));
+    }
+
+    /// Rewrites every path with `f`.
+    pub(crate) fn map_paths(&mut self, mut f: impl FnMut(&mut String)) {
+        for (path, _, _) in &mut self.list {
+            f(path);
+        }
+    }
+
+    /// Moves every violation of `other` after these.
+    pub(crate) fn append(&mut self, mut other: Violations) {
+        self.list.append(&mut other.list);
+    }
+
+    /// One `invalid_arguments` error listing every violation, in the order found. At most
+    /// [`REPORT_MAX`] are spelled out; the message then says how many more there are.
     pub(crate) fn into_error(self) -> FormError {
         let mut message = String::new();
         for (i, (path, value, v)) in self.list.iter().enumerate() {
             if i > 0 {
                 message.push_str("; ");
+            }
+            if i == REPORT_MAX {
+                let _ = write!(message, "and {} more problems", self.list.len() - i);
+                break;
             }
             let _ = match value {
                 Some(val) => write!(message, "{path}: {val:?} {v}"),
@@ -279,10 +310,38 @@ fn check_question(out: &mut Violations, qi: usize, q: &Question) -> Resolved {
     resolved
 }
 
-/// Validates `spec` against every rule that applies to a built form; on success the form is
-/// ready for the native compiler and the answer checker.
+/// R4: `len` UTF-16 code units of compact JSON must fit in 1 MiB.
+pub(crate) fn check_size(out: &mut Violations, len: usize) {
+    if len > limits::ARGUMENTS_MAX_UTF16 {
+        out.push(
+            "arguments".to_owned(),
+            None,
+            Violation::new(
+                rules::Rule::R4,
+                format!(
+                    "must be at most {} UTF-16 code units as compact JSON, found {len}",
+                    limits::ARGUMENTS_MAX_UTF16
+                ),
+            ),
+        );
+    }
+}
+
+/// Validates `spec` against every rule that applies to a built form (R4 measured on the spec's
+/// compact JSON); on success the form is ready for the native compiler and the answer checker.
 pub(crate) fn validate(spec: FormSpec) -> Result<DataForm, FormError> {
     let mut out = Violations::default();
+    check_size(&mut out, super::serialize::spec_utf16_len(&spec));
+    let resolved = check_spec(&mut out, &spec);
+    if !out.is_empty() {
+        return Err(out.into_error());
+    }
+    Ok(finish(spec, resolved))
+}
+
+/// Records every violation of `spec` of the rules R1, R2 and R5–R26 (R4 is separate, see
+/// [`check_size`]) and returns each question's limits with defaults applied.
+pub(crate) fn check_spec(out: &mut Violations, spec: &FormSpec) -> Vec<Resolved> {
     out.check(
         || "message".to_owned(),
         None,
@@ -297,20 +356,22 @@ pub(crate) fn validate(spec: FormSpec) -> Result<DataForm, FormError> {
         .questions
         .iter()
         .enumerate()
-        .map(|(i, q)| check_question(&mut out, i, q))
+        .map(|(i, q)| check_question(out, i, q))
         .collect();
     check_unique(
-        &mut out,
+        out,
         "questions",
         "id",
         &spec.questions,
         |q| &q.id,
         "question id",
     );
-    if !out.is_empty() {
-        return Err(out.into_error());
-    }
-    Ok(DataForm::from_parts(normalize(spec), resolved))
+    resolved
+}
+
+/// The form made of a spec that passed every check.
+pub(crate) fn finish(spec: FormSpec, resolved: Vec<Resolved>) -> DataForm {
+    DataForm::from_parts(normalize(spec), resolved)
 }
 
 /// Trims the labels the contract trims (titles, names) so every later stage sees the
