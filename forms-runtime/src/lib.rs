@@ -31,3 +31,6 @@ pub use forms_rules as rules;
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+mod private_inline;
+
+pub use forms_macros::form;

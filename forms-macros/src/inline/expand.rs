@@ -1,0 +1,396 @@
+//! Stage 3: the checked form as Rust code that builds a `FormSpec` and validates it.
+//!
+//! A form with no `{expr}` is built once per process, in a `Lazy` static, and each evaluation
+//! returns a clone (one reference count). A form with run-time values converts each of them
+//! where it stands, through a function of `__private::inline` spanned at the expression, so a
+//! value of the wrong type is reported there.
+
+use super::ir::{Choice, Form, Image, Int, Limits, Options, Question, Resource, Slot, Spec, Str};
+use proc_macro2::{Group, Span, TokenStream};
+use quote::{quote, quote_spanned};
+
+/// The code of a form that passed every check.
+pub(crate) fn form(form: &Form) -> TokenStream {
+    let rt = quote!(::forms_runtime::__private::inline);
+    let spec = spec(form);
+    let name = quote::format_ident!("FORM", span = Span::mixed_site());
+    if is_static(form) {
+        quote! {{
+            static #name: #rt::Lazy<
+                #rt::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>,
+            > = #rt::Lazy::new(|| #rt::prepare(#spec));
+            #rt::Clone::clone(&*#name)
+        }}
+    } else {
+        let value = quote::format_ident!("form", span = Span::mixed_site());
+        quote! {{
+            // The user's `{expr}` blocks are kept as written.
+            #[allow(unused_braces)]
+            let #value = #rt::prepare(#spec);
+            #value
+        }}
+    }
+}
+
+/// The code of an invocation that failed its checks: the errors, then a value of the right
+/// type so that no follow-on error hides them.
+pub(crate) fn fallback(errors: TokenStream) -> TokenStream {
+    quote! {{
+        #errors
+        ::forms_runtime::__private::inline::unreachable_form()
+    }}
+}
+
+fn is_static(form: &Form) -> bool {
+    let mut any = false;
+    visit(form, &mut |_| any = true);
+    !any
+}
+
+/// Calls `f` on every interpolation of the form.
+fn visit(form: &Form, f: &mut dyn FnMut(&Group)) {
+    fn slot<T>(
+        s: &Slot<T>,
+        f: &mut dyn FnMut(&Group),
+        inner: &mut dyn FnMut(&T, &mut dyn FnMut(&Group)),
+    ) {
+        match s {
+            Slot::Lit(t) => inner(t, f),
+            Slot::Interp(g) => f(g),
+        }
+    }
+    fn leaf<T>(s: &Slot<T>, f: &mut dyn FnMut(&Group)) {
+        slot(s, f, &mut |_, _| {});
+    }
+    fn opt<T>(s: &Option<Slot<T>>, f: &mut dyn FnMut(&Group)) {
+        if let Some(s) = s {
+            leaf(s, f);
+        }
+    }
+    fn image(i: &Image, f: &mut dyn FnMut(&Group)) {
+        leaf(&i.src, f);
+        opt(&i.mime_type, f);
+    }
+    fn opt_image(s: &Option<Slot<Image>>, f: &mut dyn FnMut(&Group)) {
+        if let Some(s) = s {
+            slot(s, f, &mut |i, f| image(i, f));
+        }
+    }
+    fn limits(l: &Limits, f: &mut dyn FnMut(&Group)) {
+        opt(&l.min_items, f);
+        opt(&l.max_items, f);
+    }
+    fn choices(o: &Options<Choice>, f: &mut dyn FnMut(&Group)) {
+        slot(o, f, &mut |list, f| {
+            for c in list {
+                slot(c, f, &mut |c, f| {
+                    leaf(&c.id, f);
+                    leaf(&c.title, f);
+                    opt(&c.description, f);
+                    opt_image(&c.thumbnail, f);
+                });
+            }
+        });
+    }
+    fn resources(o: &Options<Resource>, f: &mut dyn FnMut(&Group)) {
+        slot(o, f, &mut |list, f| {
+            for r in list {
+                slot(r, f, &mut |r, f| {
+                    leaf(&r.uri, f);
+                    leaf(&r.name, f);
+                    leaf(&r.title, f);
+                    opt(&r.description, f);
+                    opt(&r.mime_type, f);
+                    if let Some(icons) = &r.icons {
+                        slot(icons, f, &mut |list, f| {
+                            for i in list {
+                                slot(i, f, &mut |i, f| image(i, f));
+                            }
+                        });
+                    }
+                    opt_image(&r.thumbnail, f);
+                });
+            }
+        });
+    }
+    leaf(&form.message, f);
+    slot(&form.questions, f, &mut |list, f| {
+        for q in list {
+            slot(q, f, &mut |q, f| {
+                leaf(&q.id, f);
+                leaf(&q.title, f);
+                opt(&q.description, f);
+                leaf(&q.required, f);
+                match &q.spec {
+                    Spec::Text { max_length } => opt(max_length, f),
+                    Spec::SingleSelect { options } => choices(options, f),
+                    Spec::MultiSelect { options, limits: l } => {
+                        choices(options, f);
+                        limits(l, f);
+                    }
+                    Spec::Resource { options } => resources(options, f),
+                    Spec::Resources { options, limits: l } => {
+                        resources(options, f);
+                        limits(l, f);
+                    }
+                    Spec::Files {
+                        options,
+                        limits: l,
+                        accept,
+                    } => {
+                        if let Some(o) = options {
+                            resources(o, f);
+                        }
+                        limits(l, f);
+                        if let Some(a) = accept {
+                            slot(a, f, &mut |list, f| {
+                                for s in list {
+                                    leaf(s, f);
+                                }
+                            });
+                        }
+                    }
+                }
+            });
+        }
+    });
+}
+
+fn rt() -> TokenStream {
+    quote!(::forms_runtime::__private::inline)
+}
+
+/// A call of the conversion `func` on an interpolation, spanned at the user's expression.
+fn convert(func: &str, g: &Group) -> TokenStream {
+    let rt = rt();
+    let func = proc_macro2::Ident::new(func, g.span());
+    quote_spanned!(g.span()=> #rt::#func(#g))
+}
+
+fn string(s: &Slot<Str>) -> TokenStream {
+    let rt = rt();
+    match s {
+        Slot::Lit(s) => {
+            let lit = syn::LitStr::new(&s.value, s.span);
+            quote!(#rt::lit(#lit))
+        }
+        Slot::Interp(g) => convert("text", g),
+    }
+}
+
+fn optional_string(s: &Option<Slot<Str>>) -> TokenStream {
+    let rt = rt();
+    match s {
+        None => quote!(#rt::None),
+        Some(Slot::Interp(g)) => convert("optional_text", g),
+        Some(lit) => {
+            let s = string(lit);
+            quote!(#rt::Some(#s))
+        }
+    }
+}
+
+fn count(c: &Option<Slot<Int>>) -> TokenStream {
+    let rt = rt();
+    match c {
+        None => quote!(#rt::None),
+        Some(Slot::Lit(i)) => {
+            let mut lit = proc_macro2::Literal::u32_suffixed(i.value);
+            lit.set_span(i.span);
+            quote!(#rt::Some(#lit))
+        }
+        Some(Slot::Interp(g)) => {
+            let c = convert("count", g);
+            quote!(#rt::Some(#c))
+        }
+    }
+}
+
+/// A written-out list, or one interpolated list converted by `func`.
+fn list<T>(l: &Slot<Vec<T>>, func: &str, item: impl Fn(&T) -> TokenStream) -> TokenStream {
+    let rt = rt();
+    match l {
+        Slot::Lit(items) => {
+            let items = items.iter().map(item);
+            quote!(#rt::list([#(#items),*]))
+        }
+        Slot::Interp(g) => convert(func, g),
+    }
+}
+
+fn image(i: &Slot<Image>, func: &str) -> TokenStream {
+    let rt = rt();
+    match i {
+        Slot::Lit(i) => {
+            let src = string(&i.src);
+            let mime_type = optional_string(&i.mime_type);
+            quote!(#rt::ImageModel { src: #src, mime_type: #mime_type })
+        }
+        Slot::Interp(g) => convert(func, g),
+    }
+}
+
+fn optional_image(i: &Option<Slot<Image>>) -> TokenStream {
+    let rt = rt();
+    match i {
+        None => quote!(#rt::None),
+        Some(Slot::Interp(g)) => convert("optional_image", g),
+        Some(lit) => {
+            let i = image(lit, "image");
+            quote!(#rt::Some(#i))
+        }
+    }
+}
+
+fn choice(c: &Slot<Choice>) -> TokenStream {
+    let rt = rt();
+    match c {
+        Slot::Lit(c) => {
+            let id = string(&c.id);
+            let title = string(&c.title);
+            let description = optional_string(&c.description);
+            let thumbnail = optional_image(&c.thumbnail);
+            quote!(#rt::ChoiceOptionModel {
+                id: #id,
+                title: #title,
+                description: #description,
+                thumbnail: #thumbnail,
+            })
+        }
+        Slot::Interp(g) => convert("choice_option", g),
+    }
+}
+
+fn resource(r: &Slot<Resource>) -> TokenStream {
+    let rt = rt();
+    match r {
+        Slot::Lit(r) => {
+            let uri = string(&r.uri);
+            let name = string(&r.name);
+            let title = string(&r.title);
+            let description = optional_string(&r.description);
+            let mime_type = optional_string(&r.mime_type);
+            let icons = match &r.icons {
+                None => quote!(#rt::None),
+                Some(icons) => {
+                    let l = list(icons, "images", |i| image(i, "image"));
+                    quote!(#rt::Some(#l))
+                }
+            };
+            let thumbnail = optional_image(&r.thumbnail);
+            quote!(#rt::ResourceOptionModel {
+                uri: #uri,
+                name: #name,
+                title: #title,
+                description: #description,
+                mime_type: #mime_type,
+                icons: #icons,
+                thumbnail: #thumbnail,
+            })
+        }
+        Slot::Interp(g) => convert("resource_option", g),
+    }
+}
+
+fn choices(o: &Options<Choice>) -> TokenStream {
+    list(o, "choice_options", choice)
+}
+
+fn resources(o: &Options<Resource>) -> TokenStream {
+    list(o, "resource_options", resource)
+}
+
+fn question_spec(s: &Spec) -> TokenStream {
+    let rt = rt();
+    let limits = |l: &Limits| (count(&l.min_items), count(&l.max_items));
+    match s {
+        Spec::Text { max_length } => {
+            let max_length = count(max_length);
+            quote!(#rt::QuestionSpecModel::Text { max_length: #max_length })
+        }
+        Spec::SingleSelect { options } => {
+            let options = choices(options);
+            quote!(#rt::QuestionSpecModel::SingleSelect { options: #options })
+        }
+        Spec::MultiSelect { options, limits: l } => {
+            let options = choices(options);
+            let (min, max) = limits(l);
+            quote!(#rt::QuestionSpecModel::MultiSelect {
+                options: #options,
+                min_items: #min,
+                max_items: #max,
+            })
+        }
+        Spec::Resource { options } => {
+            let options = resources(options);
+            quote!(#rt::QuestionSpecModel::Resource { options: #options })
+        }
+        Spec::Resources { options, limits: l } => {
+            let options = resources(options);
+            let (min, max) = limits(l);
+            quote!(#rt::QuestionSpecModel::Resources {
+                options: #options,
+                min_items: #min,
+                max_items: #max,
+            })
+        }
+        Spec::Files {
+            options,
+            limits: l,
+            accept,
+        } => {
+            let options = match options {
+                Some(o) => resources(o),
+                None => quote!(#rt::Vec::new()),
+            };
+            let (min, max) = limits(l);
+            let accept = match accept {
+                None => quote!(#rt::None),
+                Some(a) => {
+                    let l = list(a, "accept", string);
+                    quote!(#rt::Some(#l))
+                }
+            };
+            quote!(#rt::QuestionSpecModel::Files {
+                options: #options,
+                min_items: #min,
+                max_items: #max,
+                accept: #accept,
+            })
+        }
+    }
+}
+
+fn question(q: &Slot<Question>) -> TokenStream {
+    let rt = rt();
+    match q {
+        Slot::Lit(q) => {
+            let id = string(&q.id);
+            let title = string(&q.title);
+            let description = optional_string(&q.description);
+            let required = match &q.required {
+                Slot::Lit(b) => quote!(#b),
+                Slot::Interp(g) => convert("flag", g),
+            };
+            let kind = question_spec(&q.spec);
+            quote!(#rt::QuestionModel {
+                id: #id,
+                title: #title,
+                description: #description,
+                required: #required,
+                kind: #kind,
+            })
+        }
+        Slot::Interp(g) => convert("question", g),
+    }
+}
+
+fn spec(form: &Form) -> TokenStream {
+    let rt = rt();
+    let message = string(&form.message);
+    let questions = list(&form.questions, "questions", question);
+    quote!(#rt::FormSpecModel {
+        message: #message,
+        questions: #questions,
+    })
+}

@@ -1,0 +1,133 @@
+//! Strict objects (R3): each key at most once, unknown keys refused with the list of the
+//! keys the object takes.
+
+use super::parse::{Entry, Object};
+use crate::ctxt::Ctxt;
+use forms_rules::{Rule, Violation};
+use proc_macro2::Span;
+use std::cell::Cell;
+
+/// The keys of one object, each taken at most once by the checker.
+pub(crate) struct Fields<'a> {
+    /// How the object is named in messages (`a question`).
+    what: &'static str,
+    /// The keys the object takes, in the contract's order.
+    keys: &'static [&'static str],
+    entries: Vec<(&'a Entry, Cell<bool>)>,
+    /// The object's opening brace.
+    pub(crate) open: Span,
+}
+
+impl<'a> Fields<'a> {
+    /// Collects the keys of `obj`, reporting every repeated key (R3).
+    pub(crate) fn new(
+        cx: &Ctxt,
+        obj: &'a Object,
+        what: &'static str,
+        keys: &'static [&'static str],
+    ) -> Self {
+        let mut entries: Vec<(&'a Entry, Cell<bool>)> = Vec::new();
+        for e in &obj.entries {
+            if entries.iter().any(|(f, _)| f.key == e.key) {
+                report(
+                    cx,
+                    e.key_span,
+                    format!("duplicate key `{}` in {what}", e.key),
+                    Violation::new(Rule::R3, "each key may appear only once"),
+                );
+            } else {
+                entries.push((e, Cell::new(false)));
+            }
+        }
+        Fields {
+            what,
+            keys,
+            entries,
+            open: obj.open,
+        }
+    }
+
+    /// The entry for `key`, marking it as understood.
+    pub(crate) fn take(&self, key: &str) -> Option<&'a Entry> {
+        self.entries
+            .iter()
+            .find(|(e, _)| e.key == key)
+            .map(|(e, used)| {
+                used.set(true);
+                *e
+            })
+    }
+
+    /// Reports every key nobody took: `default` under R21, anything else under R3.
+    pub(crate) fn finish(self, cx: &Ctxt) {
+        for (e, used) in &self.entries {
+            if used.get() {
+                continue;
+            }
+            if e.key == "default" {
+                report(
+                    cx,
+                    e.key_span,
+                    "`default` is not supported".to_owned(),
+                    Violation::new(
+                        Rule::R21,
+                        "the contract has no defaults and no preselection; the person answers",
+                    ),
+                );
+                continue;
+            }
+            let list = self
+                .keys
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let hint = match suggest(&e.key, self.keys) {
+                Some(k) => format!(" (did you mean `{k}`?)"),
+                None => String::new(),
+            };
+            report(
+                cx,
+                e.key_span,
+                format!("unknown key `{}` in {}{hint}", e.key, self.what),
+                Violation::new(Rule::R3, format!("expected one of {list}")),
+            );
+        }
+    }
+}
+
+/// The known key that `key` is probably a misspelling of (`max_length` for `maxLength`).
+fn suggest(key: &str, keys: &[&'static str]) -> Option<&'static str> {
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let k = fold(key);
+    keys.iter().copied().find(|known| fold(known) == k)
+}
+
+/// Records `subject` + the violation's problem, worded like rustc:
+/// `question id `9x` must start with an ASCII letter; see rule R6`.
+pub(crate) fn violation(cx: &Ctxt, span: Span, subject: &str, v: Violation) {
+    cx.error_at(
+        span,
+        format!("{subject} {}; see rule {}", v.problem, v.rule),
+    );
+}
+
+/// Records a message that is complete in itself, with its rule:
+/// `duplicate key `title` in a question: each key may appear only once; see rule R3`.
+pub(crate) fn report(cx: &Ctxt, span: Span, head: String, v: Violation) {
+    cx.error_at(span, format!("{head}: {}; see rule {}", v.problem, v.rule));
+}
+
+/// `value` in backticks after a space when it is short enough to repeat in a message.
+pub(crate) fn quoted(value: &str) -> String {
+    if value.chars().count() <= 40 && !value.contains('`') {
+        format!(" `{value}`")
+    } else {
+        String::new()
+    }
+}

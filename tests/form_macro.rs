@@ -1,0 +1,367 @@
+//! `form!`: inline forms in the Data vocabulary. A literal form compiles to the same native
+//! request as the equivalent Data JSON; run-time values are validated when the form is built;
+//! a form without run-time values is built once; answers decode through the generic
+//! accessors; mistakes are compile errors (the trybuild cases under `tests/ui/form_macro`).
+#![deny(warnings)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use forms_runtime::data::{ChoiceOption, Image, Question, QuestionSpec, ResourceOption};
+use forms_runtime::{form, DataForm, ErrorCode, FileRefView, FormError, PreparedForm, Response};
+
+/// Every question type and every key of the contract, written literally.
+fn full_literal_form() -> Result<PreparedForm, FormError> {
+    form! {
+        message: "Set up your weekly report",
+        questions: [
+            { id: "goal", type: text, title: "What would you like to understand?",
+              description: "One or two sentences", required: false, maxLength: 2000 },
+            { id: "format", type: single_select, title: "Report format", required: true,
+              options: [
+                  { id: "pdf", title: "PDF", description: "Printable",
+                    thumbnail: { src: "https://example.com/pdf.png", mimeType: "image/png" } },
+                  { id: "html", title: "Web page", preview: { src: "https://example.com/html.png" } },
+              ] },
+            { id: "sections", type: multi_select, title: "Sections", required: false,
+              minItems: 1, maxItems: 2,
+              options: [ { id: "summary", title: "Summary" }, { id: "charts", title: "Charts" },
+                         { id: "raw", title: "Raw data" } ] },
+            { id: "template", type: resource, title: "Relevant report templates", required: false,
+              options: [ { uri: "https://example.com/templates/review", name: "business-review",
+                           title: "Presentation · Business review",
+                           description: "Quarterly deck",
+                           mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+                           icons: [ { src: "https://example.com/slides.png" } ],
+                           thumbnail: { src: "https://example.com/review.png" } } ] },
+            { id: "sources", type: resources, title: "Sources", required: true, maxItems: 1,
+              options: [ { uri: "https://example.com/a", name: "a", title: "Site · A" },
+                         { uri: "https://example.com/b", name: "b", title: "Site · B" } ] },
+            { id: "data", type: files, title: "Upload your data", required: false,
+              maxItems: 3, accept: [".csv", "text/csv"] },
+        ],
+    }
+}
+
+/// The same form as Data JSON, as a model would send it.
+const FULL_JSON: &str = r#"{
+  "message": "Set up your weekly report",
+  "questions": [
+    {"id": "goal", "type": "text", "title": "What would you like to understand?",
+     "description": "One or two sentences", "required": false, "maxLength": 2000},
+    {"id": "format", "type": "single_select", "title": "Report format", "required": true,
+     "options": [
+       {"id": "pdf", "title": "PDF", "description": "Printable",
+        "thumbnail": {"src": "https://example.com/pdf.png", "mimeType": "image/png"}},
+       {"id": "html", "title": "Web page", "preview": {"src": "https://example.com/html.png"}}]},
+    {"id": "sections", "type": "multi_select", "title": "Sections", "required": false,
+     "minItems": 1, "maxItems": 2,
+     "options": [{"id": "summary", "title": "Summary"}, {"id": "charts", "title": "Charts"},
+                 {"id": "raw", "title": "Raw data"}]},
+    {"id": "template", "type": "resource", "title": "Relevant report templates", "required": false,
+     "options": [{"uri": "https://example.com/templates/review", "name": "business-review",
+                  "title": "Presentation · Business review", "description": "Quarterly deck",
+                  "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+                  "icons": [{"src": "https://example.com/slides.png"}],
+                  "thumbnail": {"src": "https://example.com/review.png"}}]},
+    {"id": "sources", "type": "resources", "title": "Sources", "required": true, "maxItems": 1,
+     "options": [{"uri": "https://example.com/a", "name": "a", "title": "Site · A"},
+                 {"uri": "https://example.com/b", "name": "b", "title": "Site · B"}]},
+    {"id": "data", "type": "files", "title": "Upload your data", "required": false,
+     "maxItems": 3, "accept": [".csv", "text/csv"]}
+  ]
+}"#;
+
+#[test]
+fn literal_form_compiles_like_its_data_json() {
+    let inline = full_literal_form().unwrap();
+    let json = PreparedForm::new(DataForm::from_json(FULL_JSON).unwrap());
+    assert_eq!(inline.native_json(), json.native_json());
+    assert_eq!(inline.data(), json.data());
+    assert_eq!(inline.data().to_json(), json.data().to_json());
+    // The native request is the real thing, not an empty shell.
+    let native: serde_json::Value = serde_json::from_str(inline.native_json()).unwrap();
+    assert_eq!(
+        native["requestedSchema"]["required"],
+        serde_json::json!(["format", "sources"])
+    );
+    assert_eq!(
+        native["requestedSchema"]["properties"]["goal"]["maxLength"],
+        2000
+    );
+}
+
+#[test]
+fn static_form_is_built_once() {
+    let a = full_literal_form().unwrap();
+    let b = full_literal_form().unwrap();
+    // One `Arc` behind both: the native JSON is the same allocation.
+    assert!(std::ptr::eq(a.native_json(), b.native_json()));
+}
+
+fn goal_form(title: &str) -> Result<PreparedForm, FormError> {
+    form! {
+        message: "Tell me",
+        questions: [ { id: "goal", type: text, title: {title}, required: false } ],
+    }
+}
+
+#[test]
+fn form_with_run_time_values_is_built_each_time() {
+    let a = goal_form("Goal").unwrap();
+    let b = goal_form("Goal").unwrap();
+    assert!(!std::ptr::eq(a.native_json(), b.native_json()));
+    assert_eq!(a, b);
+    assert_eq!(
+        goal_form("Purpose").unwrap().data().questions()[0].title,
+        "Purpose"
+    );
+}
+
+fn template_form(templates: Vec<ResourceOption>) -> Result<PreparedForm, FormError> {
+    form! {
+        message: "Choose a report template",
+        questions: [
+            { id: "template", type: resource, title: "Relevant report templates",
+              required: false, options: {templates} },
+        ],
+    }
+}
+
+#[test]
+fn interpolated_options_are_validated_at_run_time() {
+    let good = vec![ResourceOption::new(
+        "https://example.com/verified-business-review",
+        "business-review",
+        "Presentation · Business review",
+    )];
+    let form = template_form(good).unwrap();
+    assert_eq!(form.data().questions()[0].kind.resource_options().len(), 1);
+
+    let bad = vec![ResourceOption::new(
+        "https://example.com/review?token=abc",
+        "business-review",
+        "Presentation · Business review",
+    )];
+    let err = template_form(bad).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert!(
+        err.message.contains("questions[0].options[0].uri"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R26)"), "{}", err.message);
+}
+
+#[test]
+fn r14_interpolated_option_list_needs_one_option() {
+    let err = template_form(Vec::new()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert!(
+        err.message.contains("questions[0].options"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R14)"), "{}", err.message);
+}
+
+fn sections_form(options: &[ChoiceOption], max: u8) -> Result<PreparedForm, FormError> {
+    form! {
+        message: "Pick sections",
+        questions: [
+            { id: "sections", type: multi_select, title: "Sections", required: true,
+              maxItems: {max}, options: {options} },
+        ],
+    }
+}
+
+fn choice(id: &str, title: &str) -> ChoiceOption {
+    ChoiceOption {
+        id: id.to_owned(),
+        title: title.to_owned(),
+        description: None,
+        thumbnail: None,
+    }
+}
+
+#[test]
+fn r20_run_time_bounds_within_option_count() {
+    let two = [choice("a", "A"), choice("b", "B")];
+    // At the limit: maxItems equal to the option count.
+    let form = sections_form(&two, 2).unwrap();
+    assert_eq!(form.data().selection_limits(0).unwrap().max_items, 2);
+    let err = sections_form(&two, 3).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert!(err.message.contains("(R20)"), "{}", err.message);
+}
+
+#[test]
+fn r5_interpolated_option_ids_must_be_unique() {
+    let twice = [choice("a", "A"), choice("a", "Again")];
+    let err = sections_form(&twice, 1).unwrap_err();
+    assert!(
+        err.message.contains("questions[0].options[1].id"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R5)"), "{}", err.message);
+    assert!(sections_form(&[choice("a", "A"), choice("b", "B")], 1).is_ok());
+}
+
+#[test]
+fn r6_interpolated_question_id_checked_at_run_time() {
+    let make = |id: String| -> Result<PreparedForm, FormError> {
+        form! {
+            message: "Tell me",
+            questions: [ { id: {id}, type: text, title: "Goal", required: false } ],
+        }
+    };
+    assert!(make("goal".to_owned()).is_ok());
+    let err = make("9x".to_owned()).unwrap_err();
+    assert!(
+        err.message
+            .contains(r#"questions[0].id: "9x" must start with an ASCII letter (R6)"#),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn every_kind_of_value_can_be_interpolated() {
+    let message = String::from("Set up your weekly report");
+    let title = "What would you like to understand?";
+    let description: Option<String> = None;
+    let required = false;
+    let max_length: u16 = 2000;
+    let html = choice("html", "Web page");
+    let pdf_thumbnail = Image {
+        src: "https://example.com/pdf.png".to_owned(),
+        mime_type: Some("image/png".to_owned()),
+    };
+    let sections = vec![
+        choice("summary", "Summary"),
+        choice("charts", "Charts"),
+        choice("raw", "Raw data"),
+    ];
+    let icons = vec![Image::new("https://example.com/slides.png")];
+    let accept = [".csv", "text/csv"];
+    let sources = Question {
+        id: "sources".to_owned(),
+        title: "Sources".to_owned(),
+        description: None,
+        required: true,
+        kind: QuestionSpec::Resources {
+            options: vec![
+                ResourceOption::new("https://example.com/a", "a", "Site · A"),
+                ResourceOption::new("https://example.com/b", "b", "Site · B"),
+            ],
+            min_items: None,
+            max_items: Some(1),
+        },
+    };
+    let form = form! {
+        message: {message},
+        questions: [
+            { id: "goal", type: text, title: {title}, description: {"One or two sentences"},
+              required: {required}, maxLength: {max_length} },
+            { id: "format", type: single_select, title: "Report format", required: {!required},
+              options: [
+                  { id: "pdf", title: "PDF", description: {String::from("Printable")},
+                    thumbnail: {&pdf_thumbnail} },
+                  { id: {html.id.clone()}, title: {&html.title},
+                    preview: {Image::new("https://example.com/html.png")} },
+              ] },
+            { id: "sections", type: multi_select, title: "Sections", required: false,
+              minItems: {1u8}, maxItems: {2u32}, options: {sections} },
+            { id: "template", type: resource, title: "Relevant report templates", required: false,
+              options: [ { uri: "https://example.com/templates/review", name: "business-review",
+                           title: "Presentation · Business review",
+                           description: {Some("Quarterly deck")},
+                           mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+                           icons: {icons},
+                           thumbnail: { src: {"https://example.com/review.png"} } } ] },
+            {sources},
+            { id: "data", type: files, title: "Upload your data", required: false,
+              description: {description}, maxItems: 3, accept: {accept} },
+        ],
+    }
+    .unwrap();
+    let json = PreparedForm::new(DataForm::from_json(FULL_JSON).unwrap());
+    assert_eq!(form.native_json(), json.native_json());
+}
+
+#[test]
+fn answers_decode_through_the_generic_accessors() {
+    let form = full_literal_form().unwrap();
+    let response = r#"{"action":"accept","content":{
+        "goal":"Why sales dipped",
+        "format":"html",
+        "sections":["charts","summary"],
+        "template":"https://example.com/templates/review",
+        "sources":["https://example.com/b"],
+        "data":["file:///home/me/sales.csv"]}}"#;
+    let Response::Accept(answers) = form.check_response(response).unwrap() else {
+        panic!("expected accept");
+    };
+    assert_eq!(answers.text("goal"), Some("Why sales dipped"));
+    assert_eq!(answers.choice("format"), Some("html"));
+    assert_eq!(answers.choices("sections"), Some(vec!["charts", "summary"]));
+    assert_eq!(
+        answers.resource("template"),
+        Some("https://example.com/templates/review")
+    );
+    assert_eq!(
+        answers.resources("sources"),
+        Some(vec!["https://example.com/b"])
+    );
+    let files = answers.files("data").unwrap();
+    assert_eq!(files.len(), 1);
+    assert!(matches!(files[0], FileRefView::Local { .. }), "{files:?}");
+    assert_eq!(files[0].uri(), "file:///home/me/sales.csv");
+
+    // An answer the form does not allow applies nothing.
+    let err = form
+        .check_response(r#"{"action":"accept","content":{"format":"docx","sources":["https://example.com/a"]}}"#)
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidResponse);
+}
+
+#[test]
+fn works_in_a_no_implicit_prelude_module() {
+    #[no_implicit_prelude]
+    mod plain {
+        pub fn fixed(
+        ) -> ::core::result::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>
+        {
+            ::forms_runtime::form! {
+                message: "Tell me",
+                questions: [ { id: "goal", type: text, title: "Goal", required: false,
+                               maxLength: 10 } ],
+            }
+        }
+        pub fn dynamic(
+            title: &str,
+        ) -> ::core::result::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>
+        {
+            ::forms_runtime::form! {
+                message: "Tell me",
+                questions: [ { id: "goal", type: files, title: {title}, required: {true},
+                               accept: [".csv", {"text/csv"}] } ],
+            }
+        }
+    }
+    assert_eq!(plain::fixed().unwrap().data().max_length(0), Some(10));
+    assert_eq!(
+        plain::dynamic("Files").unwrap().data().questions()[0].title,
+        "Files"
+    );
+}
+
+#[test]
+fn compile_errors() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/form_macro/*.rs");
+}
