@@ -557,6 +557,13 @@ fn n10_single_text_question_repeating_the_message() {
     );
     assert_eq!(f.native().message(), "");
 
+    // Surrounding whitespace of the message does not make it a different header.
+    let f = form(
+        &format!("  {title} "),
+        vec![question("goal", title, false, text_kind())],
+    );
+    assert_eq!(native(&f)["message"], json!(""));
+
     // A different title keeps the message.
     let f = single(text_kind(), "Your goal");
     assert_eq!(native(&f)["message"], json!(title));
@@ -579,4 +586,92 @@ fn n10_single_text_question_repeating_the_message() {
         ],
     );
     assert_eq!(native(&f)["message"], json!(title));
+}
+
+#[test]
+fn n3_preview_alias_compiles_to_thumbnail() {
+    let f = DataForm::from_json(
+        r#"{"message":"Pick a theme","questions":[{"id":"theme","type":"single_select",
+            "title":"Theme","required":false,"options":[
+              {"id":"light","title":"Light","preview":{"src":"https://example.com/light.png"}},
+              {"id":"dark","title":"Dark","thumbnail":{"src":"https://example.com/dark.png","mimeType":"image/png"}},
+              {"id":"plain","title":"Plain"}]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        prop(&f, "theme")["oneOf"],
+        json!([
+            {"const": "light", "title": "Light",
+             "x-openai-thumbnail": {"src": "https://example.com/light.png"}},
+            {"const": "dark", "title": "Dark",
+             "x-openai-thumbnail": {"src": "https://example.com/dark.png", "mimeType": "image/png"}},
+            {"const": "plain", "title": "Plain"}
+        ])
+    );
+    assert!(!f.native_json().contains("preview"));
+}
+
+#[test]
+fn n5_n8_seed_example_maps_as_documented() {
+    let f = DataForm::from_json(
+        r#"{
+          "message": "Choose a report template",
+          "questions": [{
+            "id": "template",
+            "type": "resource",
+            "title": "Relevant report templates",
+            "required": false,
+            "options": [{
+              "uri": "https://example.com/verified-business-review",
+              "name": "business-review",
+              "title": "Presentation · Business review",
+              "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+              "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
+              "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
+            }]
+          }]
+        }"#,
+    )
+    .unwrap();
+    assert_eq!(
+        native(&f),
+        json!({
+            "mode": "form",
+            "message": "Choose a report template",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "template": {
+                        "type": "string",
+                        "format": "uri",
+                        "title": "Relevant report templates",
+                        "x-openai-input": {
+                            "type": "resource",
+                            "options": [{
+                                "uri": "https://example.com/verified-business-review",
+                                "name": "business-review",
+                                "title": "Presentation · Business review",
+                                "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+                                "icons": [{"src": "https://example.com/verified-presentation-logo.png"}],
+                                "_meta": {"openai/thumbnail": {"src": "https://example.com/verified-slide-preview.png"}}
+                            }]
+                        }
+                    }
+                }
+            }
+        })
+    );
+    // Exact text, key order included.
+    assert_eq!(
+        f.native_json(),
+        concat!(
+            r#"{"mode":"form","message":"Choose a report template","requestedSchema":{"type":"object","#,
+            r#""properties":{"template":{"type":"string","format":"uri","title":"Relevant report templates","#,
+            r#""x-openai-input":{"type":"resource","options":[{"uri":"https://example.com/verified-business-review","#,
+            r#""name":"business-review","title":"Presentation · Business review","#,
+            r#""mimeType":"application/vnd.openxmlformats-officedocument.presentationml.presentation","#,
+            r#""icons":[{"src":"https://example.com/verified-presentation-logo.png"}],"#,
+            r#""_meta":{"openai/thumbnail":{"src":"https://example.com/verified-slide-preview.png"}}}]}}}}}"#
+        )
+    );
 }
