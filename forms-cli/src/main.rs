@@ -311,6 +311,8 @@ fn main() -> ExitCode {
     };
     match print_line(&line) {
         Ok(()) => code,
+        // A reader that went away (`forms descriptor | head`) needs no message.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(2),
         Err(e) => {
             eprintln!("forms: cannot write the result: {e}");
             ExitCode::from(2)
