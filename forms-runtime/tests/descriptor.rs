@@ -9,6 +9,7 @@
 
 use forms_runtime::descriptor::{id_pattern, tool_descriptor, SCHEMA_DIALECT, TOOL_NAME};
 use forms_runtime::rules::limits;
+use forms_runtime::DataForm;
 use serde_json::{json, Value};
 
 fn descriptor_json() -> Value {
@@ -458,8 +459,31 @@ fn descriptor_schema_carries_every_limit() {
 
 #[test]
 fn descriptor_accepts_the_seed_example_and_one_question_of_every_type() {
-    check(&seed_example()).unwrap();
-    check(&every_type()).unwrap();
+    for form in [seed_example(), every_type()] {
+        check(&form).unwrap();
+        DataForm::from_json(&form.to_string()).unwrap();
+    }
+}
+
+/// The schema is no stricter than the runtime on the conformance corpus: every form there is
+/// valid, and the schema accepts each one.
+#[test]
+fn descriptor_accepts_every_corpus_form() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let form = &case["form"];
+        DataForm::from_json(&form.to_string())
+            .unwrap_or_else(|e| panic!("{}: runtime refused: {e}", path.display()));
+        check(form).unwrap_or_else(|e| panic!("{}: schema refused: {e}", path.display()));
+        seen += 1;
+    }
+    assert!(seen >= 40, "only {seen} corpus forms found");
 }
 
 #[test]
@@ -526,10 +550,15 @@ fn descriptor_refuses_what_the_contract_refuses() {
         let mut v = seed_example();
         mutate(&mut v);
         assert!(check(&v).is_err(), "schema accepted: {what}");
+        assert!(
+            DataForm::from_json(&v.to_string()).is_err(),
+            "runtime accepted: {what}"
+        );
     }
+    let refused = |v: &Value| check(v).is_err() && DataForm::from_json(&v.to_string()).is_err();
     let mut v = every_type();
     v["questions"][1]["options"][0]["thumbnail"] = json!({"src": "https://example.com/t.png"});
-    assert!(check(&v).is_err(), "schema accepted thumbnail with preview");
+    assert!(refused(&v), "accepted thumbnail with preview");
     let mut v = every_type();
     v["questions"][0]["maxLength"] = json!(limits::MAX_LENGTH_MAX + 1);
     assert!(
@@ -550,5 +579,5 @@ fn descriptor_refuses_what_the_contract_refuses() {
     );
     let mut v = every_type();
     v["questions"][4]["accept"] = json!([]);
-    assert!(check(&v).is_err(), "schema accepted an empty accept list");
+    assert!(refused(&v), "accepted an empty accept list");
 }
