@@ -116,7 +116,8 @@ impl Docs {
                 ..
             }) = &nv.value
             {
-                for line in s.value().lines() {
+                for line in s.value().split('\n') {
+                    let line = line.strip_suffix('\r').unwrap_or(line);
                     let line = line.strip_prefix(' ').unwrap_or(line);
                     self.lines.push((line.trim_end().to_owned(), attr.clone()));
                 }

@@ -1,0 +1,252 @@
+//! Every answer rule (V1–V8) applies through the typed path: `TypedForm::decode` refuses what
+//! the runtime's answer checker refuses, with `invalid_response`, and returns no value.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use forms_runtime::data::ResourceOption;
+use forms_runtime::{ErrorCode, FileRef, Form, Outcome, TypedForm};
+use url::Url;
+
+#[derive(Form, Debug, Clone, Copy, PartialEq, Eq)]
+#[form(rename_all = "lowercase")]
+enum Format {
+    /// PDF
+    Pdf,
+    /// Web page
+    Html,
+    /// Slides
+    Slides,
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    /// Goal
+    #[form(max_length = 10)]
+    goal: String,
+    /// Notes
+    notes: Option<String>,
+    /// Format
+    format: Format,
+    /// Other formats
+    #[form(required, max_items = 2)]
+    others: Vec<Format>,
+    /// Template
+    #[form(resource)]
+    template: Option<Url>,
+    /// Examples
+    #[form(resources, max_items = 2)]
+    examples: Vec<Url>,
+    /// Data
+    #[form(files, max_items = 2)]
+    data: Vec<FileRef>,
+}
+
+fn form() -> TypedForm<Setup> {
+    let r = |u: &str| ResourceOption::new(u, "n", "Document · T");
+    Setup::form(SetupParts {
+        template: vec![r("https://example.com/t1"), r("https://example.com/t2")],
+        examples: vec![
+            r("https://example.com/e1"),
+            r("https://example.com/e2"),
+            r("https://example.com/e3"),
+        ],
+        data: vec![r("https://example.com/d1")],
+    })
+    .unwrap()
+}
+
+/// An accepted response: a valid base content with the members of `extra` added or replaced.
+fn accept(extra: &str) -> String {
+    let mut content = serde_json::json!({"goal": "Churn", "format": "pdf", "others": ["html"]});
+    let extra: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&format!("{{{extra}}}")).unwrap();
+    for (k, v) in extra {
+        content[k] = v;
+    }
+    serde_json::json!({"action": "accept", "content": content}).to_string()
+}
+
+fn ok(response: &str) -> Setup {
+    match form().decode(response) {
+        Ok(Outcome::Accepted(s)) => s,
+        other => panic!("expected acceptance of {response}, got {other:?}"),
+    }
+}
+
+/// Asserts an `invalid_response` error that names `rule`.
+fn refused(response: &str, rule: &str) {
+    match form().decode(response) {
+        Err(e) => {
+            assert_eq!(e.code, ErrorCode::InvalidResponse, "{e}");
+            assert!(e.message.contains(rule), "{rule} not in {}", e.message);
+        }
+        Ok(o) => panic!("expected {rule} to refuse {response}, got {o:?}"),
+    }
+}
+
+#[test]
+fn v1_response_shape() {
+    assert_eq!(ok(&accept("")).goal, "Churn");
+    assert_eq!(
+        form().decode(r#"{"action":"decline"}"#).unwrap(),
+        Outcome::Declined
+    );
+    assert_eq!(
+        form().decode(r#"{"action":"cancel"}"#).unwrap(),
+        Outcome::Cancelled
+    );
+    refused(r#"{"action":"maybe"}"#, "V1");
+    refused(r#"{"content":{}}"#, "V1");
+    refused(r#"["accept"]"#, "V1");
+    refused("not json", "V1");
+    refused(
+        r#"{"action":"accept","content":{"goal":"x","format":"pdf","others":["html"]}} trailing"#,
+        "V1",
+    );
+}
+
+#[test]
+fn v2_keys_are_question_ids_and_required_questions_are_answered() {
+    refused(&accept(r#""unknown":"x""#), "V2");
+    refused(
+        r#"{"action":"accept","content":{"format":"pdf","others":["html"]}}"#,
+        "V2",
+    );
+    refused(
+        r#"{"action":"accept","content":{"goal":"a","others":["html"]}}"#,
+        "V2",
+    );
+    refused(
+        r#"{"action":"accept","content":{"goal":"a","format":"pdf"}}"#,
+        "V2",
+    );
+    // Everything required present: accepted.
+    let s = ok(r#"{"action":"accept","content":{"goal":"a","format":"pdf","others":["html"]}}"#);
+    assert_eq!(s.format, Format::Pdf);
+}
+
+#[test]
+fn v3_text_length_and_nonblank_required_text() {
+    // max_length = 10: ten characters pass, eleven fail; counted in characters, not bytes.
+    assert_eq!(
+        ok(&accept(r#""goal":"éééééééééé""#)).goal.chars().count(),
+        10
+    );
+    refused(&accept(r#""goal":"ééééééééééé""#), "V3");
+    refused(&accept(r#""goal":"   ""#), "V3");
+    refused(&accept(r#""goal":7"#), "V3");
+    // Optional text has the default limit of 4,000.
+    let long = "x".repeat(4000);
+    assert_eq!(
+        ok(&accept(&format!(r#""notes":"{long}""#)))
+            .notes
+            .unwrap()
+            .len(),
+        4000
+    );
+    refused(&accept(&format!(r#""notes":"{long}x""#)), "V3");
+}
+
+#[test]
+fn v4_choices_are_exact_distinct_option_ids_within_the_limits() {
+    assert_eq!(ok(&accept(r#""format":"slides""#)).format, Format::Slides);
+    refused(&accept(r#""format":"PDF""#), "V4");
+    refused(&accept(r#""format":["pdf"]"#), "V4");
+    assert_eq!(
+        ok(&accept(r#""others":["slides","pdf"]"#)).others,
+        [Format::Slides, Format::Pdf]
+    );
+    refused(&accept(r#""others":["pdf","pdf"]"#), "V4");
+    refused(&accept(r#""others":["pdf","html","slides"]"#), "V4");
+    refused(&accept(r#""others":[]"#), "V4");
+    refused(&accept(r#""others":["word"]"#), "V4");
+}
+
+#[test]
+fn v5_one_exact_offered_uri_and_no_empty_values() {
+    let s = ok(&accept(r#""template":"https://example.com/t2""#));
+    assert_eq!(s.template.unwrap().as_str(), "https://example.com/t2");
+    assert_eq!(ok(&accept("")).template, None);
+    refused(&accept(r#""template":"https://example.com/t3""#), "V5");
+    refused(&accept(r#""template":"https://example.com/T1""#), "V5");
+    refused(&accept(r#""template":"""#), "V5");
+    refused(&accept(r#""template":[]"#), "V5");
+    refused(&accept(r#""template":null"#), "V5");
+}
+
+#[test]
+fn v6_resources_and_files_are_distinct_offered_or_local_uris_within_the_limits() {
+    let s = ok(&accept(
+        r#""examples":["https://example.com/e3","https://example.com/e1"]"#,
+    ));
+    assert_eq!(
+        s.examples.iter().map(Url::as_str).collect::<Vec<_>>(),
+        ["https://example.com/e3", "https://example.com/e1"]
+    );
+    refused(
+        &accept(r#""examples":["https://example.com/e1","https://example.com/e1"]"#),
+        "V6",
+    );
+    refused(
+        &accept(
+            r#""examples":["https://example.com/e1","https://example.com/e2","https://example.com/e3"]"#,
+        ),
+        "V6",
+    );
+    refused(&accept(r#""examples":["https://example.com/x"]"#), "V6");
+
+    let s = ok(&accept(
+        r#""data":["https://example.com/d1","file:///srv/x.csv"]"#,
+    ));
+    assert_eq!(
+        s.data,
+        [
+            FileRef::Offered(Url::parse("https://example.com/d1").unwrap()),
+            FileRef::Local {
+                uri: "file:///srv/x.csv".into(),
+                path: "/srv/x.csv".into()
+            }
+        ]
+    );
+    refused(&accept(r#""data":["file:///a","file:///a"]"#), "V6");
+    refused(
+        &accept(r#""data":["file:///a","file:///b","file:///c"]"#),
+        "V6",
+    );
+    refused(&accept(r#""data":["https://example.com/other"]"#), "V6");
+    // A user-added file must satisfy R27.
+    refused(&accept(r#""data":["file:///a?x=1"]"#), "R27");
+    refused(&accept(r#""data":["file://server/share/a"]"#), "R27");
+}
+
+#[test]
+fn v7_optional_text_and_arrays_may_be_empty_or_omitted() {
+    let s = ok(&accept(r#""notes":"","examples":[],"data":[]"#));
+    assert_eq!(s.notes.as_deref(), Some(""));
+    assert!(s.examples.is_empty() && s.data.is_empty());
+    let s = ok(&accept(""));
+    assert_eq!(s.notes, None);
+    assert!(s.examples.is_empty() && s.data.is_empty());
+    // A required array is not optional: see v4 (`others: []` refused).
+}
+
+#[test]
+fn v8_decline_and_cancel_never_yield_answers() {
+    for action in ["decline", "cancel"] {
+        let o = form()
+            .decode(&format!(r#"{{"action":"{action}"}}"#))
+            .unwrap();
+        assert_eq!(o.action(), action);
+        assert!(o.accepted().is_none());
+        // Content alongside decline or cancel is not an answer either.
+        let r = form().decode(&format!(
+            r#"{{"action":"{action}","content":{{"goal":"x","format":"pdf","others":["html"]}}}}"#
+        ));
+        assert!(!matches!(r, Ok(Outcome::Accepted(_))), "{r:?}");
+    }
+}

@@ -1,0 +1,668 @@
+//! `#[derive(Form)]`: every derived form compiles to the same Data form and native request as
+//! the equivalent Data JSON run through the runtime (derive and runtime cannot drift), every
+//! field kind round-trips through a host answer, and run-time parts are validated.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use forms_runtime::data::{Image, ResourceOption};
+use forms_runtime::{DataForm, ErrorCode, FileRef, Form, FormChoice, Outcome, TypedForm};
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+use url::Url;
+
+/// Asserts that `form` is the form the runtime builds from `json`, both as Data and as the
+/// native request.
+fn assert_same<T>(form: &TypedForm<T>, json: &str) {
+    let runtime = DataForm::from_json(json).expect("the equivalent Data JSON is valid");
+    assert_eq!(
+        form.data(),
+        &runtime,
+        "Data form differs from the runtime's"
+    );
+    assert_eq!(
+        form.native_json(),
+        runtime.native_json(),
+        "native request differs"
+    );
+}
+
+fn accepted<T: std::fmt::Debug>(o: Outcome<T>) -> T {
+    match o {
+        Outcome::Accepted(t) => t,
+        other => panic!("expected an accepted answer, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------- the design's example
+
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Set up your weekly report")]
+struct ReportSetup {
+    /// What would you like to understand?
+    goal: Option<String>,
+    #[form(title = "Report format")]
+    format: Format,
+    #[form(title = "Sections", max_items = 3)]
+    sections: Vec<Section>,
+    #[form(resource, title = "Relevant report templates")]
+    template: Option<Url>,
+    #[form(files, title = "Upload your data", accept = [".csv", "text/csv"])]
+    data: Vec<FileRef>,
+}
+
+#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Format {
+    #[form(title = "PDF", description = "Printable, paginated")]
+    Pdf,
+    #[form(title = "Web page")]
+    Html,
+}
+
+#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[form(rename_all = "kebab-case")]
+enum Section {
+    /// Executive summary
+    ExecutiveSummary,
+    /// Regional breakdown
+    ///
+    /// Revenue and churn per region.
+    RegionalBreakdown,
+    /// Outlook
+    Outlook,
+    #[form(
+        id = "appendix",
+        title = "Appendix",
+        thumbnail = "https://example.com/appendix.png"
+    )]
+    Extra,
+}
+
+fn templates() -> Vec<ResourceOption> {
+    let mut review = ResourceOption::new(
+        "https://example.com/templates/business-review",
+        "business-review",
+        "Presentation · Business review",
+    );
+    review.mime_type = Some("application/pdf".into());
+    review.icons = Some(vec![Image::new("https://example.com/pdf-logo.png")]);
+    review.thumbnail = Some(Image::new("https://example.com/review.png"));
+    vec![
+        review,
+        ResourceOption::new(
+            "https://example.com/templates/weekly",
+            "weekly",
+            "Document · Weekly update",
+        ),
+    ]
+}
+
+fn report_form() -> TypedForm<ReportSetup> {
+    ReportSetup::form(ReportSetupParts {
+        template: templates(),
+        data: vec![ResourceOption::new(
+            "https://example.com/files/q2.csv",
+            "q2",
+            "Spreadsheet · Q2 sales",
+        )],
+    })
+    .unwrap()
+}
+
+const REPORT_JSON: &str = r#"{"message":"Set up your weekly report","questions":[
+  {"id":"goal","type":"text","title":"What would you like to understand?","required":false},
+  {"id":"format","type":"single_select","title":"Report format","required":true,"options":[
+    {"id":"Pdf","title":"PDF","description":"Printable, paginated"},
+    {"id":"Html","title":"Web page"}]},
+  {"id":"sections","type":"multi_select","title":"Sections","required":false,"maxItems":3,"options":[
+    {"id":"executive-summary","title":"Executive summary"},
+    {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
+    {"id":"outlook","title":"Outlook"},
+    {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
+  {"id":"template","type":"resource","title":"Relevant report templates","required":false,"options":[
+    {"uri":"https://example.com/templates/business-review","name":"business-review",
+     "title":"Presentation · Business review","mimeType":"application/pdf",
+     "icons":[{"src":"https://example.com/pdf-logo.png"}],
+     "thumbnail":{"src":"https://example.com/review.png"}},
+    {"uri":"https://example.com/templates/weekly","name":"weekly","title":"Document · Weekly update"}]},
+  {"id":"data","type":"files","title":"Upload your data","required":false,"accept":[".csv","text/csv"],
+   "options":[{"uri":"https://example.com/files/q2.csv","name":"q2","title":"Spreadsheet · Q2 sales"}]}
+]}"#;
+
+#[test]
+fn report_setup_matches_the_runtime() {
+    assert_same(&report_form(), REPORT_JSON);
+}
+
+#[test]
+fn report_setup_round_trip() {
+    let form = report_form();
+    let answer = r#"{"action":"accept","content":{
+        "goal":"Why did churn rise in EMEA?",
+        "format":"Html",
+        "sections":["outlook","executive-summary"],
+        "template":"https://example.com/templates/weekly",
+        "data":["https://example.com/files/q2.csv","file:///home/me/q3%20sales.csv"]}}"#;
+    let setup = accepted(form.decode(answer).unwrap());
+    assert_eq!(
+        setup,
+        ReportSetup {
+            goal: Some("Why did churn rise in EMEA?".into()),
+            format: Format::Html,
+            sections: vec![Section::Outlook, Section::ExecutiveSummary],
+            template: Some(Url::parse("https://example.com/templates/weekly").unwrap()),
+            data: vec![
+                FileRef::Offered(Url::parse("https://example.com/files/q2.csv").unwrap()),
+                FileRef::Local {
+                    uri: "file:///home/me/q3%20sales.csv".into(),
+                    path: "/home/me/q3 sales.csv".into(),
+                },
+            ],
+        }
+    );
+    assert_eq!(
+        setup.data[1].local_path(),
+        Some(Path::new("/home/me/q3 sales.csv"))
+    );
+    assert_eq!(setup.data[0].local_path(), None);
+    assert_eq!(setup.data[0].uri(), "https://example.com/files/q2.csv");
+}
+
+#[test]
+fn skipped_optional_questions_decode_to_empty_values() {
+    let form = report_form();
+    let setup = accepted(
+        form.decode(r#"{"action":"accept","content":{"format":"Pdf"}}"#)
+            .unwrap(),
+    );
+    assert_eq!(setup.goal, None);
+    assert_eq!(setup.format, Format::Pdf);
+    assert!(setup.sections.is_empty());
+    assert_eq!(setup.template, None);
+    assert!(setup.data.is_empty());
+}
+
+#[test]
+fn decode_value_gives_the_same_result() {
+    let form = report_form();
+    let text = r#"{"action":"accept","content":{"format":"Pdf","sections":["appendix"]}}"#;
+    let value: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        form.decode_value(&value).unwrap(),
+        form.decode(text).unwrap()
+    );
+    let bad = serde_json::json!({"action":"accept","content":{"format":"pdf"}});
+    assert_eq!(
+        form.decode_value(&bad).unwrap_err().code,
+        ErrorCode::InvalidResponse
+    );
+}
+
+#[test]
+fn offered_urls_are_parsed_once_when_the_form_is_built() {
+    let form = report_form();
+    let urls = form.offered(3);
+    assert_eq!(urls.len(), 2);
+    assert_eq!(urls[1].as_str(), "https://example.com/templates/weekly");
+    assert!(form.offered(0).is_empty());
+    assert!(form.offered(99).is_empty());
+}
+
+// ---------------------------------------------------------------- choice enums
+
+#[test]
+fn form_choice_metadata() {
+    assert_eq!(Section::COUNT, 4);
+    assert_eq!(Section::OPTIONS.len(), 4);
+    assert_eq!(Section::from_index(1), Some(Section::RegionalBreakdown));
+    assert_eq!(Section::from_index(4), None);
+    assert_eq!(Section::Extra.index(), 3);
+    assert_eq!(Section::Extra.id(), "appendix");
+    assert_eq!(Section::RegionalBreakdown.id(), "regional-breakdown");
+    let meta = Section::RegionalBreakdown.meta().unwrap();
+    assert_eq!(meta.title, "Regional breakdown");
+    assert_eq!(meta.description, Some("Revenue and churn per region."));
+    assert_eq!(
+        Section::Extra.meta().unwrap().thumbnail,
+        Some("https://example.com/appendix.png")
+    );
+    assert_eq!(Format::Pdf.id(), "Pdf");
+}
+
+/// An enum is also a one-question form of its own.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Which report format?", rename_all = "lowercase")]
+enum ReportFormat {
+    /// PDF
+    Pdf,
+    /// Web page
+    Html,
+}
+
+#[test]
+fn enum_form_matches_the_runtime() {
+    let form = ReportFormat::form(()).unwrap();
+    assert_same(
+        &form,
+        r#"{"message":"Which report format?","questions":[{"id":"report_format",
+            "type":"single_select","title":"Which report format?","required":true,
+            "options":[{"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"}]}]}"#,
+    );
+    let r = form
+        .decode(r#"{"action":"accept","content":{"report_format":"html"}}"#)
+        .unwrap();
+    assert_eq!(r, Outcome::Accepted(ReportFormat::Html));
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(
+    message = "Pick a tone",
+    id = "tone",
+    description = "Applies to every section."
+)]
+enum Tone {
+    #[form(title = "Formal")]
+    Formal,
+    #[form(title = "Casual")]
+    Casual,
+}
+
+#[test]
+fn enum_form_with_its_own_id_and_description() {
+    let form = Tone::form(()).unwrap();
+    assert_same(
+        &form,
+        r#"{"message":"Pick a tone","questions":[{"id":"tone","type":"single_select",
+            "title":"Pick a tone","description":"Applies to every section.","required":true,
+            "options":[{"id":"Formal","title":"Formal"},{"id":"Casual","title":"Casual"}]}]}"#,
+    );
+    assert_eq!(
+        form.decode(r#"{"action":"accept","content":{"tone":"Casual"}}"#)
+            .unwrap(),
+        Outcome::Accepted(Tone::Casual)
+    );
+}
+
+// ---------------------------------------------------------------- every field kind
+
+/// One field of each shape the derive supports.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Everything at once", rename_all = "camelCase")]
+struct AllKinds {
+    /// Project name
+    project_name: String,
+    /// Notes
+    ///
+    /// Anything else we should know.
+    #[form(max_length = 200)]
+    extra_notes: Option<String>,
+    #[form(title = "Format")]
+    format: Format,
+    #[form(title = "Fallback format")]
+    fallback: Option<Format>,
+    #[form(title = "Sections (list)", required, min_items = 2, max_items = 4)]
+    section_list: Vec<Section>,
+    #[form(title = "Sections (ordered set)")]
+    section_tree: BTreeSet<Section>,
+    #[form(title = "Sections (hash set)", id = "hashed")]
+    section_hash: HashSet<Section>,
+    #[form(resource, title = "Template")]
+    template: Url,
+    #[form(resources, title = "Examples", min_items = 1, max_items = 2)]
+    examples: Vec<Url>,
+    #[form(files, title = "Attachments", required, max_items = 3)]
+    attachments: Vec<FileRef>,
+    #[form(files, title = "Images", accept = ["image/*"])]
+    r#images: Vec<FileRef>,
+}
+
+fn all_kinds_form() -> TypedForm<AllKinds> {
+    AllKinds::form(AllKindsParts {
+        template: templates(),
+        examples: templates(),
+        attachments: vec![],
+        images: vec![],
+    })
+    .unwrap()
+}
+
+#[test]
+fn all_kinds_match_the_runtime() {
+    assert_same(
+        &all_kinds_form(),
+        r#"{"message":"Everything at once","questions":[
+          {"id":"projectName","type":"text","title":"Project name","required":true},
+          {"id":"extraNotes","type":"text","title":"Notes","description":"Anything else we should know.",
+           "required":false,"maxLength":200},
+          {"id":"format","type":"single_select","title":"Format","required":true,"options":[
+            {"id":"Pdf","title":"PDF","description":"Printable, paginated"},{"id":"Html","title":"Web page"}]},
+          {"id":"fallback","type":"single_select","title":"Fallback format","required":false,"options":[
+            {"id":"Pdf","title":"PDF","description":"Printable, paginated"},{"id":"Html","title":"Web page"}]},
+          {"id":"sectionList","type":"multi_select","title":"Sections (list)","required":true,
+           "minItems":2,"maxItems":4,"options":[
+            {"id":"executive-summary","title":"Executive summary"},
+            {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
+            {"id":"outlook","title":"Outlook"},
+            {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
+          {"id":"sectionTree","type":"multi_select","title":"Sections (ordered set)","required":false,"options":[
+            {"id":"executive-summary","title":"Executive summary"},
+            {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
+            {"id":"outlook","title":"Outlook"},
+            {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
+          {"id":"hashed","type":"multi_select","title":"Sections (hash set)","required":false,"options":[
+            {"id":"executive-summary","title":"Executive summary"},
+            {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
+            {"id":"outlook","title":"Outlook"},
+            {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
+          {"id":"template","type":"resource","title":"Template","required":true,"options":[
+            {"uri":"https://example.com/templates/business-review","name":"business-review",
+             "title":"Presentation · Business review","mimeType":"application/pdf",
+             "icons":[{"src":"https://example.com/pdf-logo.png"}],
+             "thumbnail":{"src":"https://example.com/review.png"}},
+            {"uri":"https://example.com/templates/weekly","name":"weekly","title":"Document · Weekly update"}]},
+          {"id":"examples","type":"resources","title":"Examples","required":false,"minItems":1,"maxItems":2,
+           "options":[
+            {"uri":"https://example.com/templates/business-review","name":"business-review",
+             "title":"Presentation · Business review","mimeType":"application/pdf",
+             "icons":[{"src":"https://example.com/pdf-logo.png"}],
+             "thumbnail":{"src":"https://example.com/review.png"}},
+            {"uri":"https://example.com/templates/weekly","name":"weekly","title":"Document · Weekly update"}]},
+          {"id":"attachments","type":"files","title":"Attachments","required":true,"maxItems":3,"options":[]},
+          {"id":"images","type":"files","title":"Images","required":false,"accept":["image/*"],"options":[]}
+        ]}"#,
+    );
+}
+
+#[test]
+fn all_kinds_round_trip() {
+    let form = all_kinds_form();
+    let answer = r#"{"action":"accept","content":{
+        "projectName":"Atlas",
+        "extraNotes":"",
+        "format":"Pdf",
+        "fallback":"Html",
+        "sectionList":["appendix","outlook","executive-summary"],
+        "sectionTree":["outlook","executive-summary"],
+        "hashed":["regional-breakdown"],
+        "template":"https://example.com/templates/business-review",
+        "examples":["https://example.com/templates/weekly","https://example.com/templates/business-review"],
+        "attachments":["file://localhost/tmp/a.txt"],
+        "images":[]}}"#;
+    let all = accepted(form.decode(answer).unwrap());
+    assert_eq!(all.project_name, "Atlas");
+    assert_eq!(all.extra_notes.as_deref(), Some(""));
+    assert_eq!(all.format, Format::Pdf);
+    assert_eq!(all.fallback, Some(Format::Html));
+    assert_eq!(
+        all.section_list,
+        [Section::Extra, Section::Outlook, Section::ExecutiveSummary]
+    );
+    assert_eq!(
+        all.section_tree.into_iter().collect::<Vec<_>>(),
+        [Section::ExecutiveSummary, Section::Outlook]
+    );
+    assert_eq!(
+        all.section_hash,
+        HashSet::from([Section::RegionalBreakdown])
+    );
+    assert_eq!(
+        all.template.as_str(),
+        "https://example.com/templates/business-review"
+    );
+    assert_eq!(
+        all.examples.iter().map(Url::as_str).collect::<Vec<_>>(),
+        [
+            "https://example.com/templates/weekly",
+            "https://example.com/templates/business-review"
+        ]
+    );
+    assert_eq!(
+        all.attachments,
+        [FileRef::Local {
+            uri: "file://localhost/tmp/a.txt".into(),
+            path: "/tmp/a.txt".into()
+        }]
+    );
+    assert!(all.images.is_empty());
+}
+
+#[test]
+fn declined_and_cancelled_forms_carry_no_answers() {
+    let form = all_kinds_form();
+    let d = form.decode(r#"{"action":"decline"}"#).unwrap();
+    assert_eq!(d, Outcome::Declined);
+    assert_eq!(d.action(), "decline");
+    assert!(d.accepted().is_none());
+    let c = form.decode(r#"{"action":"cancel"}"#).unwrap();
+    assert_eq!(c, Outcome::Cancelled);
+    assert_eq!(c.action(), "cancel");
+}
+
+// ---------------------------------------------------------------- static forms
+
+#[derive(Form, Debug)]
+#[form(message = "What would you like to understand?")]
+#[allow(dead_code)]
+struct Goal {
+    /// What would you like to understand?
+    goal: String,
+}
+
+#[test]
+fn static_forms_are_built_once() {
+    let a = Goal::form(()).unwrap();
+    let b = Goal::form(()).unwrap();
+    assert!(
+        std::ptr::eq(a.native_json(), b.native_json()),
+        "the second call must share the first form"
+    );
+    assert!(std::ptr::eq(a.data(), b.data()));
+}
+
+#[test]
+fn single_text_question_matches_the_runtime_header_rule() {
+    // N10: a single text question whose title equals the message gets an empty native header.
+    let form = Goal::form(()).unwrap();
+    assert_same(
+        &form,
+        r#"{"message":"What would you like to understand?","questions":[{"id":"goal",
+            "type":"text","title":"What would you like to understand?","required":true}]}"#,
+    );
+    let native: serde_json::Value = serde_json::from_str(form.native_json()).unwrap();
+    assert_eq!(native["message"], "");
+}
+
+// ---------------------------------------------------------------- IDs and names
+
+/// Raw identifiers are unwrapped; `id` overrides `rename_all`.
+#[derive(Form, Debug)]
+#[form(message = "Naming", rename_all = "SCREAMING-KEBAB-CASE")]
+struct Naming {
+    /// Type
+    r#type: String,
+    /// Kept
+    #[form(id = "kept_as_is")]
+    kept_field: String,
+    /// Renamed
+    some_long_name: Option<String>,
+}
+
+#[test]
+fn ids_follow_rename_all_and_raw_identifiers() {
+    let form = Naming::form(()).unwrap();
+    let ids: Vec<&str> = form
+        .data()
+        .questions()
+        .iter()
+        .map(|q| q.id.as_str())
+        .collect();
+    assert_eq!(ids, ["TYPE", "kept_as_is", "SOME-LONG-NAME"]);
+    let n = accepted(
+        form.decode(
+            r#"{"action":"accept","content":{"TYPE":"a","kept_as_is":"b","SOME-LONG-NAME":"c"}}"#,
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        (
+            n.r#type.as_str(),
+            n.kept_field.as_str(),
+            n.some_long_name.as_deref()
+        ),
+        ("a", "b", Some("c"))
+    );
+}
+
+/// The doc comment: first line is the title, the rest (paragraphs kept) the description.
+#[derive(Form, Debug)]
+#[form(message = "Docs")]
+#[allow(dead_code)]
+struct Docs {
+    ///   What is the goal?
+    /// The question we should answer,
+    /// in one sentence.
+    ///
+    /// Keep it short.
+    goal: String,
+    /// Ignored title line
+    #[form(title = "Explicit title", description = "Explicit description")]
+    other: String,
+}
+
+#[test]
+fn doc_comments_give_title_and_description() {
+    let form = Docs::form(()).unwrap();
+    let q = &form.data().questions()[0];
+    assert_eq!(q.title, "What is the goal?");
+    assert_eq!(
+        q.description.as_deref(),
+        Some("The question we should answer, in one sentence.\n\nKeep it short.")
+    );
+    let q = &form.data().questions()[1];
+    assert_eq!(q.title, "Explicit title");
+    assert_eq!(q.description.as_deref(), Some("Explicit description"));
+}
+
+// ---------------------------------------------------------------- `crate = "…"`
+
+mod reexport {
+    pub use forms_runtime as forms;
+}
+
+#[derive(Form, Debug)]
+#[form(message = "Via a re-export", crate = "crate::reexport::forms")]
+#[allow(dead_code)]
+struct ViaReexport {
+    /// Goal
+    goal: String,
+}
+
+#[test]
+fn crate_attribute_names_the_runtime_path() {
+    let form = ViaReexport::form(()).unwrap();
+    assert_eq!(form.data().message(), "Via a re-export");
+}
+
+// ---------------------------------------------------------------- run-time parts
+
+#[derive(Form, Debug)]
+#[form(message = "Pick templates")]
+#[allow(dead_code)]
+struct Picks {
+    #[form(resource, title = "Main template")]
+    main: Url,
+    #[form(resources, title = "Others", max_items = 2)]
+    others: Vec<Url>,
+}
+
+fn resource(uri: &str) -> ResourceOption {
+    ResourceOption::new(uri, "name", "Document · Title")
+}
+
+#[test]
+fn r14_resource_parts_need_an_option() {
+    let err = Picks::form(PicksParts {
+        main: vec![],
+        others: vec![
+            resource("https://example.com/a"),
+            resource("https://example.com/b"),
+        ],
+    })
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert!(
+        err.message.contains("questions[0].options"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R14)"), "{}", err.message);
+    // One option is enough.
+    Picks::form(PicksParts {
+        main: vec![resource("https://example.com/a")],
+        others: vec![
+            resource("https://example.com/a"),
+            resource("https://example.com/b"),
+        ],
+    })
+    .unwrap();
+}
+
+#[test]
+fn r20_resources_bound_within_the_run_time_option_count() {
+    // `max_items = 2` needs at least two offered resources.
+    let err = Picks::form(PicksParts {
+        main: vec![resource("https://example.com/a")],
+        others: vec![resource("https://example.com/a")],
+    })
+    .unwrap_err();
+    assert!(err.message.contains("questions[1]"), "{}", err.message);
+    assert!(err.message.contains("(R20)"), "{}", err.message);
+}
+
+#[test]
+fn r24_r26_resource_uris_are_validated_when_the_form_is_built() {
+    let err = Picks::form(PicksParts {
+        main: vec![resource("templates/relative")],
+        others: vec![
+            resource("https://example.com/a?token=abc"),
+            resource("https://example.com/b"),
+        ],
+    })
+    .unwrap_err();
+    assert!(
+        err.message.contains("questions[0].options[0].uri"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R24)"), "{}", err.message);
+    assert!(
+        err.message.contains("questions[1].options[0].uri"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R26)"), "{}", err.message);
+}
+
+#[test]
+fn r5_resource_uris_unique_in_a_question() {
+    let err = Picks::form(PicksParts {
+        main: vec![
+            resource("https://example.com/a"),
+            resource("https://example.com/a"),
+        ],
+        others: vec![
+            resource("https://example.com/a"),
+            resource("https://example.com/b"),
+        ],
+    })
+    .unwrap_err();
+    assert!(
+        err.message.contains("questions[0].options[1].uri"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(R5)"), "{}", err.message);
+}
