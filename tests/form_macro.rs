@@ -363,5 +363,9 @@ fn works_in_a_no_implicit_prelude_module() {
 #[test]
 fn compile_errors() {
     let t = trybuild::TestCases::new();
+    // Our own messages.
     t.compile_fail("tests/ui/form_macro/*.rs");
+    // Run-time values of the wrong type: rustc's trait errors, worded by our
+    // `#[diagnostic::on_unimplemented]` notes (their layout follows the compiler).
+    t.compile_fail("tests/ui/form_macro/types/*.rs");
 }

@@ -4,7 +4,7 @@
 //! so a form that compiles is a form the runtime accepts. Every mistake is recorded; checking
 //! goes on after one so that a single compile reports them all.
 
-use super::fields::{report, violation, Fields};
+use super::fields::{report, sentence, violation, Fields};
 use super::ir::{Form, Limits, Question, Slot, Spec, Str};
 use super::options::{choice, options, resource, unique};
 use super::parse::{Object, Value};
@@ -41,12 +41,7 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
             Slot::Lit(items) => items,
         };
         if let Err(v) = rules::check_question_count(items.len()) {
-            report(
-                cx,
-                e.key_span,
-                format!("the form has {} question(s)", items.len()),
-                v,
-            );
+            violation(cx, e.key_span, "the form", v);
         }
         let qs: Vec<Option<Slot<Question>>> = items.iter().map(|v| question(cx, v)).collect();
         unique(
@@ -297,7 +292,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
             if let Some(e) = f.take(key) {
                 let given = Some(0);
                 if let Err(v) = rules::check_selection_limits(kind, false, given, None, 0) {
-                    report(cx, e.key_span, format!("`{key}` is not allowed here"), v);
+                    sentence(cx, e.key_span, v);
                 }
                 ok = false;
             }
@@ -448,16 +443,7 @@ fn limits(
             _ => f.open,
         };
         if let Err(v) = rules::check_selection_limits(args.0, args.1, args.2, args.3, args.4) {
-            let what = match count {
-                Some(c) => format!("`{kind}` question with {c} option(s)"),
-                None => format!("`{kind}` question"),
-            };
-            report(
-                cx,
-                span,
-                format!("invalid selection limits for a {what}"),
-                v,
-            );
+            sentence(cx, span, v);
         }
         return Err(());
     }

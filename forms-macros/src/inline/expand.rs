@@ -162,9 +162,9 @@ fn rt() -> TokenStream {
 
 /// A call of the conversion `func` on an interpolation, spanned at the user's expression.
 fn convert(func: &str, g: &Group) -> TokenStream {
-    let rt = rt();
-    let func = proc_macro2::Ident::new(func, g.span());
-    quote_spanned!(g.span()=> #rt::#func(#g))
+    let span = g.span();
+    let func = proc_macro2::Ident::new(func, span);
+    quote_spanned!(span=> ::forms_runtime::__private::inline::#func(#g))
 }
 
 fn string(s: &Slot<Str>) -> TokenStream {

@@ -117,6 +117,12 @@ pub(crate) fn violation(cx: &Ctxt, span: Span, subject: &str, v: Violation) {
     );
 }
 
+/// Records a violation whose problem reads as a whole sentence (`minItems must be at least 1
+/// when the question is required; see rule R18`).
+pub(crate) fn sentence(cx: &Ctxt, span: Span, v: Violation) {
+    cx.error_at(span, format!("{}; see rule {}", v.problem, v.rule));
+}
+
 /// Records a message that is complete in itself, with its rule:
 /// `duplicate key `title` in a question: each key may appear only once; see rule R3`.
 pub(crate) fn report(cx: &Ctxt, span: Span, head: String, v: Violation) {

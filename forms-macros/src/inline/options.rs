@@ -1,7 +1,7 @@
 //! Choice options (R23), resource options (R24), images (R25, R26) and the uniqueness of
 //! literal option IDs and URIs within a question (R5).
 
-use super::fields::{quoted, report, Fields};
+use super::fields::{quoted, report, violation, Fields};
 use super::ir::{Choice, Image, Options, Resource, Slot, Str};
 use super::parse::{Entry, Object, Value};
 use super::value::{list, missing, string, verdict};
@@ -59,12 +59,7 @@ pub(crate) fn options<T>(
     let count = items.len();
     let mut count_ok = true;
     if let Err(v) = rules::check_option_count(kind, count) {
-        report(
-            cx,
-            e.key_span,
-            format!("`{kind}` question has {count} option(s)"),
-            v,
-        );
+        violation(cx, e.key_span, &format!("a `{kind}` question"), v);
         count_ok = false;
     }
     if !ok {
@@ -216,7 +211,7 @@ fn icons(cx: &Ctxt, e: Option<&Entry>) -> Result<Option<Slot<Vec<Slot<Image>>>>,
     };
     let mut ok = true;
     if let Err(v) = rules::check_icon_count(items.len()) {
-        report(cx, e.key_span, "too many icons".to_owned(), v);
+        violation(cx, e.key_span, "a resource option", v);
         ok = false;
     }
     let mut out = Vec::with_capacity(items.len());

@@ -1,0 +1,6 @@
+fn main() {
+    let _ = forms_runtime::form! {
+        message: "Set up your weekly report",
+        questions: [ { id: "goal", type: text, title: "Goal", required: "yes" } ],
+    };
+}

@@ -1,0 +1,9 @@
+fn main() {
+    let _ = forms_runtime::form! {
+        message: "Choose a report template",
+        questions: [
+            { id: "template", type: resource, title: "Relevant report templates", required: false,
+              options: [ { uri: "templates/review", name: "review", title: "Document · Review" } ] },
+        ],
+    };
+}
