@@ -27,10 +27,10 @@
 //! ```
 
 use forms_rules::limits::{
-    ACCEPT_MAX, ACCEPT_MIN, DESCRIPTION_MAX, ICONS_MAX, ID_MAX, IMAGE_SRC_MAX, ITEMS_MAX,
-    MAX_ITEMS_MIN, MAX_LENGTH_DEFAULT, MAX_LENGTH_MAX, MAX_LENGTH_MIN, MESSAGE_MAX, MIME_TYPE_MAX,
-    OPTIONS_MAX, OPTIONS_MIN, OPTION_DESCRIPTION_MAX, OPTION_TITLE_MAX, QUESTIONS_MAX,
-    QUESTIONS_MIN, TITLE_MAX, URI_MAX,
+    ACCEPT_MAX, ACCEPT_MIN, ARGUMENTS_MAX_UTF16, DESCRIPTION_MAX, ICONS_MAX, ID_MAX, IMAGE_SRC_MAX,
+    ITEMS_MAX, MAX_ITEMS_MIN, MAX_LENGTH_DEFAULT, MAX_LENGTH_MAX, MAX_LENGTH_MIN, MESSAGE_MAX,
+    MIME_TYPE_MAX, OPTIONS_MAX, OPTIONS_MIN, OPTION_DESCRIPTION_MAX, OPTION_TITLE_MAX,
+    QUESTIONS_MAX, QUESTIONS_MIN, TITLE_MAX, URI_MAX,
 };
 use forms_rules::QuestionKind;
 use serde::ser::SerializeMap;
@@ -263,8 +263,8 @@ PNG, JPEG, GIF, WebP or AVIF data URIs: no SVG, no local files, no usernames, pa
 credential-like query parameters (signed sdmntpr*.oaiusercontent.com image URLs keep their sig).
 - There are no defaults: nothing is preselected, the tool has no default parameter, and saved \
 settings are not applied. Every object is strict (unknown properties are errors); ids are \
-unique in the form, option ids and uris unique in their question; the serialized arguments are \
-at most 1 MiB.
+unique in the form, option ids and uris unique in their question; the arguments as compact JSON \
+are at most {ARGUMENTS_MAX_UTF16} UTF-16 code units (1 MiB).
 
 ## Results and boundaries
 - The result is {{\"action\":\"accept\",\"content\":{{...}}}} with answers keyed by question \

@@ -271,6 +271,10 @@ fn descriptor_has_the_four_sections_in_order() {
             "description lacks {phrase:?}"
         );
     }
+    // Limits a JSON schema cannot express are stated in the text.
+    assert!(d
+        .description
+        .contains(&limits::ARGUMENTS_MAX_UTF16.to_string()));
     for kind in forms_runtime::rules::QuestionKind::ALL {
         assert!(d.description.contains(&format!("- {}: ", kind.as_str())));
     }
