@@ -135,7 +135,7 @@ fn selection_assertion(q: &Question<'_>) -> Option<TokenStream> {
     };
     let (min, max) = (as_i64(q.min_items), as_i64(q.max_items));
     Some(quote_spanned! {span=>
-        #[allow(clippy::panic)]
+        #[allow(unused_qualifications, clippy::panic)]
         const _: () = match __forms::rules::resolve_selection_limits(
             __forms::rules::QuestionKind::MultiSelect,
             #required,
@@ -200,7 +200,7 @@ pub(crate) fn expand_struct(
     };
     let calls = questions.iter().map(question);
     let build = quote! {
-        __forms::build::<#ident>(#message, __forms::Vec::from([#(#calls),*]))
+        __forms::build::<#ident, _>(#message, [#(#calls),*])
     };
     let form = form_fn(ident, !parts.is_empty(), build);
     let assertions = questions.iter().filter_map(selection_assertion);
@@ -273,9 +273,9 @@ pub(crate) fn expand_enum(
         let (message, id) = (&f.message, &f.id);
         let description = opt_str(f.description.as_ref());
         let build = quote! {
-            __forms::build::<#ident>(
+            __forms::build::<#ident, 1>(
                 #message,
-                __forms::Vec::from([__forms::single_select::<#ident>(#id, #message, #description, true)]),
+                [__forms::single_select::<#ident>(#id, #message, #description, true)],
             )
         };
         let form = form_fn(ident, false, build);

@@ -157,10 +157,13 @@ pub fn files(
 }
 
 /// Validates the form (R1–R27) and prepares it: native request compiled, offered URIs parsed.
-pub fn build<T>(message: &str, questions: Vec<Question>) -> Result<TypedForm<T>, FormError> {
+pub fn build<T, const N: usize>(
+    message: &str,
+    questions: [Question; N],
+) -> Result<TypedForm<T>, FormError> {
     let data = DataForm::new(FormSpec {
         message: message.to_owned(),
-        questions,
+        questions: Vec::from(questions),
     })?;
     TypedForm::from_data(data)
 }
@@ -177,5 +180,3 @@ pub fn failed<T>() -> Result<T, FormError> {
         "the form's `#[derive(Form)]` reported compile errors",
     ))
 }
-
-pub use crate::private_inline::*;
