@@ -90,14 +90,21 @@ fn check_data_uri(src: &str) -> Result<(), Violation> {
         )));
     }
     let body = data.trim_end_matches('=');
+    let padding = data.len() - body.len();
+    // Base64 encodes 3 bytes as 4 characters: a last group of one character is never valid,
+    // and padded data comes in whole groups of four.
     if body.is_empty()
-        || data.len() - body.len() > 2
+        || padding > 2
+        || body.len() % 4 == 1
+        || (padding > 0 && data.len() % 4 != 0)
         || !body
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
     {
         return Err(bad(
-            "must carry nonempty base64 data (A-Z, a-z, 0-9, +, /, up to two =)".into(),
+            "must carry nonempty base64 data (A-Z, a-z, 0-9, +, /; `=` padding only to a \
+             multiple of four characters)"
+                .into(),
         ));
     }
     Ok(())

@@ -1,1 +1,581 @@
+//! Unit tests of the trickier rules: URI parsing, credential parameters, data URIs, `accept`
+//! tokens and selection-limit defaults.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
+use crate::uri::percent_decode;
+use crate::*;
+
+fn parts(s: &str) -> UriParts<'_> {
+    parse_uri(s).unwrap_or_else(|| panic!("{s} should parse"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// parse_uri
+
+#[test]
+fn parse_uri_splits_the_components() {
+    let u = parts("https://user:pw@example.com:8443/a/b%20c?x=1&y=2#frag");
+    assert_eq!(u.scheme, "https");
+    assert_eq!(u.authority, Some("user:pw@example.com:8443"));
+    assert_eq!(u.userinfo, Some("user:pw"));
+    assert_eq!(u.host, "example.com");
+    assert_eq!(u.port, Some("8443"));
+    assert_eq!(u.path, "/a/b%20c");
+    assert_eq!(u.query, Some("x=1&y=2"));
+    assert_eq!(u.fragment, Some("frag"));
+
+    // No authority: an opaque path.
+    let u = parts("urn:isbn:0451450523");
+    assert_eq!((u.authority, u.host, u.path), (None, "", "isbn:0451450523"));
+    let u = parts("mailto:someone@example.com");
+    assert_eq!((u.authority, u.userinfo), (None, None));
+    // An empty authority.
+    let u = parts("file:///etc/hosts");
+    assert_eq!((u.authority, u.host, u.path), (Some(""), "", "/etc/hosts"));
+    // A `?` inside the fragment belongs to the fragment.
+    let u = parts("https://e.com/p#a?b=c");
+    assert_eq!((u.query, u.fragment), (None, Some("a?b=c")));
+    // A `?` inside the query belongs to the query.
+    let u = parts("https://e.com/p?a=b?c");
+    assert_eq!(u.query, Some("a=b?c"));
+    // An empty port is allowed by RFC 3986.
+    assert_eq!(parts("https://e.com:/x").port, Some(""));
+}
+
+#[test]
+fn parse_uri_ip_literals() {
+    let u = parts("https://[2001:db8::1]:8080/x");
+    assert_eq!((u.host, u.port), ("[2001:db8::1]", Some("8080")));
+    let u = parts("https://[::1]/");
+    assert_eq!((u.host, u.port), ("[::1]", None));
+    let u = parts("https://[::ffff:192.0.2.1]");
+    assert_eq!(u.host, "[::ffff:192.0.2.1]");
+    // IPvFuture.
+    assert_eq!(parts("https://[v1.fe80::a+en1]/x").host, "[v1.fe80::a+en1]");
+    assert_eq!(parts("https://[VF.x:y]/").host, "[VF.x:y]");
+    for bad in [
+        "https://[v.x]/",     // no version digits
+        "https://[v1.]/",     // nothing after the dot
+        "https://[v1x]/",     // no dot
+        "https://[vg.x]/",    // version not hexadecimal
+        "https://[1::2::3]/", // two `::`
+        "https://[::1/",      // unclosed
+        "https://::1/",       // unbracketed
+        "https://[::1]x/",    // junk after the literal
+        "https://[::1]:8a/",  // port not digits
+        "https://[fe80::1%25eth0]/",
+    ] {
+        assert!(parse_uri(bad).is_none(), "{bad}");
+    }
+    assert_eq!(parts("https://127.0.0.1:80/").host, "127.0.0.1");
+}
+
+#[test]
+fn parse_uri_ports_and_userinfo() {
+    assert_eq!(parts("http://h:0/").port, Some("0"));
+    assert!(parse_uri("http://h:80:90/").is_none());
+    assert!(parse_uri("http://h:-1/").is_none());
+    let u = parts("https://a%40b:p%3Aw@h/");
+    assert_eq!((u.userinfo, u.host), (Some("a%40b:p%3Aw"), "h"));
+    // An empty userinfo is still userinfo.
+    assert_eq!(parts("https://@h/").userinfo, Some(""));
+    // Two `@`: the first belongs to a userinfo, where `@` is not allowed.
+    assert!(parse_uri("https://a@b@h/").is_none());
+}
+
+#[test]
+fn parse_uri_percent_escapes_and_characters() {
+    assert!(parse_uri("https://e.com/%41%7e").is_some());
+    assert!(parse_uri("https://ex%41mple.com/").is_some());
+    for bad in [
+        "https://e.com/%",
+        "https://e.com/%4",
+        "https://e.com/%4g",
+        "https://e.com/a%",
+        "https://e.com/?q=%zz",
+        "https://e.com/#%",
+        "https://e.com/a b",
+        "https://e.com/é",
+        "https://e.com/a\"b",
+        "https://e.com/<x>",
+        "https://e.com/a#b#c",
+        "https://e.com/\\",
+        "https://exa mple.com/",
+    ] {
+        assert!(parse_uri(bad).is_none(), "{bad}");
+    }
+}
+
+#[test]
+fn parse_uri_refuses_relative_references_and_bad_schemes() {
+    for bad in [
+        "",
+        "/abs/path",
+        "rel/path",
+        "//host/path",
+        ":nothing",
+        "1http://e.com",
+        "ht tp://e.com",
+        "a/b:c",
+        "?q",
+        "#f",
+    ] {
+        assert!(parse_uri(bad).is_none(), "{bad:?}");
+    }
+    assert_eq!(parts("git+ssh://h/x").scheme, "git+ssh");
+    assert_eq!(parts("x-y.z:1").scheme, "x-y.z");
+}
+
+#[test]
+fn percent_decode_decodes_utf8_only() {
+    assert_eq!(percent_decode("a%20b%C3%A9").as_deref(), Some("a bé"));
+    assert_eq!(percent_decode("%ff"), None);
+    assert_eq!(percent_decode("%4"), None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credentials (R26)
+
+#[test]
+fn credential_params_are_matched_case_insensitively_and_decoded() {
+    for name in [
+        "token",
+        "TOKEN",
+        "Access_Token",
+        "X-Amz-Signature",
+        "x-goog-credential",
+    ] {
+        assert!(is_credential_param(name), "{name}");
+    }
+    assert!(!is_credential_param("tokens"));
+    assert!(!is_credential_param("page"));
+    for uri in [
+        "https://e.com/?token=1",
+        "https://e.com/?a=1&ToKeN=1",
+        "https://e.com/?a=1;api_key=1",
+        "https://e.com/?%74oken=1",
+        "https://e.com/?access%5Ftoken=1",
+        "https://e.com/?key",
+        "https://e.com/?password=",
+        "https://e.com/?X-Amz-Credential=a&X-Amz-Signature=b",
+        "https://e.com/#access_token=abc",
+        "https://e.com/#state=1&id_token=abc",
+        "https://e.com/?a=1#Secret=2",
+        "https://user@e.com/",
+        "https://user:pw@e.com/",
+        "https://:pw@e.com/",
+    ] {
+        let v = check_resource_uri(uri).expect_err(uri);
+        assert_eq!(v.rule, Rule::R26, "{uri}");
+    }
+    for uri in [
+        "https://e.com/?page=2&sort=asc",
+        "https://e.com/?monkey=1", // contains `key`, is not `key`
+        "https://e.com/?tokenizer=1",
+        "https://e.com/token/123", // in the path, not a parameter
+        "https://e.com/?q=token",  // as a value
+        "https://e.com/#section-2",
+        "https://e.com/?api+key=1", // `+` is a space: `api key`
+    ] {
+        assert!(check_resource_uri(uri).is_ok(), "{uri}");
+    }
+}
+
+#[test]
+fn credentials_behind_a_question_mark_in_a_fragment_are_found() {
+    // Single-page-app routes put parameters after a path in the fragment.
+    for uri in [
+        "https://e.com/#/callback?access_token=abc",
+        "https://e.com/#!/view?state=1&token=abc",
+        "https://e.com/?next=/home?token=abc",
+    ] {
+        let v = check_resource_uri(uri).expect_err(uri);
+        assert_eq!(v.rule, Rule::R26, "{uri}");
+    }
+}
+
+#[test]
+fn the_sig_exception_is_scoped_to_images_on_the_signed_host() {
+    assert!(is_signed_image_host("sdmntpr.oaiusercontent.com"));
+    assert!(is_signed_image_host("sdmntprwestus3.oaiusercontent.com"));
+    assert!(is_signed_image_host("SDMNTPRWestUS.OaiUserContent.COM"));
+    for host in [
+        "sdmntpr-w.oaiusercontent.com",
+        "xsdmntpr.oaiusercontent.com",
+        "sdmntpr.oaiusercontent.com.evil.com",
+        "sdmntpr.oaiusercontent.co",
+        "a.sdmntpr.oaiusercontent.com",
+        "sdmntpr.oaiusercontent.com.",
+        "files.oaiusercontent.com",
+    ] {
+        assert!(!is_signed_image_host(host), "{host}");
+    }
+    let signed = "https://sdmntprwestus.oaiusercontent.com/f.png?se=1&sig=abc";
+    assert!(check_image_src(signed).is_ok());
+    assert!(check_image_src("https://sdmntprwestus.oaiusercontent.com:443/f.png?SIG=abc").is_ok());
+    // Other credentials stay refused on that host, in the query or the fragment.
+    for bad in [
+        "https://sdmntprwestus.oaiusercontent.com/f.png?sig=abc&token=x",
+        "https://sdmntprwestus.oaiusercontent.com/f.png?sig=abc#signature=x",
+        "https://u:p@sdmntprwestus.oaiusercontent.com/f.png?sig=abc",
+        "https://example.com/f.png?sig=abc",
+    ] {
+        assert_eq!(check_image_src(bad).unwrap_err().rule, Rule::R26, "{bad}");
+    }
+    // A resource identity URI never gets the exception.
+    assert_eq!(check_resource_uri(signed).unwrap_err().rule, Rule::R26);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images (R25)
+
+#[test]
+fn image_sources_are_https_or_raster_data_uris() {
+    assert!(check_image_src("HTTPS://Example.com/a.png").is_ok());
+    for bad in [
+        "http://e.com/a.png",
+        "file:///a.png",
+        "ftp://e.com/a.png",
+        "https:/a.png",
+        "https:a.png",
+        "https://",
+        "//e.com/a.png",
+        "a.png",
+        "data:image/svg+xml;base64,PHN2Zz4=",
+        "data:image/svg+xml,<svg/>",
+        "data:text/plain;base64,AAAA",
+        "data:image/bmp;base64,Qk0=",
+        "data:image/png,AAAA",
+        "data:image/png;charset=x;base64,AAAA",
+    ] {
+        assert_eq!(check_image_src(bad).unwrap_err().rule, Rule::R25, "{bad}");
+    }
+    for ty in DATA_URI_IMAGE_TYPES {
+        assert!(
+            check_image_src(&format!("data:image/{ty};base64,AAAA")).is_ok(),
+            "{ty}"
+        );
+    }
+    assert!(check_image_src("data:image/PNG;base64,AAAA").is_ok());
+}
+
+#[test]
+fn data_uri_base64_padding() {
+    for ok in [
+        "AAAA", "AAAABB==", "AAAABBB=", "QUJD", "QUI=", "QQ==", "a+b/", // padded
+        "QUI", "QQ", // unpadded, a valid length
+    ] {
+        let src = format!("data:image/png;base64,{ok}");
+        assert!(check_image_src(&src).is_ok(), "{ok}");
+    }
+    for bad in [
+        "",      // empty
+        "====",  // padding only
+        "A===",  // three `=`
+        "QQ=",   // padded, length not a multiple of four
+        "QUJD=", // padded, length not a multiple of four
+        "A",     // one character short of a byte
+        "AAAAA", // likewise
+        "QU=I",  // `=` inside
+        "QU I",  // whitespace
+        "QUI-",  // URL-safe alphabet
+        "QUI_",
+    ] {
+        let src = format!("data:image/png;base64,{bad}");
+        assert_eq!(
+            check_image_src(&src).unwrap_err().rule,
+            Rule::R25,
+            "{bad:?}"
+        );
+    }
+}
+
+#[test]
+fn image_src_length_is_counted_in_characters() {
+    let prefix = "data:image/png;base64,";
+    let ok = format!(
+        "{prefix}{}",
+        "A".repeat(limits::IMAGE_SRC_MAX - prefix.len())
+    );
+    assert!(check_image_src(&ok).is_ok());
+    let v = check_image_src(&format!("{ok}AAAA")).unwrap_err();
+    assert_eq!(v.rule, Rule::R25);
+    assert!(v.problem.contains("found 262148"), "{}", v.problem);
+    assert!(check_image_mime_type(&"x".repeat(100)).is_ok());
+    assert_eq!(
+        check_image_mime_type(&"é".repeat(101)).unwrap_err().rule,
+        Rule::R25
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// accept (R22)
+
+#[test]
+fn accept_tokens() {
+    for ok in [
+        ".csv",
+        ".tar.gz",
+        ".c++",
+        ".d_ts",
+        ".x-y",
+        "text/csv",
+        "image/*",
+        "application/vnd.ms-excel",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "TEXT/CSV",
+    ] {
+        assert!(check_accept_token(ok).is_ok(), "{ok}");
+    }
+    for bad in [
+        "",
+        ".",
+        "csv",
+        "*",
+        "*/*",
+        "*/csv",
+        "text/",
+        "/csv",
+        "text/csv; charset=utf-8",
+        "text/csv/x",
+        " .csv",
+        ".csv ",
+        ".c sv",
+        ".csv,.tsv",
+        "image/svg xml",
+        ".é",
+    ] {
+        assert_eq!(
+            check_accept_token(bad).unwrap_err().rule,
+            Rule::R22,
+            "{bad:?}"
+        );
+    }
+}
+
+#[test]
+fn accept_lists_count_and_duplicates_ignoring_case() {
+    assert!(check_accept_list(&[".csv", "text/csv"]).is_ok());
+    let twelve: Vec<String> = (0..12).map(|i| format!(".e{i}")).collect();
+    assert!(check_accept_list(&twelve).is_ok());
+    let mut thirteen = twelve.clone();
+    thirteen.push(".e12".into());
+    let (at, v) = check_accept_list(&thirteen).unwrap_err();
+    assert_eq!((at, v.rule), (None, Rule::R22));
+    let (at, v) = check_accept_list::<&str>(&[]).unwrap_err();
+    assert_eq!((at, v.rule), (None, Rule::R22));
+    let (at, v) = check_accept_list(&[".csv", ".tsv", ".CSV"]).unwrap_err();
+    assert_eq!((at, v.rule), (Some(2), Rule::R22));
+    assert!(v.problem.contains("repeat"), "{}", v.problem);
+    let (at, _) = check_accept_list(&["image/*", "Image/*"]).unwrap_err();
+    assert_eq!(at, Some(1));
+    let (at, _) = check_accept_list(&[".csv", "csv"]).unwrap_err();
+    assert_eq!(at, Some(1));
+    // Distinct entries that only look alike are fine.
+    assert!(check_accept_list(&[".csv", "text/csv", ".csv.gz"]).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection limits (R17–R20)
+
+fn limits_of(min: u32, max: u32) -> SelectionLimits {
+    SelectionLimits {
+        min_items: min,
+        max_items: max,
+    }
+}
+
+#[test]
+fn resolve_selection_limits_defaults() {
+    use QuestionKind::*;
+    // minItems: 1 when required, else 0; maxItems: the option count, or 24 for files.
+    assert_eq!(
+        resolve_selection_limits(MultiSelect, false, None, None, 5),
+        Ok(limits_of(0, 5))
+    );
+    assert_eq!(
+        resolve_selection_limits(MultiSelect, true, None, None, 5),
+        Ok(limits_of(1, 5))
+    );
+    assert_eq!(
+        resolve_selection_limits(Resources, true, None, None, 24),
+        Ok(limits_of(1, 24))
+    );
+    assert_eq!(
+        resolve_selection_limits(Files, false, None, None, 0),
+        Ok(limits_of(0, 24))
+    );
+    assert_eq!(
+        resolve_selection_limits(Files, true, None, None, 3),
+        Ok(limits_of(1, 24))
+    );
+    // The option count caps the default at 24 even when there are more options.
+    assert_eq!(
+        resolve_selection_limits(MultiSelect, false, None, None, 30),
+        Ok(limits_of(0, 24))
+    );
+    // Given values are kept.
+    assert_eq!(
+        resolve_selection_limits(MultiSelect, false, Some(2), Some(3), 4),
+        Ok(limits_of(2, 3))
+    );
+    assert_eq!(
+        resolve_selection_limits(Files, false, Some(0), Some(1), 0),
+        Ok(limits_of(0, 1))
+    );
+    // Kinds without limits resolve to zeros, and refuse given limits.
+    for kind in [Text, SingleSelect, Resource] {
+        assert_eq!(
+            resolve_selection_limits(kind, true, None, None, 3),
+            Ok(limits_of(0, 0))
+        );
+        assert_eq!(
+            resolve_selection_limits(kind, true, Some(1), None, 3),
+            Err(SelectionProblem::LimitsNotAllowed)
+        );
+        assert_eq!(
+            resolve_selection_limits(kind, false, None, Some(1), 3),
+            Err(SelectionProblem::LimitsNotAllowed)
+        );
+    }
+}
+
+#[test]
+fn resolve_selection_limits_problems() {
+    use QuestionKind::*;
+    use SelectionProblem::*;
+    let r = resolve_selection_limits;
+    assert_eq!(r(Files, false, Some(-1), None, 0), Err(MinOutOfRange));
+    assert_eq!(r(Files, false, Some(25), None, 0), Err(MinOutOfRange));
+    assert_eq!(r(Files, false, Some(24), None, 0), Ok(limits_of(24, 24)));
+    assert_eq!(r(Files, true, Some(0), None, 0), Err(RequiredMinZero));
+    assert_eq!(r(Files, false, None, Some(0), 0), Err(MaxOutOfRange));
+    assert_eq!(r(Files, false, None, Some(25), 0), Err(MaxOutOfRange));
+    assert_eq!(r(Files, false, Some(3), Some(2), 0), Err(MinAboveMax));
+    // Files are not bounded by their offered options.
+    assert_eq!(r(Files, false, Some(5), Some(10), 2), Ok(limits_of(5, 10)));
+    // multi_select and resources are.
+    for kind in [MultiSelect, Resources] {
+        assert_eq!(r(kind, false, None, Some(4), 3), Err(AboveOptionCount));
+        assert_eq!(r(kind, false, Some(4), None, 3), Err(AboveOptionCount));
+        assert_eq!(r(kind, false, Some(3), Some(3), 3), Ok(limits_of(3, 3)));
+        assert_eq!(r(kind, false, Some(3), Some(2), 3), Err(MinAboveMax));
+    }
+    // The rules the problems map to.
+    assert_eq!(LimitsNotAllowed.rule(Text), Rule::R17);
+    assert_eq!(RequiredMinZero.rule(Files), Rule::R18);
+    assert_eq!(MaxOutOfRange.rule(Files), Rule::R19);
+    assert_eq!(AboveOptionCount.rule(MultiSelect), Rule::R20);
+    assert_eq!(TooManyOptions.rule(Resources), Rule::R15);
+}
+
+#[test]
+fn check_selection_limits_messages_name_the_values() {
+    use QuestionKind::*;
+    let v = check_selection_limits(Files, false, Some(30), None, 0).unwrap_err();
+    assert_eq!(v.rule, Rule::R18);
+    assert!(v.problem.contains("found 30"), "{}", v.problem);
+    let v = check_selection_limits(MultiSelect, false, Some(3), Some(2), 5).unwrap_err();
+    assert_eq!(v.rule, Rule::R20);
+    assert_eq!(v.problem, "minItems (3) must not exceed maxItems (2)");
+    let v = check_selection_limits(SingleSelect, false, Some(1), None, 2).unwrap_err();
+    assert_eq!(v.rule, Rule::R17);
+    assert!(
+        v.problem.starts_with("`single_select` questions take no"),
+        "{}",
+        v.problem
+    );
+}
+
+#[test]
+fn option_counts() {
+    use QuestionKind::*;
+    assert!(check_option_count(Files, 0).is_ok());
+    assert!(check_option_count(Files, 24).is_ok());
+    assert_eq!(check_option_count(Files, 25).unwrap_err().rule, Rule::R16);
+    assert_eq!(
+        check_option_count(SingleSelect, 0).unwrap_err().rule,
+        Rule::R12
+    );
+    assert_eq!(
+        check_option_count(MultiSelect, 25).unwrap_err().rule,
+        Rule::R13
+    );
+    assert_eq!(check_option_count(Resource, 0).unwrap_err().rule, Rule::R14);
+    assert!(check_option_count(Resources, 1).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings, IDs and files
+
+#[test]
+fn lengths_count_scalar_values_and_utf16_units() {
+    assert_eq!(char_len("aé😀"), 3);
+    assert_eq!(utf16_len("aé😀"), 4);
+    assert!(check_title(&"é".repeat(80)).is_ok());
+    assert_eq!(check_title(&"😀".repeat(81)).unwrap_err().rule, Rule::R8);
+    assert_eq!(check_title("  Report  ").unwrap(), "Report");
+    // The message is not trimmed: 80 characters plus a space is too long.
+    assert!(check_message(&"x".repeat(80)).is_ok());
+    assert_eq!(
+        check_message(&format!("{} ", "x".repeat(80)))
+            .unwrap_err()
+            .rule,
+        Rule::R1
+    );
+}
+
+#[test]
+fn ids() {
+    assert!(check_id(&format!("a{}", "-".repeat(63))).is_ok());
+    assert!(check_id(&format!("a{}", "_".repeat(64))).is_err());
+    for bad in ["", "1", "-a", "_a", "a.b", "a b", "aé", "a\n"] {
+        assert_eq!(check_id(bad).unwrap_err().rule, Rule::R6, "{bad:?}");
+    }
+}
+
+#[test]
+fn max_length_and_text_answers() {
+    assert_eq!(check_max_length(1), Ok(1));
+    assert_eq!(check_max_length(16_000), Ok(16_000));
+    assert_eq!(check_max_length(0).unwrap_err().rule, Rule::R11);
+    assert_eq!(check_max_length(i64::MIN).unwrap_err().rule, Rule::R11);
+    assert!(check_text_answer(&"é".repeat(10), 10, true).is_ok());
+    assert_eq!(
+        check_text_answer(&"é".repeat(11), 10, false)
+            .unwrap_err()
+            .rule,
+        Rule::V3
+    );
+    assert_eq!(
+        check_text_answer(" \t\n", 10, true).unwrap_err().rule,
+        Rule::V3
+    );
+    assert!(check_text_answer("", 10, false).is_ok());
+}
+
+#[test]
+fn file_uris() {
+    assert_eq!(check_file_uri("file:///a/b%2Fc").unwrap().path, "/a/b/c");
+    assert_eq!(check_file_uri("file://LocalHost/x").unwrap().path, "/x");
+    for bad in [
+        "file:/x",
+        "file:x",
+        "file://h/x",
+        "file://localhost:1/x",
+        "file://u@/x",
+        "file:///x?",
+        "file:///x#",
+        "file://",
+        "file:///%ff",
+        "file:///a%00b",
+        "files:///x",
+    ] {
+        assert_eq!(check_file_uri(bad).unwrap_err().rule, Rule::R27, "{bad}");
+    }
+}

@@ -4,9 +4,9 @@ use crate::{char_len, limits, Rule, Violation};
 use std::net::Ipv6Addr;
 
 /// Query and fragment parameter names that carry credentials (R26), compared
-/// case-insensitively after percent-decoding. Any of these in a resource URI or an image URL
-/// refuses it; the one exception is `sig` on an image served from an
-/// `sdmntpr*.oaiusercontent.com` host.
+/// case-insensitively after percent-decoding (`+` read as a space). Parameters are separated by
+/// `&`, `;` or `?`. Any of these in a resource URI or an image URL refuses it; the one
+/// exception is `sig` on an image served from an `sdmntpr*.oaiusercontent.com` host.
 pub const CREDENTIAL_PARAMS: &[&str] = &[
     "token",
     "access_token",
@@ -268,11 +268,16 @@ pub(crate) fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// The names of the `name=value` parameters of a query or fragment, percent-decoded.
+///
+/// Parameters are separated by `&` or `;`, and also by `?`, so that parameters after a route
+/// in a fragment (`#/callback?access_token=…`) or a nested query are found too.
 fn param_names(part: &str) -> impl Iterator<Item = String> + '_ {
-    part.split(['&', ';']).filter(|p| !p.is_empty()).map(|p| {
-        let name = p.split_once('=').map_or(p, |(n, _)| n);
-        percent_decode(&name.replace('+', " ")).unwrap_or_else(|| name.to_owned())
-    })
+    part.split(['&', ';', '?'])
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let name = p.split_once('=').map_or(p, |(n, _)| n);
+            percent_decode(&name.replace('+', " ")).unwrap_or_else(|| name.to_owned())
+        })
 }
 
 /// R26: refuses user information and credential-like parameters in the query or fragment.

@@ -279,12 +279,16 @@ fn form_of_size(total: usize) -> Value {
     });
     let now = serde_json::to_string(&v).unwrap().encode_utf16().count();
     assert!(now <= total);
-    let src = v["questions"][0]["options"][4]["thumbnail"]["src"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    v["questions"][0]["options"][4]["thumbnail"]["src"] =
-        json!(format!("{src}{}", "A".repeat(total - now)));
+    // Lengthen the last thumbnail's base64 data, keeping it a valid length (never 1 mod 4);
+    // a unit left over goes to the option's title.
+    let mut grow = total - now;
+    let last = &mut v["questions"][0]["options"][4];
+    let src = last["thumbnail"]["src"].as_str().unwrap().to_owned();
+    if (200_000 + grow) % 4 == 1 {
+        grow -= 1;
+        last["title"] = json!(format!("{}x", last["title"].as_str().unwrap()));
+    }
+    last["thumbnail"]["src"] = json!(format!("{src}{}", "A".repeat(grow)));
     assert_eq!(
         serde_json::to_string(&v).unwrap().encode_utf16().count(),
         total
