@@ -361,6 +361,104 @@ fn works_in_a_no_implicit_prelude_module() {
 }
 
 #[test]
+fn limits_at_their_edges_compile_and_build() {
+    // R1 80-character message, R2 12 questions, R6 64-character id, R8 80-character title,
+    // R11 maxLength 1 and 16000, R13 24 options, R18/R19/R20 minItems = maxItems = 24,
+    // R22 12 accept entries, R24 two icons: all at the limit, all accepted.
+    let form = form! {
+        message: "MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM!",
+        questions: [
+            { id: "qxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", type: text, title: "TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT", required: false, maxLength: 16000 },
+            { id: "short", type: text, title: "Short", required: true, maxLength: 1 },
+            { id: "many", type: multi_select, title: "Many", required: true, minItems: 24, maxItems: 24,
+              options: [ { id: "o0", title: "Option 0" }, { id: "o1", title: "Option 1" }, { id: "o2", title: "Option 2" }, { id: "o3", title: "Option 3" }, { id: "o4", title: "Option 4" }, { id: "o5", title: "Option 5" }, { id: "o6", title: "Option 6" }, { id: "o7", title: "Option 7" }, { id: "o8", title: "Option 8" }, { id: "o9", title: "Option 9" }, { id: "o10", title: "Option 10" }, { id: "o11", title: "Option 11" }, { id: "o12", title: "Option 12" }, { id: "o13", title: "Option 13" }, { id: "o14", title: "Option 14" }, { id: "o15", title: "Option 15" }, { id: "o16", title: "Option 16" }, { id: "o17", title: "Option 17" }, { id: "o18", title: "Option 18" }, { id: "o19", title: "Option 19" }, { id: "o20", title: "Option 20" }, { id: "o21", title: "Option 21" }, { id: "o22", title: "Option 22" }, { id: "o23", title: "Option 23" } ] },
+            { id: "files", type: files, title: "Files", required: false, minItems: 0, maxItems: 24,
+              accept: [ ".e0", ".e1", ".e2", ".e3", ".e4", ".e5", ".e6", ".e7", ".e8", ".e9", ".e10", ".e11" ] },
+            { id: "tpl", type: resource, title: "Templates", required: false,
+              options: [ { uri: "https://example.com/t", name: "t", title: "Document · T",
+                           icons: [ { src: "https://example.com/1.png" }, { src: "https://example.com/2.png" } ] } ] },
+            { id: "extra0", type: text, title: "Extra 0", required: false },
+            { id: "extra1", type: text, title: "Extra 1", required: false },
+            { id: "extra2", type: text, title: "Extra 2", required: false },
+            { id: "extra3", type: text, title: "Extra 3", required: false },
+            { id: "extra4", type: text, title: "Extra 4", required: false },
+            { id: "extra5", type: text, title: "Extra 5", required: false },
+            { id: "extra6", type: text, title: "Extra 6", required: false },
+        ],
+    }
+    .unwrap();
+    let data = form.data();
+    assert_eq!(data.questions().len(), 12);
+    assert_eq!(data.max_length(0), Some(16000));
+    assert_eq!(data.max_length(1), Some(1));
+    let many = data.selection_limits(2).unwrap();
+    assert_eq!((many.min_items, many.max_items), (24, 24));
+    assert_eq!(data.questions()[0].id.len(), 64);
+}
+
+#[test]
+fn keys_may_be_written_as_json_strings() {
+    let form = form! {
+        "message": "Tell me",
+        "questions": [ { "id": "goal", "type": "text", "title": "Goal", "required": false,
+                         "maxLength": 300 } ],
+    }
+    .unwrap();
+    let json = DataForm::from_json(
+        r#"{"message":"Tell me","questions":[{"id":"goal","type":"text","title":"Goal",
+            "required":false,"maxLength":300}]}"#,
+    )
+    .unwrap();
+    assert_eq!(form.data(), &json);
+}
+
+#[test]
+fn r10_run_time_required_flag_reaches_the_native_request() {
+    let make = |required: bool| -> Result<PreparedForm, FormError> {
+        form! {
+            message: "Tell me",
+            questions: [ { id: "goal", type: text, title: "Goal", required: {required} } ],
+        }
+    };
+    let required: serde_json::Value =
+        serde_json::from_str(make(true).unwrap().native_json()).unwrap();
+    assert_eq!(
+        required["requestedSchema"]["required"],
+        serde_json::json!(["goal"])
+    );
+    let optional: serde_json::Value =
+        serde_json::from_str(make(false).unwrap().native_json()).unwrap();
+    assert!(optional["requestedSchema"].get("required").is_none());
+}
+
+#[test]
+fn r2_interpolated_question_list_checked_at_run_time() {
+    let make = |questions: Vec<Question>| -> Result<PreparedForm, FormError> {
+        form! { message: "Tell me", questions: {questions} }
+    };
+    let goal = Question {
+        id: "goal".to_owned(),
+        title: "Goal".to_owned(),
+        description: None,
+        required: false,
+        kind: QuestionSpec::Text { max_length: None },
+    };
+    assert_eq!(
+        make(vec![goal.clone()]).unwrap().data().questions().len(),
+        1
+    );
+    let err = make(Vec::new()).unwrap_err();
+    assert!(
+        err.message
+            .contains("questions: must have at least one question (R2)"),
+        "{}",
+        err.message
+    );
+    let err = make(vec![goal; 13]).unwrap_err();
+    assert!(err.message.contains("(R2)"), "{}", err.message);
+}
+
+#[test]
 fn compile_errors() {
     let t = trybuild::TestCases::new();
     // Our own messages.

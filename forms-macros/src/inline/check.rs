@@ -181,7 +181,7 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
         }
         _ => {
             // Without a valid type the type-specific keys cannot be judged; leave them be.
-            for key in &QUESTION_KEYS[5..] {
+            for key in QUESTION_KEYS.iter().skip(5) {
                 let _ = f.take(key);
             }
             None

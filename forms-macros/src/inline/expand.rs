@@ -9,12 +9,12 @@ use super::ir::{Choice, Form, Image, Int, Limits, Options, Question, Resource, S
 use proc_macro2::{Group, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-/// The code of a form that passed every check.
-pub(crate) fn form(form: &Form) -> TokenStream {
+/// The code of a form that passed every check; `fixed` when it has no `{expr}`.
+pub(crate) fn form(form: &Form, fixed: bool) -> TokenStream {
     let rt = quote!(::forms_runtime::__private::inline);
     let spec = spec(form);
     let name = quote::format_ident!("FORM", span = Span::mixed_site());
-    if is_static(form) {
+    if fixed {
         quote! {{
             static #name: #rt::Lazy<
                 #rt::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>,
@@ -39,121 +39,6 @@ pub(crate) fn fallback(errors: TokenStream) -> TokenStream {
         #errors
         ::forms_runtime::__private::inline::unreachable_form()
     }}
-}
-
-fn is_static(form: &Form) -> bool {
-    let mut any = false;
-    visit(form, &mut |_| any = true);
-    !any
-}
-
-/// Calls `f` on every interpolation of the form.
-fn visit(form: &Form, f: &mut dyn FnMut(&Group)) {
-    fn slot<T>(
-        s: &Slot<T>,
-        f: &mut dyn FnMut(&Group),
-        inner: &mut dyn FnMut(&T, &mut dyn FnMut(&Group)),
-    ) {
-        match s {
-            Slot::Lit(t) => inner(t, f),
-            Slot::Interp(g) => f(g),
-        }
-    }
-    fn leaf<T>(s: &Slot<T>, f: &mut dyn FnMut(&Group)) {
-        slot(s, f, &mut |_, _| {});
-    }
-    fn opt<T>(s: &Option<Slot<T>>, f: &mut dyn FnMut(&Group)) {
-        if let Some(s) = s {
-            leaf(s, f);
-        }
-    }
-    fn image(i: &Image, f: &mut dyn FnMut(&Group)) {
-        leaf(&i.src, f);
-        opt(&i.mime_type, f);
-    }
-    fn opt_image(s: &Option<Slot<Image>>, f: &mut dyn FnMut(&Group)) {
-        if let Some(s) = s {
-            slot(s, f, &mut |i, f| image(i, f));
-        }
-    }
-    fn limits(l: &Limits, f: &mut dyn FnMut(&Group)) {
-        opt(&l.min_items, f);
-        opt(&l.max_items, f);
-    }
-    fn choices(o: &Options<Choice>, f: &mut dyn FnMut(&Group)) {
-        slot(o, f, &mut |list, f| {
-            for c in list {
-                slot(c, f, &mut |c, f| {
-                    leaf(&c.id, f);
-                    leaf(&c.title, f);
-                    opt(&c.description, f);
-                    opt_image(&c.thumbnail, f);
-                });
-            }
-        });
-    }
-    fn resources(o: &Options<Resource>, f: &mut dyn FnMut(&Group)) {
-        slot(o, f, &mut |list, f| {
-            for r in list {
-                slot(r, f, &mut |r, f| {
-                    leaf(&r.uri, f);
-                    leaf(&r.name, f);
-                    leaf(&r.title, f);
-                    opt(&r.description, f);
-                    opt(&r.mime_type, f);
-                    if let Some(icons) = &r.icons {
-                        slot(icons, f, &mut |list, f| {
-                            for i in list {
-                                slot(i, f, &mut |i, f| image(i, f));
-                            }
-                        });
-                    }
-                    opt_image(&r.thumbnail, f);
-                });
-            }
-        });
-    }
-    leaf(&form.message, f);
-    slot(&form.questions, f, &mut |list, f| {
-        for q in list {
-            slot(q, f, &mut |q, f| {
-                leaf(&q.id, f);
-                leaf(&q.title, f);
-                opt(&q.description, f);
-                leaf(&q.required, f);
-                match &q.spec {
-                    Spec::Text { max_length } => opt(max_length, f),
-                    Spec::SingleSelect { options } => choices(options, f),
-                    Spec::MultiSelect { options, limits: l } => {
-                        choices(options, f);
-                        limits(l, f);
-                    }
-                    Spec::Resource { options } => resources(options, f),
-                    Spec::Resources { options, limits: l } => {
-                        resources(options, f);
-                        limits(l, f);
-                    }
-                    Spec::Files {
-                        options,
-                        limits: l,
-                        accept,
-                    } => {
-                        if let Some(o) = options {
-                            resources(o, f);
-                        }
-                        limits(l, f);
-                        if let Some(a) = accept {
-                            slot(a, f, &mut |list, f| {
-                                for s in list {
-                                    leaf(s, f);
-                                }
-                            });
-                        }
-                    }
-                }
-            });
-        }
-    });
 }
 
 fn rt() -> TokenStream {

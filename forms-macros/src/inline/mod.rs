@@ -23,7 +23,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     let top = parse::parse_input(&cx, input);
     let form = check::form(&cx, &top);
     match (cx.into_compile_errors(), form) {
-        (None, Some(form)) => expand::form(&form),
+        (None, Some(form)) => expand::form(&form, !top.has_interp()),
         (Some(errors), _) => expand::fallback(errors),
         (None, None) => expand::fallback(
             syn::Error::new(proc_macro2::Span::call_site(), "invalid form").to_compile_error(),

@@ -47,6 +47,13 @@ pub(crate) struct Object {
     pub(crate) entries: Vec<Entry>,
 }
 
+impl Object {
+    /// Whether any value of the object is or holds a run-time `{expr}`.
+    pub(crate) fn has_interp(&self) -> bool {
+        self.entries.iter().any(|e| e.value.has_interp())
+    }
+}
+
 /// `key: value`.
 pub(crate) struct Entry {
     pub(crate) key: String,
@@ -66,6 +73,16 @@ impl Value {
             Value::Object(o) => o.open,
             Value::Interp(g) => g.span(),
             Value::Invalid(s) => *s,
+        }
+    }
+
+    /// Whether the value is or holds a run-time `{expr}`.
+    pub(crate) fn has_interp(&self) -> bool {
+        match self {
+            Value::Interp(_) => true,
+            Value::List(l) => l.items.iter().any(Value::has_interp),
+            Value::Object(o) => o.has_interp(),
+            _ => false,
         }
     }
 
