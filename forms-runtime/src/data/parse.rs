@@ -446,10 +446,16 @@ pub(crate) fn js_number(f: f64) -> String {
     out
 }
 
+/// The length of a number as `JSON.stringify` writes it. JavaScript holds every number as a
+/// double, so integers beyond 2^53 are rounded first (`9999999999999999999` is written as
+/// `10000000000000000000`).
 fn js_number_len(n: Num) -> usize {
+    const EXACT: u64 = 1 << 53;
     match n {
-        Num::U(u) => u.to_string().len(),
-        Num::I(i) => i.to_string().len(),
+        Num::U(u) if u <= EXACT => u.to_string().len(),
+        Num::I(i) if i.unsigned_abs() <= EXACT => i.to_string().len(),
+        Num::U(u) => js_number(u as f64).len(),
+        Num::I(i) => js_number(i as f64).len(),
         Num::F(f) => js_number(f).len(),
     }
 }
@@ -1182,5 +1188,144 @@ fn from_tree(tree: &Json) -> Result<DataForm, FormError> {
         Ok(validate::finish(spec, resolved))
     } else {
         Err(out.into_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )]
+    use super::*;
+
+    #[test]
+    fn js_number_matches_javascript() {
+        for (f, js) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (100.0, "100"),
+            (1e2, "100"),
+            (0.5, "0.5"),
+            (-2.5, "-2.5"),
+            (4.5, "4.5"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (123_456_789_012_345_680_000.0, "123456789012345680000"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (-1e30, "-1e+30"),
+            (f64::NAN, "null"),
+        ] {
+            assert_eq!(js_number(f), js, "{f:e}");
+        }
+    }
+
+    fn tree(text: &str) -> Json {
+        parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message))
+    }
+
+    const SAMPLES: &[&str] = &[
+        r#"{"message":"Tell me","questions":[]}"#,
+        r#"{"a":[1,-2,3.5,1e2,-0,true,false,null],"b":{"c":"d"},"e":[],"f":{}}"#,
+        r#"{"q":"quote \" backslash \\ slash \/ nl \n tab \t bs \b ff \f cr \r ctl \u0001 \u001f del  é 😀 \u00e9 \ud83d\ude00 \u2028"}"#,
+        "  {\n  \"pretty\" : [ 1 , 2 ,\n 3 ] ,\t\"x\":\"y\" }  ",
+        r#"[12345678901234567890,-9223372036854775808,1.0,100.000e-2]"#,
+    ];
+
+    #[test]
+    fn compact_len_matches_the_compact_serialization() {
+        // serde_json writes integers and escapes strings as JSON.stringify does (floats differ:
+        // `1.0` against `1`), so samples without floats compare with it directly.
+        for text in [SAMPLES[0], SAMPLES[2], SAMPLES[3]] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let compact = serde_json::to_string(&value).unwrap();
+            assert_eq!(
+                compact_len(&tree(text)),
+                compact.encode_utf16().count(),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            compact_len(&tree(SAMPLES[4])),
+            "[12345678901234567000,-9223372036854776000,1,1]".len()
+        );
+        // JSON.stringify({"a":[1,-2,3.5,100,0,true,false,null],"b":{"c":"d"},"e":[],"f":{}}).
+        assert_eq!(
+            compact_len(&tree(SAMPLES[1])),
+            r#"{"a":[1,-2,3.5,100,0,true,false,null],"b":{"c":"d"},"e":[],"f":{}}"#.len()
+        );
+    }
+
+    #[test]
+    fn large_integers_are_measured_as_doubles() {
+        assert_eq!(compact_len(&tree("9007199254740993")), 16);
+        // Rounds to 1e19, which JavaScript writes with 20 digits.
+        assert_eq!(compact_len(&tree("9999999999999999999")), 20);
+        assert_eq!(compact_len(&tree("-9999999999999999999")), 21);
+        assert_eq!(compact_len(&tree("18446744073709551615")), 20);
+    }
+
+    #[test]
+    fn the_pre_scan_is_a_lower_bound() {
+        for text in SAMPLES {
+            let lower = compact_len_lower_bound(text, usize::MAX);
+            assert!(lower <= compact_len(&tree(text)), "{text}");
+        }
+        // Compact ASCII text without numbers or escapes is measured exactly.
+        let text = r#"{"message":"Tell me","questions":[{"id":"a","required":true}]}"#;
+        assert_eq!(compact_len_lower_bound(text, usize::MAX), text.len());
+        // The scan stops once the cap is passed.
+        assert_eq!(compact_len_lower_bound(&"x".repeat(100), 10), 11);
+    }
+
+    #[test]
+    fn paths_quote_keys_that_are_not_plain_names() {
+        assert_eq!(key_path("", "message"), "message");
+        assert_eq!(key_path("questions[0]", "x-y"), "questions[0].x-y");
+        assert_eq!(key_path("questions[0]", "a b"), "questions[0][\"a b\"]");
+        assert_eq!(key_path("", ""), "arguments[\"\"]");
+        let long = "k".repeat(50);
+        assert_eq!(key_path("", &long), format!("{}…", "k".repeat(40)));
+    }
+
+    #[test]
+    fn findings_sort_in_document_order() {
+        let mut paths = vec![
+            "zz",
+            "questions[1].id",
+            "questions[0]",
+            "questions[0].accept[0]",
+            "questions[0].options[2].id",
+            "questions[0].options[10].title",
+            "questions[0].title",
+            "questions",
+            "message",
+            "arguments",
+            "questions[0].hint",
+        ];
+        paths.sort_by_key(|p| document_order(p));
+        assert_eq!(
+            paths,
+            [
+                "arguments",
+                "message",
+                "questions",
+                "questions[0].title",
+                "questions[0].options[2].id",
+                "questions[0].options[10].title",
+                "questions[0]",
+                "questions[0].accept[0]",
+                "questions[0].hint",
+                "questions[1].id",
+                "zz",
+            ]
+        );
     }
 }
