@@ -10,7 +10,7 @@ use super::options::{choice, options, resource, unique};
 use super::parse::{Object, Value};
 use super::value::{as_str, check_str, integer, list, missing, required, string, to_int, verdict};
 use crate::ctxt::Ctxt;
-use forms_rules::{self as rules, QuestionKind, Rule, SelectionProblem, Violation};
+use forms_rules::{self as rules, limits, QuestionKind, Rule, SelectionProblem, Violation};
 use proc_macro2::Span;
 
 const FORM_KEYS: &[&str] = &["message", "questions"];
@@ -60,6 +60,24 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
     });
     let open = f.open;
     f.finish(cx);
+    // R4: the literal text alone is a lower bound of the serialized arguments' length; the
+    // exact length is measured when the form is built.
+    let text_len = top.literal_utf16_len();
+    if text_len > limits::ARGUMENTS_MAX_UTF16 {
+        violation(
+            cx,
+            open,
+            "the form",
+            Violation::new(
+                Rule::R4,
+                format!(
+                    "must serialize to at most {} UTF-16 code units of JSON; its literal text \
+                     alone has {text_len}",
+                    limits::ARGUMENTS_MAX_UTF16
+                ),
+            ),
+        );
+    }
     let message = match message {
         Ok(Some(m)) => Some(m),
         Ok(None) => {

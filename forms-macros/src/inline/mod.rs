@@ -30,3 +30,57 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         ),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+mod tests {
+    use super::expand;
+    use quote::quote;
+
+    fn errors_of(input: proc_macro2::TokenStream) -> Vec<String> {
+        let out = expand(input).to_string();
+        out.split("compile_error")
+            .skip(1)
+            .map(|s| s.split('"').nth(1).unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn r4_literal_text_beyond_one_mib_is_refused() {
+        // Each description is at most 2,000 characters (R9); 12 questions of 24 options with
+        // 1,000-character descriptions make about 288,000; images take the rest.
+        let src = format!("data:image/png;base64,{}", "A".repeat(262_000));
+        let options = (0..4).map(|i| {
+            let id = format!("o{i}");
+            quote!({ id: #id, title: "Option", thumbnail: { src: #src } })
+        });
+        let options: Vec<_> = options.collect();
+        let question = |n: usize| {
+            let id = format!("q{n}");
+            let options = options.clone();
+            quote!({ id: #id, type: single_select, title: "Pick", required: false,
+                     options: [ #(#options),* ] })
+        };
+        let big = [question(0), question(1)];
+        let errors = errors_of(quote!(message: "Hello", questions: [ #(#big),* ]));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("see rule R4"), "{errors:?}");
+        // Half of it fits.
+        let half = [question(0)];
+        assert!(errors_of(quote!(message: "Hello", questions: [ #(#half),* ])).is_empty());
+    }
+
+    #[test]
+    fn all_mistakes_reported_together() {
+        let errors = errors_of(quote!(
+            message: "",
+            questions: [ { id: "9x", type: text, title: "", required: 1 } ],
+            extra: 1,
+        ));
+        let rules: Vec<&str> = errors
+            .iter()
+            .map(|e| e.rsplit("see rule ").next().unwrap_or_default())
+            .collect();
+        assert_eq!(rules, ["R1", "R6", "R8", "R10", "R3"], "{errors:?}");
+    }
+}

@@ -48,6 +48,14 @@ pub(crate) struct Object {
 }
 
 impl Object {
+    /// The total length, in UTF-16 code units, of the string literals in the object.
+    pub(crate) fn literal_utf16_len(&self) -> usize {
+        self.entries
+            .iter()
+            .map(|e| e.value.literal_utf16_len())
+            .sum()
+    }
+
     /// Whether any value of the object is or holds a run-time `{expr}`.
     pub(crate) fn has_interp(&self) -> bool {
         self.entries.iter().any(|e| e.value.has_interp())
@@ -83,6 +91,17 @@ impl Value {
             Value::List(l) => l.items.iter().any(Value::has_interp),
             Value::Object(o) => o.has_interp(),
             _ => false,
+        }
+    }
+
+    /// The total length, in UTF-16 code units, of the string literals in the value: a lower
+    /// bound of its share of the serialized arguments (R4).
+    pub(crate) fn literal_utf16_len(&self) -> usize {
+        match self {
+            Value::Str(s) => forms_rules::utf16_len(&s.value()),
+            Value::List(l) => l.items.iter().map(Value::literal_utf16_len).sum(),
+            Value::Object(o) => o.literal_utf16_len(),
+            _ => 0,
         }
     }
 
