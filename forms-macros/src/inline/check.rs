@@ -335,11 +335,15 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
             }
         }
         QuestionKind::SingleSelect | QuestionKind::MultiSelect => {
-            let Some(e) = f.take("options") else {
-                missing_options(cx, f.open, kind);
-                return None;
+            // Every key is read before anything can stop the checks, so that no key is left
+            // over and reported as unknown.
+            let got = match f.take("options") {
+                Some(e) => options(cx, e, kind, choice, "a choice option"),
+                None => {
+                    missing_options(cx, f.open, kind);
+                    Err(())
+                }
             };
-            let got = options(cx, e, kind, choice, "a choice option");
             if let Ok((Slot::Lit(list), _)) = &got {
                 let ids = list.iter().map(|o| o.lit().and_then(|o| o.id.lit()));
                 unique(cx, ids, "option id", "a question");
@@ -358,35 +362,34 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
         }
         QuestionKind::Resource | QuestionKind::Resources | QuestionKind::Files => {
             let got = match f.take("options") {
-                Some(e) => Some(options(cx, e, kind, resource, "a resource option")),
-                None if kind == QuestionKind::Files => None,
+                Some(e) => options(cx, e, kind, resource, "a resource option").map(Some),
+                None if kind == QuestionKind::Files => Ok(None),
                 None => {
                     missing_options(cx, f.open, kind);
-                    return None;
+                    Err(())
                 }
             };
-            if let Some(Ok((Slot::Lit(list), _))) = &got {
+            if let Ok(Some((Slot::Lit(list), _))) = &got {
                 let uris = list.iter().map(|o| o.lit().and_then(|o| o.uri.lit()));
                 unique(cx, uris, "resource uri", "a question");
             }
             let count = match &got {
-                None => Some(0),
-                Some(g) => g.as_ref().ok().and_then(|(_, c)| *c),
+                Ok(None) => Some(0),
+                Ok(Some((_, c))) => *c,
+                Err(()) => None,
             };
             let limits = kind
                 .is_array()
                 .then(|| limits(cx, f, kind, required, count));
-            let options = match got {
-                None => None,
-                Some(g) => Some(g.ok()?.0),
-            };
-            match (kind, limits) {
-                (QuestionKind::Files, Some(l)) => Spec::Files {
+            let accept = (kind == QuestionKind::Files).then(|| accept(cx, f));
+            let options = got.ok()?.map(|(o, _)| o);
+            match (limits, accept) {
+                (Some(l), Some(a)) => Spec::Files {
                     options,
                     limits: l.ok()?,
-                    accept: accept(cx, f).ok()?,
+                    accept: a.ok()?,
                 },
-                (QuestionKind::Resources, Some(l)) => Spec::Resources {
+                (Some(l), None) => Spec::Resources {
                     options: options?,
                     limits: l.ok()?,
                 },

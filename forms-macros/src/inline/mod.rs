@@ -32,7 +32,12 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 mod tests {
     use super::expand;
     use quote::quote;
@@ -82,5 +87,29 @@ mod tests {
             .map(|e| e.rsplit("see rule ").next().unwrap_or_default())
             .collect();
         assert_eq!(rules, ["R1", "R6", "R8", "R10", "R3"], "{errors:?}");
+    }
+
+    #[test]
+    fn keys_after_a_failed_option_list_are_still_judged() {
+        let errors = errors_of(quote!(
+            message: "Pick",
+            questions: [
+                { id: "s", type: resources, title: "Sources", required: false, maxItems: 30 },
+                { id: "d", type: files, title: "Data", required: false,
+                  options: [ { uri: "relative", name: "n", title: "t" } ], accept: ["csv"] },
+            ],
+        ));
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors[0].contains("missing `options`"), "{errors:?}");
+        assert!(
+            errors[1].contains("maxItems must be an integer from 1 to 24"),
+            "{errors:?}"
+        );
+        assert!(errors[2].contains("resource uri `relative`"), "{errors:?}");
+        assert!(errors[3].contains("accept entry `csv`"), "{errors:?}");
+        assert!(
+            !errors.iter().any(|e| e.contains("unknown key")),
+            "{errors:?}"
+        );
     }
 }
