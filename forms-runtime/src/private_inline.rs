@@ -3,7 +3,8 @@
 //! Each `{expr}` of an inline form goes through one of the conversion functions below. Each
 //! takes a value of a trait that names, in its compile error, the Rust types it accepts at
 //! that place of the form, so a wrong interpolation is reported at the expression in the
-//! form's own words. Everything is validated with [`DataForm::new`] when the form is built.
+//! form's own words. Everything is validated with [`DataForm::new`](crate::DataForm::new) when
+//! the form is built.
 
 /// The namespace the `form!` expansion uses.
 pub mod inline {
