@@ -180,3 +180,5 @@ pub fn failed<T>() -> Result<T, FormError> {
         "the form's `#[derive(Form)]` reported compile errors",
     ))
 }
+
+pub use crate::private_inline::*;
