@@ -97,9 +97,7 @@ fn check_data_uri(src: &str) -> Result<(), Violation> {
         || padding > 2
         || body.len() % 4 == 1
         || (padding > 0 && data.len() % 4 != 0)
-        || !body
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
+        || !is_base64(body.as_bytes())
     {
         return Err(bad(
             "must carry nonempty base64 data (A-Z, a-z, 0-9, +, /; `=` padding only to a \
@@ -108,6 +106,24 @@ fn check_data_uri(src: &str) -> Result<(), Violation> {
         ));
     }
     Ok(())
+}
+
+/// Whether every byte is in the base64 alphabet (`A-Z a-z 0-9 + /`). Counts the other bytes
+/// with byte-wide counters over chunks, which the compiler turns into vector instructions
+/// (image data URIs run to 262,144 characters).
+fn is_base64(bytes: &[u8]) -> bool {
+    bytes.chunks(255).all(|chunk| {
+        let mut bad: u8 = 0;
+        for &c in chunk {
+            let ok = c.wrapping_sub(b'A') < 26
+                || c.wrapping_sub(b'a') < 26
+                || c.wrapping_sub(b'0') < 10
+                || c == b'+'
+                || c == b'/';
+            bad += u8::from(!ok);
+        }
+        bad == 0
+    })
 }
 
 /// R25: an image's `mimeType` is at most 100 characters.

@@ -32,6 +32,7 @@
 //!   as `thumbnail`; giving both is an R23 error.
 
 use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
+use super::serialize::utf8_bytes_utf16_len;
 use super::validate;
 use super::DataForm;
 use super::Violations;
@@ -79,13 +80,18 @@ fn compact_len_lower_bound(text: &str, cap: usize) -> usize {
     let mut in_number = false;
     while let Some(&c) = bytes.get(i) {
         if in_string {
-            match c {
-                b'"' => {
+            // The run of plain characters up to the next quote or backslash, counted in bulk.
+            let rest = bytes.get(i..).unwrap_or_default();
+            let run = find_quote_or_backslash(rest);
+            n += utf8_bytes_utf16_len(rest.get(..run).unwrap_or_default());
+            i += run;
+            match bytes.get(i) {
+                Some(b'"') => {
                     in_string = false;
                     n += 1;
                     i += 1;
                 }
-                b'\\' => {
+                Some(_) => {
                     // `\uXXXX` and the short escapes each stand for at least one unit.
                     n += 1;
                     i += if bytes.get(i + 1) == Some(&b'u') {
@@ -94,10 +100,7 @@ fn compact_len_lower_bound(text: &str, cap: usize) -> usize {
                         2
                     };
                 }
-                _ => {
-                    n += usize::from(c & 0xC0 != 0x80) + usize::from(c >= 0xF0);
-                    i += 1;
-                }
+                None => {}
             }
         } else {
             match c {
@@ -126,6 +129,37 @@ fn compact_len_lower_bound(text: &str, cap: usize) -> usize {
         }
     }
     n
+}
+
+/// The index of the first `"` or `\\` in `bytes` (its length when there is none), testing 16
+/// bytes at a time.
+fn find_quote_or_backslash(bytes: &[u8]) -> usize {
+    let is_stop = |b: u8| b == b'"' || b == b'\\';
+    let first = |b: &[u8]| b.iter().position(|&c| is_stop(c));
+    let mut chunks = bytes.chunks_exact(16);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |hit, &c| hit | is_stop(c)) {
+            return offset + first(chunk).unwrap_or(16);
+        }
+        offset += 16;
+    }
+    let rest = chunks.remainder();
+    offset + first(rest).unwrap_or(rest.len())
+}
+
+/// The number of bytes of `bytes` that `JSON.stringify` escapes (`"`, `\\`, controls).
+fn escaped_count(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|chunk| {
+            let mut n: u8 = 0;
+            for &b in chunk {
+                n += u8::from(b < 0x20 || b == b'"' || b == b'\\');
+            }
+            usize::from(n)
+        })
+        .sum()
 }
 
 /// R4 before parsing: refuses text whose compact JSON cannot fit in 1 MiB.
@@ -390,14 +424,21 @@ fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<Json> {
 
 /// The UTF-16 length of `s` as a JSON string literal written by `JSON.stringify`.
 fn js_string_len(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            c if u32::from(c) < 0x20 => 6,
-            c => c.len_utf16(),
+    let bytes = s.as_bytes();
+    let units = utf8_bytes_utf16_len(bytes);
+    // Most strings need no escape: the count is then the UTF-16 length and the quotes.
+    if escaped_count(bytes) == 0 {
+        return 2 + units;
+    }
+    let extra: usize = bytes
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+            0..=0x1f => 5,
+            _ => 0,
         })
-        .sum::<usize>()
+        .sum();
+    2 + units + extra
 }
 
 /// A number as JavaScript's `Number.prototype.toString` writes it (`100`, `0.5`, `1e+21`,
@@ -1261,6 +1302,19 @@ mod tests {
             compact_len(&tree(SAMPLES[1])),
             r#"{"a":[1,-2,3.5,100,0,true,false,null],"b":{"c":"d"},"e":[],"f":{}}"#.len()
         );
+    }
+
+    #[test]
+    fn byte_scans() {
+        let text = format!("{}\"{}", "a".repeat(40), "\\".repeat(3));
+        assert_eq!(find_quote_or_backslash(text.as_bytes()), 40);
+        assert_eq!(find_quote_or_backslash(&text.as_bytes()[41..]), 0);
+        assert_eq!(find_quote_or_backslash(b"abc"), 3);
+        assert_eq!(find_quote_or_backslash(&[b'a'; 33]), 33);
+        assert_eq!(escaped_count(text.as_bytes()), 4);
+        assert_eq!(escaped_count("\u{1}\n\tx".repeat(300).as_bytes()), 900);
+        let s = "é😀a".repeat(1000);
+        assert_eq!(utf8_bytes_utf16_len(s.as_bytes()), s.encode_utf16().count());
     }
 
     #[test]
