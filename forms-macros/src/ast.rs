@@ -10,6 +10,7 @@ use syn::{DeriveInput, Ident, Type, Visibility};
 /// The item deriving `Form`.
 pub(crate) struct Container<'a> {
     pub(crate) ident: &'a Ident,
+    pub(crate) generics: &'a syn::Generics,
     pub(crate) vis: &'a Visibility,
     pub(crate) attrs: Attrs,
     pub(crate) data: Data<'a>,
@@ -156,12 +157,18 @@ fn classify<'a>(cx: &Ctxt, ty: &'a Type, attrs: &Attrs) -> Option<FieldKind<'a>>
     .into_iter()
     .filter_map(|(n, k)| k.map(|k| (n, k)))
     .collect();
-    if let [_, rest @ ..] = markers.as_slice() {
-        for (_, k) in rest {
+    if let [(first, _), rest @ ..] = markers.as_slice() {
+        for (name, k) in rest {
             cx.error_spanned_by(
                 k,
-                "a field takes at most one of `resource`, `resources` and `files`",
+                format!(
+                    "`{first}` and `{name}` are both given; a field takes at most one of \
+                     `resource`, `resources` and `files`"
+                ),
             );
+        }
+        if !rest.is_empty() {
+            return None;
         }
     }
     let stripped = strip(ty);
@@ -269,6 +276,11 @@ fn classify_unmarked<'a>(cx: &Ctxt, ty: &'a Type, stripped: &'a Type) -> Option<
 impl<'a> Container<'a> {
     /// Builds the IR, recording every mistake of the item's shape and attributes.
     pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Container<'a>> {
+        let pos = match input.data {
+            syn::Data::Enum(_) => Position::Enum,
+            _ => Position::Struct,
+        };
+        let attrs = attr::parse(cx, pos, &input.attrs);
         if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
             cx.error_spanned_by(
                 &input.generics,
@@ -326,14 +338,11 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
-        let pos = match data {
-            Data::Struct(_) => Position::Struct,
-            Data::Enum(_) => Position::Enum,
-        };
         Some(Container {
             ident: &input.ident,
+            generics: &input.generics,
             vis: &input.vis,
-            attrs: attr::parse(cx, pos, &input.attrs),
+            attrs,
             data,
         })
     }

@@ -183,6 +183,9 @@ pub(crate) struct Attrs {
     pub(crate) files: Attr<()>,
     pub(crate) accept: Attr<List>,
     pub(crate) docs: Docs,
+    /// Every key written, even those whose value was refused, so that a later stage does not
+    /// also report it as missing.
+    written: Vec<String>,
 }
 
 fn key_name(path: &syn::Path) -> String {
@@ -289,6 +292,11 @@ fn parse_flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
 }
 
 impl Attrs {
+    /// Whether `key` was written, whatever became of its value.
+    pub(crate) fn written(&self, key: &str) -> bool {
+        self.written.iter().any(|k| k == key)
+    }
+
     fn parse_one(
         &mut self,
         cx: &Ctxt,
@@ -308,6 +316,7 @@ impl Attrs {
             return skip_value(meta.input);
         }
         let path = &meta.path;
+        self.written.push(key.clone());
         let result = match key.as_str() {
             "message" => parse_str(meta, &key).map(|v| self.message.set(cx, path, v)),
             "id" => parse_str(meta, &key).map(|v| self.id.set(cx, path, v)),

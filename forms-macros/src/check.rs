@@ -81,15 +81,29 @@ fn from_doc(doc: bool) -> &'static str {
     }
 }
 
-/// R5: reports the second and later uses of an ID.
-fn check_unique(cx: &Ctxt, ids: &[(String, TokenStream)], what: &str, scope: &str) {
-    for (i, (id, at)) in ids.iter().enumerate() {
-        if ids.iter().take(i).any(|(earlier, _)| earlier == id) {
+/// An ID with what it belongs to (`field `goal``) and where to report it.
+pub(crate) struct IdUse {
+    id: String,
+    owner: String,
+    at: TokenStream,
+    valid: bool,
+}
+
+/// R5: reports the second and later uses of an ID. IDs that break R6 are reported there only.
+fn check_unique(cx: &Ctxt, ids: &[IdUse], what: &str, scope: &str) {
+    for (i, u) in ids.iter().enumerate() {
+        if !u.valid {
+            continue;
+        }
+        if let Some(first) = ids.iter().take(i).find(|e| e.valid && e.id == u.id) {
             let v = Violation::new(
                 Rule::R5,
-                format!("is used twice; {what}s must be unique in {scope}"),
+                format!(
+                    "is already used by {}; {what}s must be unique in {scope}",
+                    first.owner
+                ),
             );
-            cx.error_spanned_by(at, sentence(&format!("{what} `{id}`"), &v));
+            cx.error_spanned_by(&u.at, sentence(&format!("{what} `{}`", u.id), &v));
         }
     }
 }
@@ -101,14 +115,13 @@ fn message(cx: &Ctxt, c: &Container<'_>, what: &str) -> Option<String> {
             report(cx, lit, "form message", rules::check_message(&m)).map(|()| m)
         }
         None => {
-            let v = Violation::new(Rule::R1, "is required");
-            cx.error_spanned_by(
-                c.ident,
-                format!(
-                    "{}: add `#[form(message = \"…\")]` to the {what}",
-                    sentence("form message", &v)
-                ),
-            );
+            if !c.attrs.written("message") {
+                let v = Violation::new(
+                    Rule::R1,
+                    format!("needs a message: add `#[form(message = \"…\")]` to the {what}"),
+                );
+                cx.error_spanned_by(c.ident, sentence(&format!("form `{}`", c.ident), &v));
+            }
             None
         }
     }
@@ -211,15 +224,22 @@ fn check_field<'a>(
     cx: &Ctxt,
     c: &Container<'_>,
     f: &'a Field<'a>,
-) -> Option<(Question<'a>, TokenStream)> {
+) -> (Option<Question<'a>>, IdUse) {
     let a = &f.attrs;
     let (id, id_at) = ast::resolve_id(a, f.ident, c.attrs.rename_all.get());
-    report(
+    let valid = report(
         cx,
         &id_at,
         &format!("question id `{id}`"),
         rules::check_id(&id),
-    );
+    )
+    .is_some();
+    let id_use = IdUse {
+        id: id.clone(),
+        owner: format!("field `{}`", f.ident),
+        at: id_at,
+        valid,
+    };
     let title = match text_of(&a.title, a.docs.title()) {
         Some((t, at, doc)) => {
             report(
@@ -231,14 +251,13 @@ fn check_field<'a>(
             t
         }
         None => {
-            let v = Violation::new(Rule::R8, "is required");
-            cx.error_spanned_by(
-                f.ident,
-                format!(
-                    "{}: add a doc comment or `#[form(title = \"…\")]`",
-                    sentence(&format!("the title of question `{id}`"), &v)
-                ),
-            );
+            if !a.written("title") {
+                let v = Violation::new(
+                    Rule::R8,
+                    "needs a title: add a doc comment or `#[form(title = \"…\")]`",
+                );
+                cx.error_spanned_by(f.ident, sentence(&format!("question `{id}`"), &v));
+            }
             String::new()
         }
     };
@@ -289,7 +308,7 @@ fn check_field<'a>(
                 a.max_length.key(),
                 format!(
                     "`max_length` applies only to text questions (`String`, `Option<String>`), \
-                     not to `{k}`; see rule R11"
+                     not to `{k}` questions; see rule R11"
                 ),
             );
             None
@@ -307,7 +326,7 @@ fn check_field<'a>(
         (Some(_), Some(k)) => {
             cx.error_spanned_by(
                 a.accept.key(),
-                format!("`accept` applies only to files questions, not to `{k}`; see rule R22"),
+                format!("`accept` applies only to files questions, not to `{k}` questions; see rule R22"),
             );
             None
         }
@@ -322,22 +341,20 @@ fn check_field<'a>(
         None
     };
 
-    Some((
-        Question {
-            ident: f.ident,
-            id,
-            title,
-            description,
-            required,
-            kind: kind?,
-            max_length,
-            min_items,
-            max_items,
-            accept,
-            limit_span,
-        },
-        id_at,
-    ))
+    let question = kind.map(|kind| Question {
+        ident: f.ident,
+        id,
+        title,
+        description,
+        required,
+        kind,
+        max_length,
+        min_items,
+        max_items,
+        accept,
+        limit_span,
+    });
+    (question, id_use)
 }
 
 /// Checks a struct form; `None` when a question could not be resolved.
@@ -356,13 +373,9 @@ pub(crate) fn check_struct<'a>(
     let mut questions = Vec::new();
     let mut ids = Vec::new();
     for f in fields {
-        if let Some((q, at)) = check_field(cx, c, f) {
-            ids.push((q.id.clone(), at));
-            questions.push(q);
-        } else {
-            let (id, at) = ast::resolve_id(&f.attrs, f.ident, c.attrs.rename_all.get());
-            ids.push((id, at));
-        }
+        let (q, id_use) = check_field(cx, c, f);
+        ids.push(id_use);
+        questions.extend(q);
     }
     check_unique(cx, &ids, "question id", "a form");
     (message, questions)
@@ -372,15 +385,22 @@ fn check_variant<'a>(
     cx: &Ctxt,
     c: &Container<'_>,
     v: &'a Variant<'a>,
-) -> (ChoiceOption<'a>, TokenStream) {
+) -> (ChoiceOption<'a>, IdUse) {
     let a: &Attrs = &v.attrs;
     let (id, id_at) = ast::resolve_id(a, v.ident, c.attrs.rename_all.get());
-    report(
+    let valid = report(
         cx,
         &id_at,
         &format!("option id `{id}`"),
         rules::check_id(&id),
-    );
+    )
+    .is_some();
+    let id_use = IdUse {
+        id: id.clone(),
+        owner: format!("variant `{}`", v.ident),
+        at: id_at,
+        valid,
+    };
     let (title, at, doc) = text_of(&a.title, a.docs.title())
         .unwrap_or_else(|| (ast::unraw(v.ident), v.ident.to_token_stream(), false));
     report(
@@ -411,7 +431,7 @@ fn check_variant<'a>(
             description,
             thumbnail,
         },
-        id_at,
+        id_use,
     )
 }
 
@@ -430,8 +450,8 @@ pub(crate) fn check_enum<'a>(
     let mut options = Vec::new();
     let mut ids = Vec::new();
     for v in variants {
-        let (o, at) = check_variant(cx, c, v);
-        ids.push((o.id.clone(), at));
+        let (o, id_use) = check_variant(cx, c, v);
+        ids.push(id_use);
         options.push(o);
     }
     check_unique(cx, &ids, "option id", "an enum");

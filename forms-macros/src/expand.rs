@@ -59,7 +59,7 @@ pub(crate) fn parts_struct(
 }
 
 /// One question's constructor call.
-fn question(q: &Question<'_>) -> TokenStream {
+fn question(q: &Question<'_>, table: &syn::Ident) -> TokenStream {
     let (id, title) = (&q.id, &q.title);
     let description = opt_str(q.description.as_ref());
     let required = q.required;
@@ -69,14 +69,12 @@ fn question(q: &Question<'_>) -> TokenStream {
             let max_length = opt_u32(q.max_length);
             quote!(__forms::text(#id, #title, #description, #required, #max_length))
         }
-        FieldKind::Single { elem, .. } => {
-            let call = quote_spanned!(elem.span()=> __forms::single_select::<#elem>);
-            quote!(#call(#id, #title, #description, #required))
+        FieldKind::Single { .. } => {
+            quote!(__forms::single_select(&#table, #id, #title, #description, #required))
         }
-        FieldKind::Multi { elem } => {
+        FieldKind::Multi { .. } => {
             let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
-            let call = quote_spanned!(elem.span()=> __forms::multi_select::<#elem>);
-            quote!(#call(#id, #title, #description, #required, #min, #max))
+            quote!(__forms::multi_select(&#table, #id, #title, #description, #required, #min, #max))
         }
         FieldKind::Resource { .. } => {
             quote!(__forms::resource(#id, #title, #description, #required, parts.#field))
@@ -99,19 +97,15 @@ fn question(q: &Question<'_>) -> TokenStream {
 }
 
 /// The decoding expression of one field.
-fn decode(q: &Question<'_>) -> TokenStream {
+fn decode(q: &Question<'_>, table: &syn::Ident) -> TokenStream {
     match q.kind {
         FieldKind::Text { optional: false } => quote!(slots.text()?),
         FieldKind::Text { optional: true } => quote!(slots.text_opt()?),
         FieldKind::Single {
-            optional: false,
-            elem,
-        } => quote_spanned!(elem.span()=> slots.choice::<#elem>()?),
-        FieldKind::Single {
-            optional: true,
-            elem,
-        } => quote_spanned!(elem.span()=> slots.choice_opt::<#elem>()?),
-        FieldKind::Multi { elem } => quote_spanned!(elem.span()=> slots.choices::<#elem, _>()?),
+            optional: false, ..
+        } => quote!(slots.choice_of(&#table)?),
+        FieldKind::Single { optional: true, .. } => quote!(slots.choice_opt_of(&#table)?),
+        FieldKind::Multi { elem } => quote_spanned!(elem.span()=> slots.choices_of(&#table)?),
         FieldKind::Resource { optional: false } => quote!(slots.resource()?),
         FieldKind::Resource { optional: true } => quote!(slots.resource_opt()?),
         FieldKind::Resources => quote!(slots.resources()?),
@@ -121,8 +115,8 @@ fn decode(q: &Question<'_>) -> TokenStream {
 
 /// R17–R20 across types: a `Vec<E>`'s limits against `E`'s option count, checked by the
 /// rules crate's const fn in a const assertion that points at the limit attribute.
-fn selection_assertion(q: &Question<'_>) -> Option<TokenStream> {
-    let (FieldKind::Multi { elem }, Some(span)) = (q.kind, q.limit_span) else {
+fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStream> {
+    let (FieldKind::Multi { .. }, Some(span)) = (q.kind, q.limit_span) else {
         return None;
     };
     let required = q.required;
@@ -141,7 +135,7 @@ fn selection_assertion(q: &Question<'_>) -> Option<TokenStream> {
             #required,
             #min,
             #max,
-            <#elem as __forms::FormChoice>::COUNT,
+            #table.count,
         ) {
             __forms::Ok(_) => (),
             __forms::Err(problem) => ::core::panic!("{}", problem.describe()),
@@ -198,18 +192,38 @@ pub(crate) fn expand_struct(
         let name = format_ident!("{}Parts", ident);
         (parts_struct(c, &parts), name.to_token_stream())
     };
-    let calls = questions.iter().map(question);
+    // One table per choice field: the only place that needs `E: FormChoice`, spanned at the
+    // field's type, so an unsupported type gets one error rather than one per use.
+    let tables: Vec<syn::Ident> = (0..questions.len())
+        .map(|i| format_ident!("__FORMS_CHOICE_{}", i))
+        .collect();
+    let table_defs = questions
+        .iter()
+        .zip(&tables)
+        .filter_map(|(q, t)| match q.kind {
+            FieldKind::Single { elem, .. } | FieldKind::Multi { elem } => {
+                Some(quote_spanned! {elem.span()=>
+                    const #t: __forms::ChoiceOf<#elem> = __forms::choice_of::<#elem>();
+                })
+            }
+            _ => None,
+        });
+    let calls = questions.iter().zip(&tables).map(|(q, t)| question(q, t));
     let build = quote! {
         __forms::build::<#ident, _>(#message, [#(#calls),*])
     };
     let form = form_fn(ident, !parts.is_empty(), build);
-    let assertions = questions.iter().filter_map(selection_assertion);
-    let fields = questions.iter().map(|q| {
+    let assertions = questions
+        .iter()
+        .zip(&tables)
+        .filter_map(|(q, t)| selection_assertion(q, t));
+    let fields = questions.iter().zip(&tables).map(|(q, t)| {
         let f = q.ident;
-        let d = decode(q);
+        let d = decode(q, t);
         quote!(#f: #d)
     });
     let body = quote! {
+        #(#table_defs)*
         #(#assertions)*
         #[automatically_derived]
         impl __forms::Form for #ident {
@@ -275,7 +289,9 @@ pub(crate) fn expand_enum(
         let build = quote! {
             __forms::build::<#ident, 1>(
                 #message,
-                [__forms::single_select::<#ident>(#id, #message, #description, true)],
+                [__forms::single_select(
+                    &__forms::ChoiceOf::<#ident>::new(), #id, #message, #description, true,
+                )],
             )
         };
         let form = form_fn(ident, false, build);

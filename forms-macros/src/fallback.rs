@@ -10,6 +10,7 @@ use quote::{format_ident, quote};
 pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
     let krate = c.krate();
     let ident = c.ident;
+    let (impl_generics, ty_generics, where_clause) = c.generics.split_for_impl();
     let (parts_def, parts_ty, choice) = match &c.data {
         Data::Struct(fields) => {
             let parts: Vec<_> = fields
@@ -33,13 +34,13 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
                 )
             }
         }
-        Data::Enum(_) => (
+        Data::Enum(_) if c.generics.params.is_empty() => (
             TokenStream::new(),
             quote!(()),
             // The largest count the contract allows, so that no limit elsewhere fails
             // because of this enum's own mistakes.
             quote! {
-                impl __forms::FormChoice for #ident {
+                impl #impl_generics __forms::FormChoice for #ident #ty_generics #where_clause {
                     const COUNT: usize = 24;
                     const OPTIONS: &'static [__forms::ChoiceMeta] = &[];
                     fn from_index(_: usize) -> __forms::Option<Self> {
@@ -51,6 +52,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
                 }
             },
         ),
+        Data::Enum(_) => (TokenStream::new(), quote!(()), TokenStream::new()),
     };
     quote! {
         #parts_def
@@ -58,7 +60,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
         const _: () = {
             use #krate::__private as __forms;
             #choice
-            impl __forms::Form for #ident {
+            impl #impl_generics __forms::Form for #ident #ty_generics #where_clause {
                 type Parts = #parts_ty;
                 fn form(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
                     __forms::failed()

@@ -8,7 +8,9 @@ pub use crate::data::{
     ChoiceOption, DataForm, FormSpec, Image, Question, QuestionSpec, ResourceOption,
 };
 pub use crate::error::FormError;
-pub use crate::typed::{ChoiceMeta, FileRef, Form, FormChoice, Slots, TypedForm};
+pub use crate::typed::{
+    choice_of, ChoiceMeta, ChoiceOf, FileRef, Form, FormChoice, Slots, TypedForm,
+};
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
 pub use std::clone::Clone;
@@ -35,9 +37,9 @@ fn question(
     }
 }
 
-/// The choice options of `E`, from its static metadata.
-pub fn choice_options<E: FormChoice>() -> Vec<ChoiceOption> {
-    E::OPTIONS
+/// The choice options of a choice type, from its static metadata.
+pub fn choice_options(options: &[ChoiceMeta]) -> Vec<ChoiceOption> {
+    options
         .iter()
         .map(|o| ChoiceOption {
             id: o.id.to_owned(),
@@ -65,14 +67,15 @@ pub fn text(
     )
 }
 
-/// A `single_select` question over the options of `E`.
-pub fn single_select<E: FormChoice>(
+/// A `single_select` question over the options of a choice type.
+pub fn single_select<E>(
+    choice: &ChoiceOf<E>,
     id: &str,
     title: &str,
     description: Option<&str>,
     required: bool,
 ) -> Question {
-    let options = choice_options::<E>();
+    let options = choice_options(choice.options);
     question(
         id,
         title,
@@ -82,8 +85,9 @@ pub fn single_select<E: FormChoice>(
     )
 }
 
-/// A `multi_select` question over the options of `E`.
-pub fn multi_select<E: FormChoice>(
+/// A `multi_select` question over the options of a choice type.
+pub fn multi_select<E>(
+    choice: &ChoiceOf<E>,
     id: &str,
     title: &str,
     description: Option<&str>,
@@ -91,9 +95,8 @@ pub fn multi_select<E: FormChoice>(
     min_items: Option<u32>,
     max_items: Option<u32>,
 ) -> Question {
-    let options = choice_options::<E>();
     let kind = QuestionSpec::MultiSelect {
-        options,
+        options: choice_options(choice.options),
         min_items,
         max_items,
     };
@@ -180,5 +183,3 @@ pub fn failed<T>() -> Result<T, FormError> {
         "the form's `#[derive(Form)]` reported compile errors",
     ))
 }
-
-pub use crate::private_inline::*;

@@ -196,6 +196,36 @@ pub struct ChoiceMeta {
     pub thumbnail: Option<&'static str>,
 }
 
+/// The table of a choice type, made once per field in a constant: the derive's single use
+/// of the `FormChoice` bound, so that a field of an unsupported type gets one error.
+#[doc(hidden)]
+pub struct ChoiceOf<E> {
+    /// `E::COUNT`.
+    pub count: usize,
+    /// `E::OPTIONS`.
+    pub options: &'static [ChoiceMeta],
+    /// `E::from_index`.
+    pub from_index: fn(usize) -> Option<E>,
+}
+
+impl<E: FormChoice> ChoiceOf<E> {
+    /// The table of `E`.
+    pub const fn new() -> Self {
+        choice_of::<E>()
+    }
+}
+
+/// The table of `E`; a free function so that a missing `FormChoice` impl is reported with
+/// the trait's own message.
+#[doc(hidden)]
+pub const fn choice_of<E: FormChoice>() -> ChoiceOf<E> {
+    ChoiceOf {
+        count: E::COUNT,
+        options: E::OPTIONS,
+        from_index: E::from_index,
+    }
+}
+
 /// What the person did with a form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome<T> {
@@ -411,8 +441,8 @@ impl Slots<'_> {
             .ok_or_else(|| mismatch(self.questions.get(q)))
     }
 
-    fn choice_at<E: FormChoice>(&self, q: usize, option: usize) -> Result<E, FormError> {
-        E::from_index(option).ok_or_else(|| mismatch(self.questions.get(q)))
+    fn choice_at<E>(&self, choice: &ChoiceOf<E>, q: usize, option: usize) -> Result<E, FormError> {
+        (choice.from_index)(option).ok_or_else(|| mismatch(self.questions.get(q)))
     }
 
     /// A required `text` answer.
@@ -435,28 +465,37 @@ impl Slots<'_> {
 
     /// A required `single_select` answer.
     pub fn choice<E: FormChoice>(&mut self) -> Result<E, FormError> {
+        self.choice_of(&ChoiceOf::<E>::new())
+    }
+
+    /// A required `single_select` answer, through the choice type's table.
+    pub fn choice_of<E>(&mut self, choice: &ChoiceOf<E>) -> Result<E, FormError> {
         match self.next() {
-            (Some(Answer::Choice(o)), i) => self.choice_at(i, o),
+            (Some(Answer::Choice(o)), i) => self.choice_at(choice, i, o),
             (None, i) => Err(self.missing(i)),
             (Some(_), i) => Err(mismatch(self.questions.get(i))),
         }
     }
 
     /// An optional `single_select` answer.
-    pub fn choice_opt<E: FormChoice>(&mut self) -> Result<Option<E>, FormError> {
+    pub fn choice_opt_of<E>(&mut self, choice: &ChoiceOf<E>) -> Result<Option<E>, FormError> {
         match self.next() {
-            (Some(Answer::Choice(o)), i) => self.choice_at(i, o).map(Some),
+            (Some(Answer::Choice(o)), i) => self.choice_at(choice, i, o).map(Some),
             (None, _) => Ok(None),
             (Some(_), i) => Err(mismatch(self.questions.get(i))),
         }
     }
 
     /// A `multi_select` answer, collected into `C` (`Vec<E>`, `BTreeSet<E>`, `HashSet<E>`).
-    pub fn choices<E: FormChoice, C: FromIterator<E>>(&mut self) -> Result<C, FormError> {
+    pub fn choices_of<E, C: FromIterator<E>>(
+        &mut self,
+        choice: &ChoiceOf<E>,
+    ) -> Result<C, FormError> {
         match self.next() {
-            (Some(Answer::Choices(list)), i) => {
-                list.into_iter().map(|o| self.choice_at(i, o)).collect()
-            }
+            (Some(Answer::Choices(list)), i) => list
+                .into_iter()
+                .map(|o| self.choice_at(choice, i, o))
+                .collect(),
             (None, _) => Ok(C::from_iter(None)),
             (Some(_), i) => Err(mismatch(self.questions.get(i))),
         }

@@ -1,0 +1,11 @@
+use forms_runtime::{FileRef, Form};
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    /// Data
+    #[form(files, accept = (".csv", "text/csv"))]
+    data: Vec<FileRef>,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+enum Nothing {}
+
+fn main() {}

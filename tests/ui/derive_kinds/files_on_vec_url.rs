@@ -1,0 +1,13 @@
+use forms_runtime::Form;
+
+use url::Url;
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    /// Data
+    #[form(files)]
+    data: Vec<Url>,
+}
+
+fn main() {}

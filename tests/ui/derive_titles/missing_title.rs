@@ -1,0 +1,9 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    goal: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    #[form(title = "  ")]
+    goal: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use forms_runtime::{FileRef, Form};
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    /// Data
+    data: FileRef,
+}
+
+fn main() {}

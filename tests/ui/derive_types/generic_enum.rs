@@ -1,0 +1,11 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+enum Choice<T> {
+    /// First
+    First,
+    /// Second
+    Second(T),
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    /// Formats
+    formats: Option<Vec<Format>>,
+}
+
+#[derive(Form)]
+enum Format {
+    /// PDF
+    Pdf,
+    /// Web page
+    Html,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct Setup(String);
+
+fn main() {}
