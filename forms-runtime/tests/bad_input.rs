@@ -443,3 +443,40 @@ fn arbitrary_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn large_hostile_forms_are_checked_in_linear_time() {
+    // Tens of thousands of options just under 1 MiB, each with a finding. Uniqueness checks
+    // and the bookkeeping of broken values are hash-based, so these take milliseconds in a
+    // release build; a quadratic pass would take minutes. The bound only guards against that.
+    fn options_form(option: impl Fn(usize) -> String, n: usize) -> String {
+        let options: Vec<String> = (0..n).map(option).collect();
+        format!(
+            r#"{{"message":"m","questions":[{{"id":"q","type":"single_select","title":"T","required":false,"options":[{}]}}]}}"#,
+            options.join(",")
+        )
+    }
+    let cases = [
+        options_form(|_| r#"{"title":"t"}"#.to_owned(), 70_000),
+        options_form(|i| format!(r#"{{"id":"a{i}","title":"t"}}"#), 36_000),
+        options_form(|_| r#"{"id":"a","title":"t"}"#.to_owned(), 45_000),
+        options_form(
+            |i| format!(r#"{{"id":"a{i}","title":"t","preview":{{"src":"x"}}}}"#),
+            20_000,
+        ),
+    ];
+    let started = Instant::now();
+    for text in &cases {
+        assert!(text.len() < 1_048_576);
+        let err = refused(text);
+        assert!(err
+            .message
+            .contains("questions[0].options: must have at most 24 options"));
+        assert!(
+            err.message.len() < 20_000,
+            "the message lists at most 50 findings"
+        );
+    }
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}

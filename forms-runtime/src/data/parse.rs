@@ -40,7 +40,7 @@ use crate::error::FormError;
 use forms_rules::{self as rules, limits, QuestionKind, Rule, Violation};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Deepest nesting of arrays and objects accepted, as serde_json's text parser allows.
@@ -579,11 +579,19 @@ struct Builder {
     out: Violations,
     /// Paths whose value was unusable: validation findings at or below them are dropped,
     /// since they would only describe the placeholder put in its place.
-    broken: Vec<String>,
+    broken: HashSet<String>,
     /// Paths whose own validation findings are dropped (not those below them).
-    muted: Vec<String>,
+    muted: HashSet<String>,
     /// Model paths to report under the name the input used (`thumbnail` given as `preview`).
-    renamed: Vec<(String, String)>,
+    renamed: HashMap<String, String>,
+}
+
+/// `path` and each path above it, longest first (`a.b[0]`, `a.b`, `a`).
+fn path_and_parents(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(
+        path.rmatch_indices(['.', '['])
+            .filter_map(move |(i, _)| path.get(..i)),
+    )
 }
 
 fn list(keys: &[&str]) -> String {
@@ -613,7 +621,7 @@ fn preselection(key: &str) -> Option<Violation> {
 impl Builder {
     /// Records a problem of the input at `path` and marks it broken.
     fn report(&mut self, path: String, value: Option<&str>, v: Violation) {
-        self.broken.push(path.clone());
+        self.broken.insert(path.clone());
         self.out.push(path, value, v);
     }
 
@@ -639,11 +647,7 @@ impl Builder {
 
     /// Whether a validation finding at `path` only describes a placeholder.
     fn covers(&self, path: &str) -> bool {
-        self.muted.iter().any(|m| m == path)
-            || self.broken.iter().any(|b| {
-                path.strip_prefix(b.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
-            })
+        self.muted.contains(path) || path_and_parents(path).any(|p| self.broken.contains(p))
     }
 
     /// Reports every property of `obj` outside `allowed`, with the most specific rule.
@@ -986,7 +990,7 @@ impl Builder {
         let max = read(self, "maxItems", Rule::R19);
         if broken {
             // A limit was unusable: a comparison of the two (R20) would be about a default.
-            self.muted.push(obj.path.clone());
+            self.muted.insert(obj.path.clone());
         }
         (min, max)
     }
@@ -1072,7 +1076,7 @@ impl Builder {
                 ),
             );
         } else if preview.is_some() {
-            self.renamed.push((obj.at("thumbnail"), obj.at("preview")));
+            self.renamed.insert(obj.at("thumbnail"), obj.at("preview"));
         }
         self.extra_keys(&obj, CHOICE_KEYS, "a choice option", &|_| None);
         ChoiceOption {
@@ -1152,13 +1156,15 @@ impl Builder {
 
     /// Reports validation findings under the names the input used.
     fn rename(&self, path: &mut String) {
-        for (model, input) in &self.renamed {
-            if let Some(rest) = path.strip_prefix(model.as_str()) {
-                if rest.is_empty() || rest.starts_with(['.', '[']) {
-                    *path = format!("{input}{rest}");
-                    return;
-                }
-            }
+        let renamed = path_and_parents(path).find_map(|model| {
+            let input = self.renamed.get(model)?;
+            Some(format!(
+                "{input}{}",
+                path.get(model.len()..).unwrap_or_default()
+            ))
+        });
+        if let Some(renamed) = renamed {
+            *path = renamed;
         }
     }
 }
@@ -1302,6 +1308,23 @@ mod tests {
             compact_len(&tree(SAMPLES[1])),
             r#"{"a":[1,-2,3.5,100,0,true,false,null],"b":{"c":"d"},"e":[],"f":{}}"#.len()
         );
+    }
+
+    #[test]
+    fn parents_of_a_path() {
+        let all: Vec<&str> = path_and_parents("questions[0].options[2].thumbnail.src").collect();
+        assert_eq!(
+            all,
+            [
+                "questions[0].options[2].thumbnail.src",
+                "questions[0].options[2].thumbnail",
+                "questions[0].options[2]",
+                "questions[0].options",
+                "questions[0]",
+                "questions",
+            ]
+        );
+        assert_eq!(path_and_parents("message").collect::<Vec<_>>(), ["message"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, Resour
 use super::{DataForm, Resolved};
 use crate::error::FormError;
 use forms_rules::{self as rules, limits, QuestionKind, Violation};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// Every violation found in one pass, each with the JSON path it belongs to.
@@ -180,9 +181,11 @@ fn check_unique<T>(
     key: impl Fn(&T) -> &str,
     what: &str,
 ) {
+    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let k = key(item);
-        if let Some(first) = items.iter().take(i).position(|o| key(o) == k) {
+        let first = *first_at.entry(k).or_insert(i);
+        if first != i {
             out.push(
                 format!("{path}[{i}].{field}"),
                 Some(k),
