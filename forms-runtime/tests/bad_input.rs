@@ -480,3 +480,32 @@ fn large_hostile_forms_are_checked_in_linear_time() {
     let took = started.elapsed();
     assert!(took < Duration::from_secs(30), "took {took:?}");
 }
+
+#[test]
+fn text_and_values_share_the_depth_limit() {
+    // 127 nested arrays parse (and are then refused as the wrong shape); 128 do not.
+    let nested = |depth: usize| {
+        let mut v = json!(1);
+        for _ in 0..depth {
+            v = Value::Array(vec![v]);
+        }
+        v
+    };
+    for (depth, parses) in [(127, true), (128, false)] {
+        let text = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let from_text = refused(&text);
+        let from_value = refused_value(&nested(depth));
+        assert_eq!(
+            from_text.message.contains("expected an object"),
+            parses,
+            "{depth}: {}",
+            from_text.message
+        );
+        assert_eq!(
+            from_value.message.contains("expected an object"),
+            parses,
+            "{depth}: {}",
+            from_value.message
+        );
+    }
+}

@@ -110,7 +110,7 @@ impl DataForm {
     /// object refuses unknown properties (R3) and **duplicate keys** (R3); `null` is refused
     /// for every field, optional ones included; integer fields take integral numbers only
     /// (`1e2` is 100, `4.5` is refused); a choice option's `preview` is read as `thumbnail`
-    /// (both together are an R23 error). Syntax errors, nesting deeper than 128 levels, lone
+    /// (both together are an R23 error). Syntax errors, nesting deeper than 127 levels, lone
     /// surrogates, a byte order mark and trailing characters are refused with their line and
     /// column.
     ///
