@@ -9,9 +9,9 @@
 //!    Text whose lower bound exceeds 1,048,576 units is refused before any tree is built.
 //! 2. **JSON tree.** serde_json's deserializer feeds a private tree that keeps every object's
 //!    key order and **refuses duplicate keys** in any object (R3: a property appears once).
-//!    Nesting deeper than 127 levels (serde_json's limit), lone UTF-16 surrogates in `\u` escapes,
-//!    trailing characters, a byte order mark, `NaN`/`Infinity` and every other syntax error
-//!    are refused with a message that gives the line and column; those errors name no rule
+//!    Nesting deeper than 127 levels (serde_json's limit), lone UTF-16 surrogates in `\u`
+//!    escapes, trailing characters, a byte order mark, `NaN`/`Infinity` and every other syntax
+//!    error are refused with a message that gives the line and column; those errors name no rule
 //!    because the text is not JSON at all.
 //! 3. **Strict model.** Every object is strict (R3: an unknown property is an error naming
 //!    it; `default` and `selection` are refused under R21, `minItems`/`maxItems` on a kind
