@@ -90,7 +90,8 @@ pub struct ErrorPayload<'a> {
 /// ```
 /// use forms_runtime::{FormError, ToolResult};
 /// let err = FormError::invalid_arguments("message: must not be empty or only whitespace (R1)");
-/// let result = ToolResult::new(&err.payload(), true);
+/// let payload = err.payload();
+/// let result = ToolResult::new(&payload, true);
 /// let json = serde_json::to_value(&result).unwrap();
 /// assert_eq!(json["isError"], true);
 /// assert_eq!(json["structuredContent"]["error"]["code"], "invalid_arguments");
