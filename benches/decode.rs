@@ -1,0 +1,258 @@
+//! Decoding an accepted answer to a 12-question derived form (all six question kinds, every
+//! answer rule checked) against `serde_json::from_str` of the same JSON into a plain
+//! `#[derive(Deserialize)]` struct of `String` / `Vec<String>` fields, which checks nothing.
+//!
+//! Run with `cargo bench --bench decode`; the last line prints the ratio typed / plain, both
+//! measured in the same run.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use criterion::{black_box, Criterion};
+use forms_runtime::data::{Image, ResourceOption};
+use forms_runtime::{FileRef, Form, Outcome, TypedForm};
+use serde::Deserialize;
+use std::time::{Duration, Instant};
+use url::Url;
+
+#[derive(Form, Debug)]
+#[form(message = "Set up your weekly report")]
+#[allow(dead_code)]
+struct Report {
+    /// What would you like to understand?
+    goal: String,
+    /// Anything else we should know?
+    #[form(max_length = 2000)]
+    notes: Option<String>,
+    /// Who reads the report?
+    audience: String,
+    /// Report format
+    format: Format,
+    /// Tone
+    tone: Option<Tone>,
+    /// Sections
+    #[form(max_items = 5)]
+    sections: Vec<Section>,
+    /// Regions
+    #[form(required)]
+    regions: Vec<Region>,
+    /// Relevant report templates
+    #[form(resource)]
+    template: Option<Url>,
+    /// Dashboard to link
+    #[form(resource)]
+    dashboard: Url,
+    /// Example reports
+    #[form(resources, max_items = 3)]
+    examples: Vec<Url>,
+    /// Upload your data
+    #[form(files, accept = [".csv", "text/csv"])]
+    data: Vec<FileRef>,
+    /// Appendix files
+    #[form(files)]
+    appendix: Vec<FileRef>,
+}
+
+#[derive(Form, Debug)]
+#[form(rename_all = "snake_case")]
+enum Format {
+    /// PDF
+    Pdf,
+    /// Web page
+    WebPage,
+    /// Slides
+    Slides,
+}
+
+#[derive(Form, Debug)]
+#[form(rename_all = "snake_case")]
+enum Tone {
+    /// Formal
+    Formal,
+    /// Casual
+    Casual,
+}
+
+#[derive(Form, Debug)]
+#[form(rename_all = "snake_case")]
+enum Section {
+    /// Executive summary
+    ExecutiveSummary,
+    /// Revenue
+    Revenue,
+    /// Churn
+    Churn,
+    /// Retention cohorts
+    RetentionCohorts,
+    /// Pipeline
+    Pipeline,
+    /// Outlook
+    Outlook,
+}
+
+#[derive(Form, Debug)]
+#[form(rename_all = "kebab-case")]
+enum Region {
+    /// North America
+    NorthAmerica,
+    /// Europe, Middle East and Africa
+    Emea,
+    /// Asia Pacific
+    Apac,
+    /// Latin America
+    Latam,
+}
+
+/// The same answer, read with no checks at all.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct PlainResponse {
+    action: String,
+    content: PlainContent,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct PlainContent {
+    goal: String,
+    notes: Option<String>,
+    audience: String,
+    format: String,
+    tone: Option<String>,
+    sections: Vec<String>,
+    regions: Vec<String>,
+    template: Option<String>,
+    dashboard: String,
+    examples: Vec<String>,
+    data: Vec<String>,
+    appendix: Vec<String>,
+}
+
+fn resource(uri: &str, name: &str, title: &str) -> ResourceOption {
+    let mut r = ResourceOption::new(uri, name, title);
+    r.icons = Some(vec![Image::new("https://example.com/icons/doc.png")]);
+    r
+}
+
+fn form() -> TypedForm<Report> {
+    let templates = vec![
+        resource(
+            "https://docs.example.com/templates/business-review",
+            "business-review",
+            "Presentation · Business review",
+        ),
+        resource(
+            "https://docs.example.com/templates/weekly-update",
+            "weekly-update",
+            "Document · Weekly update",
+        ),
+        resource(
+            "https://docs.example.com/templates/board-pack",
+            "board-pack",
+            "Presentation · Board pack",
+        ),
+    ];
+    let dashboards = vec![
+        resource(
+            "https://sites.example.com/growth-dashboard",
+            "growth",
+            "Site · Growth dashboard",
+        ),
+        resource(
+            "https://sites.example.com/churn-dashboard",
+            "churn",
+            "Site · Churn dashboard",
+        ),
+    ];
+    let examples = (1..=6)
+        .map(|i| {
+            resource(
+                &format!("https://docs.example.com/reports/2024-w{i:02}"),
+                &format!("report-{i}"),
+                &format!("Document · Weekly report {i}"),
+            )
+        })
+        .collect();
+    Report::form(ReportParts {
+        template: templates,
+        dashboard: dashboards,
+        examples,
+        data: vec![resource(
+            "https://drive.example.com/files/q2-sales.csv",
+            "q2-sales",
+            "Spreadsheet · Q2 sales",
+        )],
+        appendix: vec![],
+    })
+    .unwrap()
+}
+
+const ANSWER: &str = r#"{"action":"accept","content":{"goal":"Why did churn rise in EMEA during the second quarter, and which segments drove it?","notes":"Please compare against the same quarter last year and call out any pricing changes. The board meets on Thursday, so the summary must fit on one slide.","audience":"Leadership team and regional sales leads","format":"slides","tone":"formal","sections":["executive_summary","churn","retention_cohorts","outlook"],"regions":["emea","north-america"],"template":"https://docs.example.com/templates/board-pack","dashboard":"https://sites.example.com/churn-dashboard","examples":["https://docs.example.com/reports/2024-w03","https://docs.example.com/reports/2024-w05"],"data":["https://drive.example.com/files/q2-sales.csv","file:///Users/me/Downloads/q2%20churn%20by%20segment.csv"],"appendix":["file:///Users/me/Documents/pricing-changes.pdf"]}}"#;
+
+fn typed(form: &TypedForm<Report>) -> Report {
+    match form.decode(black_box(ANSWER)).unwrap() {
+        Outcome::Accepted(r) => r,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn plain() -> PlainResponse {
+    serde_json::from_str(black_box(ANSWER)).unwrap()
+}
+
+/// The fastest of several rounds, per call.
+fn best_per_call(rounds: usize, calls: u32, mut f: impl FnMut()) -> Duration {
+    (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..calls {
+                f();
+            }
+            start.elapsed() / calls
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    let form = form();
+    let r = typed(&form);
+    assert_eq!(r.sections.len(), 4);
+    assert_eq!(r.data.len(), 2);
+
+    let mut c = Criterion::default().configure_from_args();
+    let mut group = c.benchmark_group("decode");
+    group.bench_function("typed (derive, all rules)", |b| b.iter(|| typed(&form)));
+    group.bench_function("serde_json plain struct", |b| b.iter(plain));
+    group.bench_function("answer checker only (untyped)", |b| {
+        b.iter(|| black_box(form.prepared().check_response(black_box(ANSWER)).unwrap()))
+    });
+    group.finish();
+    c.final_summary();
+
+    // Interleaved rounds so both sides see the same machine state.
+    let (mut t, mut p, mut k) = (Duration::MAX, Duration::MAX, Duration::MAX);
+    for _ in 0..5 {
+        t = t.min(best_per_call(5, 20_000, || {
+            black_box(typed(&form));
+        }));
+        p = p.min(best_per_call(5, 20_000, || {
+            black_box(plain());
+        }));
+        k = k.min(best_per_call(5, 20_000, || {
+            black_box(form.prepared().check_response(black_box(ANSWER)).unwrap());
+        }));
+    }
+    let ratio = |a: Duration| a.as_secs_f64() / p.as_secs_f64();
+    println!(
+        "answer checker only / serde_json plain: {:.2}x ({k:?} per answer)",
+        ratio(k)
+    );
+    println!(
+        "decode ratio typed / serde_json plain: {:.2}x ({t:?} vs {p:?} per answer)",
+        ratio(t)
+    );
+}
