@@ -8,7 +8,7 @@
 
 use super::{Answer, Answers, FileAnswer, Response};
 use crate::data::{DataForm, Question, QuestionSpec};
-use forms_rules::{limits, Rule, SelectionLimits, Violation};
+use forms_rules::{limits, Rule, SelectionLimits};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::cell::Cell;
 use std::fmt;
@@ -35,6 +35,20 @@ impl<'f> Ctx<'f> {
         let first = self.failure.take().unwrap_or(message);
         self.failure.set(Some(first));
         E::custom("invalid response")
+    }
+
+    /// Fails with `{path}: must be {what}, found {found} ({rule})`.
+    fn wrong<E: de::Error>(
+        &self,
+        path: impl fmt::Display,
+        what: &str,
+        found: Found,
+        rule: Rule,
+    ) -> E {
+        self.fail(format!(
+            "{path}: must be {what}, found {} ({rule})",
+            found.as_str()
+        ))
     }
 
     /// The recorded failure, if any.
@@ -125,6 +139,19 @@ macro_rules! refuse {
     };
 }
 
+/// `DeserializeSeed` for a seed that is its own visitor and reads any JSON value.
+macro_rules! seed_any {
+    ($seed:ident => $value:ty) => {
+        impl<'de, 'f> DeserializeSeed<'de> for $seed<'_, 'f> {
+            type Value = $value;
+
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The response object (V1, V8).
 
@@ -133,25 +160,16 @@ pub(crate) struct ResponseSeed<'c, 'f> {
     pub(crate) ctx: &'c Ctx<'f>,
 }
 
-impl<'de, 'f> DeserializeSeed<'de> for ResponseSeed<'_, 'f> {
-    type Value = Response<'f>;
+seed_any!(ResponseSeed => Response<'f>);
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(ResponseVisitor { ctx: self.ctx })
-    }
-}
-
-struct ResponseVisitor<'c, 'f> {
-    ctx: &'c Ctx<'f>,
-}
-
-impl ResponseVisitor<'_, '_> {
+impl ResponseSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.fail(format!(
-            "response: must be an object with `action` (and `content` when accepting), found {} ({})",
-            found.as_str(),
-            Rule::V1
-        ))
+        self.ctx.wrong(
+            "response",
+            "an object with `action` (and `content` when accepting)",
+            found,
+            Rule::V1,
+        )
     }
 }
 
@@ -178,7 +196,7 @@ enum TopKey {
     Meta,
 }
 
-impl<'de, 'f> Visitor<'de> for ResponseVisitor<'_, 'f> {
+impl<'de, 'f> Visitor<'de> for ResponseSeed<'_, 'f> {
     type Value = Response<'f>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -315,29 +333,21 @@ struct ActionSeed<'c, 'f> {
     ctx: &'c Ctx<'f>,
 }
 
+const ACTIONS: &str = "\"accept\", \"decline\" or \"cancel\"";
+
 impl ActionSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.fail(format!(
-            "action: must be \"accept\", \"decline\" or \"cancel\", found {} ({})",
-            found.as_str(),
-            Rule::V1
-        ))
+        self.ctx.wrong("action", ACTIONS, found, Rule::V1)
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ActionSeed<'_, '_> {
-    type Value = Action;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_any!(ActionSeed => Action);
 
 impl<'de> Visitor<'de> for ActionSeed<'_, '_> {
     type Value = Action;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"accept\", \"decline\" or \"cancel\"")
+        f.write_str(ACTIONS)
     }
 
     refuse!(scalars);
@@ -365,21 +375,11 @@ struct MetaSeed<'c, 'f> {
 
 impl MetaSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.fail(format!(
-            "_meta: must be an object, found {} ({})",
-            found.as_str(),
-            Rule::V1
-        ))
+        self.ctx.wrong("_meta", "an object", found, Rule::V1)
     }
 }
 
-impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_any!(MetaSeed => ());
 
 impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
     type Value = ();
@@ -407,21 +407,12 @@ struct ContentSeed<'c, 'f> {
 
 impl ContentSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.fail(format!(
-            "content: must be an object keyed by question id, found {} ({})",
-            found.as_str(),
-            Rule::V1
-        ))
+        self.ctx
+            .wrong("content", "an object keyed by question id", found, Rule::V1)
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ContentSeed<'_, '_> {
-    type Value = Vec<Option<Answer>>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_any!(ContentSeed => Vec<Option<Answer>>);
 
 impl<'de> Visitor<'de> for ContentSeed<'_, '_> {
     type Value = Vec<Option<Answer>>;
@@ -440,7 +431,10 @@ impl<'de> Visitor<'de> for ContentSeed<'_, '_> {
         let mut slots = empty_slots(ctx.form);
         while let Some(index) = map.next_key_seed(QuestionKeySeed { ctx })? {
             let (Some(question), Some(slot)) = (questions.get(index), slots.get_mut(index)) else {
-                return Err(ctx.fail(format!("content: question {index} is out of range (V2)")));
+                return Err(ctx.fail(format!(
+                    "content: question {index} is out of range ({})",
+                    Rule::V2
+                )));
             };
             if slot.is_some() {
                 return Err(ctx.fail(format!(
@@ -515,6 +509,48 @@ fn answer_shape(question: &Question) -> &'static str {
     }
 }
 
+/// The index of the option of `question` that `v` names exactly: a choice option by its id,
+/// a resource option by its URI.
+fn offered(question: &Question, v: &str) -> Option<usize> {
+    match &question.kind {
+        QuestionSpec::Text { .. } => None,
+        QuestionSpec::SingleSelect { options } | QuestionSpec::MultiSelect { options, .. } => {
+            options.iter().position(|o| o.id == v)
+        }
+        QuestionSpec::Resource { options }
+        | QuestionSpec::Resources { options, .. }
+        | QuestionSpec::Files { options, .. } => options.iter().position(|o| o.uri == v),
+    }
+}
+
+/// The id or URI of the option of `question` at `index`.
+fn offered_name(question: &Question, index: usize) -> &str {
+    let kind = &question.kind;
+    kind.choice_options()
+        .get(index)
+        .map(|o| o.id.as_str())
+        .or_else(|| kind.resource_options().get(index).map(|o| o.uri.as_str()))
+        .unwrap_or_default()
+}
+
+/// The failure for `v` at `path`, which names no option of `question`.
+fn not_offered<E: de::Error>(
+    ctx: &Ctx<'_>,
+    path: fmt::Arguments<'_>,
+    v: &str,
+    question: &Question,
+) -> E {
+    let what = match question.kind {
+        QuestionSpec::SingleSelect { .. } | QuestionSpec::MultiSelect { .. } => "option id",
+        _ => "URI",
+    };
+    ctx.fail(format!(
+        "{path}: {} is not an offered {what} ({})",
+        Quoted(v),
+        answer_rule(question)
+    ))
+}
+
 fn limits_of(ctx: &Ctx<'_>, index: usize) -> SelectionLimits {
     ctx.form.selection_limits(index).unwrap_or(SelectionLimits {
         min_items: 0,
@@ -531,26 +567,12 @@ struct AnswerSeed<'c, 'f> {
 
 impl AnswerSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.fail(format!(
-            "content.{}: must be {}, found {} ({})",
-            self.question.id,
+        self.ctx.wrong(
+            format_args!("content.{}", self.question.id),
             answer_shape(self.question),
-            found.as_str(),
-            answer_rule(self.question)
-        ))
-    }
-
-    fn violation<E: de::Error>(&self, v: &Violation) -> E {
-        self.ctx.fail(format!("content.{}: {v}", self.question.id))
-    }
-
-    fn not_offered<E: de::Error>(&self, v: &str, what: &str) -> E {
-        self.ctx.fail(format!(
-            "content.{}: {} is not an offered {what} ({})",
-            self.question.id,
-            Quoted(v),
-            answer_rule(self.question)
-        ))
+            found,
+            answer_rule(self.question),
+        )
     }
 
     fn text<E: de::Error>(&self, v: &str) -> Result<(), E> {
@@ -560,17 +582,11 @@ impl AnswerSeed<'_, '_> {
             .max_length(self.index)
             .unwrap_or(limits::MAX_LENGTH_DEFAULT);
         forms_rules::check_text_answer(v, max, self.question.required)
-            .map_err(|e| self.violation(&e))
+            .map_err(|e| self.ctx.fail(format!("content.{}: {e}", self.question.id)))
     }
 }
 
-impl<'de> DeserializeSeed<'de> for AnswerSeed<'_, '_> {
-    type Value = Answer;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_any!(AnswerSeed => Answer);
 
 impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
     type Value = Answer;
@@ -583,21 +599,24 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
     refuse!(map);
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        match &self.question.kind {
+        let question = self.question;
+        let index = || {
+            offered(question, v).ok_or_else(|| {
+                not_offered(
+                    self.ctx,
+                    format_args!("content.{}", question.id),
+                    v,
+                    question,
+                )
+            })
+        };
+        match &question.kind {
             QuestionSpec::Text { .. } => {
                 self.text(v)?;
                 Ok(Answer::Text(v.to_owned()))
             }
-            QuestionSpec::SingleSelect { options } => {
-                match options.iter().position(|o| o.id == v) {
-                    Some(i) => Ok(Answer::Choice(i)),
-                    None => Err(self.not_offered(v, "option id")),
-                }
-            }
-            QuestionSpec::Resource { options } => match options.iter().position(|o| o.uri == v) {
-                Some(i) => Ok(Answer::Resource(i)),
-                None => Err(self.not_offered(v, "URI")),
-            },
+            QuestionSpec::SingleSelect { .. } => index().map(Answer::Choice),
+            QuestionSpec::Resource { .. } => index().map(Answer::Resource),
             QuestionSpec::MultiSelect { .. }
             | QuestionSpec::Resources { .. }
             | QuestionSpec::Files { .. } => Err(self.wrong(Found::String)),
@@ -616,10 +635,9 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let ctx = self.ctx;
         let question = self.question;
-        let kind = match &question.kind {
-            QuestionSpec::MultiSelect { .. } => ItemKind::Choice,
-            QuestionSpec::Resources { .. } => ItemKind::Resource,
-            QuestionSpec::Files { .. } => ItemKind::File,
+        let files_kind = match question.kind {
+            QuestionSpec::Files { .. } => true,
+            QuestionSpec::MultiSelect { .. } | QuestionSpec::Resources { .. } => false,
             QuestionSpec::Text { .. }
             | QuestionSpec::SingleSelect { .. }
             | QuestionSpec::Resource { .. } => return Err(self.wrong(Found::Array)),
@@ -629,18 +647,16 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
             max_items,
         } = limits_of(ctx, self.index);
         let max = max_items as usize;
+        // Offered options already given, one bit per option index (at most 24 options).
         let mut seen: u32 = 0;
         let mut indices: Vec<usize> = Vec::new();
         let mut files: Vec<FileAnswer> = Vec::new();
         let mut count = 0usize;
-        loop {
-            let item = seq.next_element_seed(ItemSeed {
-                ctx,
-                question,
-                kind,
-                position: count,
-            })?;
-            let Some(item) = item else { break };
+        while let Some(item) = seq.next_element_seed(ItemSeed {
+            ctx,
+            question,
+            position: count,
+        })? {
             if count >= max {
                 // Count the rest for the message (a syntax error there is reported as such).
                 let mut found = count + 1;
@@ -654,33 +670,22 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                     answer_rule(question)
                 )));
             }
-            let duplicate = match &item {
-                Item::Offered(i) => {
-                    let bit = 1u32.checked_shl(*i as u32).unwrap_or(0);
+            let given = match &item {
+                FileAnswer::Offered(i) => {
+                    let bit = u32::try_from(*i)
+                        .ok()
+                        .and_then(|i| 1u32.checked_shl(i))
+                        .unwrap_or(0);
                     let dup = seen & bit != 0;
                     seen |= bit;
-                    dup
+                    dup.then(|| offered_name(question, *i))
                 }
-                Item::Local { uri, .. } => files
+                FileAnswer::Local { uri, .. } => files
                     .iter()
-                    .any(|f| matches!(f, FileAnswer::Local { uri: u, .. } if u == uri)),
+                    .any(|f| matches!(f, FileAnswer::Local { uri: u, .. } if u == uri))
+                    .then_some(uri.as_str()),
             };
-            if duplicate {
-                let given = match &item {
-                    Item::Offered(i) => match kind {
-                        ItemKind::Choice => question
-                            .kind
-                            .choice_options()
-                            .get(*i)
-                            .map_or("", |o| o.id.as_str()),
-                        ItemKind::Resource | ItemKind::File => question
-                            .kind
-                            .resource_options()
-                            .get(*i)
-                            .map_or("", |o| o.uri.as_str()),
-                    },
-                    Item::Local { uri, .. } => uri.as_str(),
-                };
+            if let Some(given) = given {
                 return Err(ctx.fail(format!(
                     "content.{}[{count}]: {} is given more than once; items must be distinct ({})",
                     question.id,
@@ -688,19 +693,10 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                     answer_rule(question)
                 )));
             }
-            match (kind, item) {
-                (ItemKind::File, Item::Offered(i)) => files.push(FileAnswer::Offered(i)),
-                (ItemKind::File, Item::Local { uri, path }) => {
-                    files.push(FileAnswer::Local { uri, path })
-                }
-                (_, Item::Offered(i)) => indices.push(i),
-                (_, Item::Local { .. }) => {
-                    return Err(ctx.fail(format!(
-                        "content.{}[{count}]: is not an offered option ({})",
-                        question.id,
-                        answer_rule(question)
-                    )))
-                }
+            // `ItemSeed` yields user-added files for `files` questions only.
+            match item {
+                FileAnswer::Offered(i) if !files_kind => indices.push(i),
+                item => files.push(item),
             }
             count += 1;
         }
@@ -715,10 +711,10 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                 answer_rule(question)
             )));
         }
-        Ok(match kind {
-            ItemKind::Choice => Answer::Choices(indices),
-            ItemKind::Resource => Answer::Resources(indices),
-            ItemKind::File => Answer::Files(files),
+        Ok(match question.kind {
+            QuestionSpec::MultiSelect { .. } => Answer::Choices(indices),
+            QuestionSpec::Resources { .. } => Answer::Resources(indices),
+            _ => Answer::Files(files),
         })
     }
 }
@@ -732,53 +728,34 @@ fn items(n: usize) -> String {
     }
 }
 
-#[derive(Clone, Copy)]
-enum ItemKind {
-    Choice,
-    Resource,
-    File,
-}
-
-/// One array item: an offered option's index, or a user-added file.
-enum Item {
-    Offered(usize),
-    Local { uri: String, path: String },
-}
-
+/// One item of an array answer: an offered option's index, or (for a `files` question only)
+/// a user-added file.
 struct ItemSeed<'c, 'f> {
     ctx: &'c Ctx<'f>,
     question: &'f Question,
-    kind: ItemKind,
     position: usize,
 }
 
 impl ItemSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        let what = match self.kind {
-            ItemKind::Choice => "an option id (a string)",
-            ItemKind::Resource => "an offered URI (a string)",
-            ItemKind::File => "an offered URI or a user-added `file:` URI (a string)",
+        let what = match self.question.kind {
+            QuestionSpec::MultiSelect { .. } => "an option id (a string)",
+            QuestionSpec::Files { .. } => "an offered URI or a user-added `file:` URI (a string)",
+            _ => "an offered URI (a string)",
         };
-        self.ctx.fail(format!(
-            "content.{}[{}]: must be {what}, found {} ({})",
-            self.question.id,
-            self.position,
-            found.as_str(),
-            answer_rule(self.question)
-        ))
+        self.ctx.wrong(
+            format_args!("content.{}[{}]", self.question.id, self.position),
+            what,
+            found,
+            answer_rule(self.question),
+        )
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ItemSeed<'_, '_> {
-    type Value = Item;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_any!(ItemSeed => FileAnswer);
 
 impl<'de> Visitor<'de> for ItemSeed<'_, '_> {
-    type Value = Item;
+    type Value = FileAnswer;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string")
@@ -790,66 +767,31 @@ impl<'de> Visitor<'de> for ItemSeed<'_, '_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         let question = self.question;
-        match self.kind {
-            ItemKind::Choice => {
-                if let Some(i) = question
-                    .kind
-                    .choice_options()
-                    .iter()
-                    .position(|o| o.id == v)
-                {
-                    return Ok(Item::Offered(i));
-                }
-                Err(self.ctx.fail(format!(
-                    "content.{}[{}]: {} is not an offered option id ({})",
-                    question.id,
-                    self.position,
-                    Quoted(v),
-                    Rule::V4
-                )))
-            }
-            ItemKind::Resource => {
-                if let Some(i) = question
-                    .kind
-                    .resource_options()
-                    .iter()
-                    .position(|o| o.uri == v)
-                {
-                    return Ok(Item::Offered(i));
-                }
-                Err(self.ctx.fail(format!(
-                    "content.{}[{}]: {} is not an offered URI ({})",
-                    question.id,
-                    self.position,
-                    Quoted(v),
-                    Rule::V6
-                )))
-            }
-            ItemKind::File => {
-                if let Some(i) = question
-                    .kind
-                    .resource_options()
-                    .iter()
-                    .position(|o| o.uri == v)
-                {
-                    return Ok(Item::Offered(i));
-                }
-                match forms_rules::check_file_uri(v) {
-                    Ok(file) => Ok(Item::Local {
-                        uri: v.to_owned(),
-                        path: file.path,
-                    }),
-                    Err(e) => Err(self.ctx.fail(format!(
-                        "content.{}[{}]: {} is not an offered URI, and as a user-added file it {} ({}, {})",
-                        question.id,
-                        self.position,
-                        Quoted(v),
-                        e.problem,
-                        e.rule,
-                        Rule::V6
-                    ))),
-                }
-            }
+        if let Some(i) = offered(question, v) {
+            return Ok(FileAnswer::Offered(i));
+        }
+        let id = &question.id;
+        let at = self.position;
+        if !matches!(question.kind, QuestionSpec::Files { .. }) {
+            return Err(not_offered(
+                self.ctx,
+                format_args!("content.{id}[{at}]"),
+                v,
+                question,
+            ));
+        }
+        match forms_rules::check_file_uri(v) {
+            Ok(file) => Ok(FileAnswer::Local {
+                uri: v.to_owned(),
+                path: file.path,
+            }),
+            Err(e) => Err(self.ctx.fail(format!(
+                "content.{id}[{at}]: {} is not an offered URI, and as a user-added file it {} ({}, {})",
+                Quoted(v),
+                e.problem,
+                e.rule,
+                Rule::V6
+            ))),
         }
     }
 }
