@@ -202,45 +202,33 @@ fn property<'a>(form: &DataForm, index: usize, q: &'a Question) -> Property<'a> 
                 user_options: None,
             },
         }),
-        QuestionSpec::Resources { options, .. } => Property::Resources(ResourcesProperty {
-            ty: "array",
-            title,
-            description,
-            items: UriItems {
-                ty: "string",
-                format: "uri",
-            },
-            min_items,
-            max_items,
-            input: ResourceInput {
-                ty: "resource",
-                options: resources(options),
-                selection: Some("explicit"),
-                user_options: None,
-            },
-        }),
-        QuestionSpec::Files {
-            options, accept, ..
-        } => Property::Resources(ResourcesProperty {
-            ty: "array",
-            title,
-            description,
-            items: UriItems {
-                ty: "string",
-                format: "uri",
-            },
-            min_items,
-            max_items,
-            input: ResourceInput {
-                ty: "resource",
-                options: resources(options),
-                selection: Some("explicit"),
-                user_options: Some(UserOptions {
+        QuestionSpec::Resources { options, .. } | QuestionSpec::Files { options, .. } => {
+            // N7: a `files` question lets the user add local files, filtered by `accept`.
+            let user_options = match &q.kind {
+                QuestionSpec::Files { accept, .. } => Some(UserOptions {
                     kind: "file",
                     accept: accept.as_deref(),
                 }),
-            },
-        }),
+                _ => None,
+            };
+            Property::Resources(ResourcesProperty {
+                ty: "array",
+                title,
+                description,
+                items: UriItems {
+                    ty: "string",
+                    format: "uri",
+                },
+                min_items,
+                max_items,
+                input: ResourceInput {
+                    ty: "resource",
+                    options: resources(options),
+                    selection: Some("explicit"),
+                    user_options,
+                },
+            })
+        }
     }
 }
 
