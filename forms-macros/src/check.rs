@@ -52,6 +52,15 @@ fn sentence(subject: &str, v: &Violation) -> String {
     }
 }
 
+/// `question id `goal``, or just `question id` when the ID is empty.
+fn id_subject(what: &str, id: &str) -> String {
+    if id.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{what} `{id}`")
+    }
+}
+
 fn report<T>(cx: &Ctxt, at: impl ToTokens, subject: &str, r: Result<T, Violation>) -> Option<T> {
     match r {
         Ok(t) => Some(t),
@@ -230,7 +239,7 @@ fn check_field<'a>(
     let valid = report(
         cx,
         &id_at,
-        &format!("question id `{id}`"),
+        &id_subject("question id", &id),
         rules::check_id(&id),
     )
     .is_some();
@@ -391,7 +400,7 @@ fn check_variant<'a>(
     let valid = report(
         cx,
         &id_at,
-        &format!("option id `{id}`"),
+        &id_subject("option id", &id),
         rules::check_id(&id),
     )
     .is_some();
@@ -462,7 +471,7 @@ pub(crate) fn check_enum<'a>(
         report(
             cx,
             &at,
-            &format!("question id `{id}`"),
+            &id_subject("question id", &id),
             rules::check_id(&id),
         );
         let description = c.attrs.description.get().map(|lit| {
