@@ -287,13 +287,55 @@ fn string(description: impl Into<String>) -> Schema {
     }
 }
 
+/// A string of at most `max` characters.
+fn bounded(max: usize, description: impl Into<String>) -> Schema {
+    Schema {
+        max_length: n(max),
+        ..string(description)
+    }
+}
+
 /// A string that must hold a non-whitespace character, at most `max` characters.
 fn label(max: usize, description: impl Into<String>) -> Schema {
     Schema {
         pattern: Some(NOT_BLANK.into()),
         min_length: Some(1),
-        max_length: n(max),
-        ..string(description)
+        ..bounded(max, description)
+    }
+}
+
+/// An id (R6): a question id or a choice option id.
+fn id(description: impl Into<String>) -> Schema {
+    Schema {
+        pattern: Some(id_pattern()),
+        min_length: Some(1),
+        ..bounded(ID_MAX, description)
+    }
+}
+
+/// An integer from `min` to `max`.
+fn integer(min: impl TryInto<u64>, max: impl TryInto<u64>, description: String) -> Schema {
+    Schema {
+        ty: Some("integer"),
+        description: Some(description),
+        minimum: n(min),
+        maximum: n(max),
+        ..Schema::default()
+    }
+}
+
+/// An array of `min` to `max` items, each the `$ref` `target`.
+fn array_of(target: &'static str, min: usize, max: usize, description: String) -> Schema {
+    Schema {
+        ty: Some("array"),
+        description: Some(description),
+        items: Some(Box::new(Schema {
+            reference: Some(target),
+            ..Schema::default()
+        })),
+        min_items: n(min),
+        max_items: n(max),
+        ..Schema::default()
     }
 }
 
@@ -395,12 +437,10 @@ fn image() -> Schema {
             ),
             (
                 "mimeType",
-                Schema {
-                    max_length: n(MIME_TYPE_MAX),
-                    ..string(format!(
-                        "Optional image media type, at most {MIME_TYPE_MAX} characters."
-                    ))
-                },
+                bounded(
+                    MIME_TYPE_MAX,
+                    format!("Optional image media type, at most {MIME_TYPE_MAX} characters."),
+                ),
             ),
         ],
         vec!["src"],
@@ -413,15 +453,10 @@ fn choice_option() -> Schema {
         vec![
             (
                 "id",
-                Schema {
-                    pattern: Some(id_pattern()),
-                    min_length: Some(1),
-                    max_length: n(ID_MAX),
-                    ..string(format!(
-                        "The value returned when chosen; unique in the question. An ASCII letter, \
-                         then letters, digits, _ or -, at most {ID_MAX} characters."
-                    ))
-                },
+                id(format!(
+                    "The value returned when chosen; unique in the question. An ASCII letter, \
+                     then letters, digits, _ or -, at most {ID_MAX} characters."
+                )),
             ),
             (
                 "title",
@@ -432,12 +467,12 @@ fn choice_option() -> Schema {
             ),
             (
                 "description",
-                Schema {
-                    max_length: n(OPTION_DESCRIPTION_MAX),
-                    ..string(format!(
+                bounded(
+                    OPTION_DESCRIPTION_MAX,
+                    format!(
                         "Optional secondary text, at most {OPTION_DESCRIPTION_MAX} characters."
-                    ))
-                },
+                    ),
+                ),
             ),
             (
                 "thumbnail",
@@ -505,37 +540,37 @@ fn resource_option() -> Schema {
             ),
             (
                 "description",
-                Schema {
-                    max_length: n(OPTION_DESCRIPTION_MAX),
-                    ..string(format!(
+                bounded(
+                    OPTION_DESCRIPTION_MAX,
+                    format!(
                         "Optional, at most {OPTION_DESCRIPTION_MAX} characters; current cards do \
                          not display it."
-                    ))
-                },
+                    ),
+                ),
             ),
             (
                 "mimeType",
-                Schema {
-                    max_length: n(MIME_TYPE_MAX),
-                    ..string(format!(
+                bounded(
+                    MIME_TYPE_MAX,
+                    format!(
                         "Optional media type of the resource, at most {MIME_TYPE_MAX} characters."
-                    ))
-                },
+                    ),
+                ),
             ),
             (
                 "icons",
                 Schema {
-                    ty: Some("array"),
-                    description: Some(format!(
-                        "At most {ICONS_MAX} authentic provider or format logos. Shown with the \
-                         title on hover/focus, and as the card visual when there is no thumbnail."
-                    )),
-                    items: Some(Box::new(Schema {
-                        reference: Some(IMAGE_REF),
-                        ..Schema::default()
-                    })),
-                    max_items: n(ICONS_MAX),
-                    ..Schema::default()
+                    min_items: None,
+                    ..array_of(
+                        IMAGE_REF,
+                        0,
+                        ICONS_MAX,
+                        format!(
+                            "At most {ICONS_MAX} authentic provider or format logos. Shown with \
+                             the title on hover/focus, and as the card visual when there is no \
+                             thumbnail."
+                        ),
+                    )
                 },
             ),
             (
@@ -572,12 +607,12 @@ fn question(kind: QuestionKind) -> Schema {
         ),
         QuestionKind::Resource => (
             "One offered resource card (use for templates). The answer is one exact offered uri.",
-            vec![("options", resource_options(OPTIONS_MIN))],
+            vec![("options", resource_options(kind.min_options()))],
         ),
         QuestionKind::Resources => (
             "Several offered resource cards. The answer is an array of distinct offered uris.",
             vec![
-                ("options", resource_options(OPTIONS_MIN)),
+                ("options", resource_options(kind.min_options())),
                 ("minItems", min_items()),
                 ("maxItems", max_items(false)),
             ],
@@ -587,7 +622,7 @@ fn question(kind: QuestionKind) -> Schema {
              distinct offered uris or absolute local file:// URIs; it does not prove a file's \
              type, upload or readability.",
             vec![
-                ("options", resource_options(0)),
+                ("options", resource_options(kind.min_options())),
                 ("minItems", min_items()),
                 ("maxItems", max_items(true)),
                 ("accept", accept()),
@@ -596,10 +631,10 @@ fn question(kind: QuestionKind) -> Schema {
     };
     let mut properties = common_fields(kind);
     properties.extend(extra);
-    let required = match kind {
-        QuestionKind::Text | QuestionKind::Files => vec!["id", "type", "title", "required"],
-        _ => vec!["id", "type", "title", "required", "options"],
-    };
+    let mut required = vec!["id", "type", "title", "required"];
+    if kind.min_options() > 0 {
+        required.push("options");
+    }
     object(Some(answer.into()), properties, required)
 }
 
@@ -607,15 +642,10 @@ fn common_fields(kind: QuestionKind) -> Vec<(&'static str, Schema)> {
     vec![
         (
             "id",
-            Schema {
-                pattern: Some(id_pattern()),
-                min_length: Some(1),
-                max_length: n(ID_MAX),
-                ..string(format!(
-                    "Unique in the form; the answer's key in content. An ASCII letter, then \
-                     letters, digits, _ or -, at most {ID_MAX} characters."
-                ))
-            },
+            id(format!(
+                "Unique in the form; the answer's key in content. An ASCII letter, then \
+                 letters, digits, _ or -, at most {ID_MAX} characters."
+            )),
         ),
         (
             "type",
@@ -639,13 +669,13 @@ fn common_fields(kind: QuestionKind) -> Vec<(&'static str, Schema)> {
         ),
         (
             "description",
-            Schema {
-                max_length: n(DESCRIPTION_MAX),
-                ..string(format!(
+            bounded(
+                DESCRIPTION_MAX,
+                format!(
                     "Optional help under the title, at most {DESCRIPTION_MAX} characters. Omit it \
                      unless it adds useful context."
-                ))
-            },
+                ),
+            ),
         ),
         (
             "required",
@@ -664,29 +694,25 @@ fn common_fields(kind: QuestionKind) -> Vec<(&'static str, Schema)> {
 }
 
 fn max_length() -> Schema {
-    Schema {
-        ty: Some("integer"),
-        description: Some(format!(
+    integer(
+        MAX_LENGTH_MIN,
+        MAX_LENGTH_MAX,
+        format!(
             "Optional longest answer in characters, {MAX_LENGTH_MIN}-{MAX_LENGTH_MAX}; \
              {MAX_LENGTH_DEFAULT} when omitted."
-        )),
-        minimum: n(MAX_LENGTH_MIN),
-        maximum: n(MAX_LENGTH_MAX),
-        ..Schema::default()
-    }
+        ),
+    )
 }
 
 fn min_items() -> Schema {
-    Schema {
-        ty: Some("integer"),
-        description: Some(format!(
+    integer(
+        0u32,
+        ITEMS_MAX,
+        format!(
             "Optional fewest answers, 0-{ITEMS_MAX}; when omitted 1 if required, else 0. A \
              required question cannot use 0. At most maxItems."
-        )),
-        minimum: Some(0),
-        maximum: n(ITEMS_MAX),
-        ..Schema::default()
-    }
+        ),
+    )
 }
 
 fn max_items(files: bool) -> Schema {
@@ -695,32 +721,23 @@ fn max_items(files: bool) -> Schema {
     } else {
         "the option count; it may not exceed the option count".into()
     };
-    Schema {
-        ty: Some("integer"),
-        description: Some(format!(
-            "Optional most answers, {MAX_ITEMS_MIN}-{ITEMS_MAX}; when omitted {default}."
-        )),
-        minimum: n(MAX_ITEMS_MIN),
-        maximum: n(ITEMS_MAX),
-        ..Schema::default()
-    }
+    integer(
+        MAX_ITEMS_MIN,
+        ITEMS_MAX,
+        format!("Optional most answers, {MAX_ITEMS_MIN}-{ITEMS_MAX}; when omitted {default}."),
+    )
 }
 
 fn choice_options() -> Schema {
-    Schema {
-        ty: Some("array"),
-        description: Some(format!(
+    array_of(
+        CHOICE_OPTION_REF,
+        OPTIONS_MIN,
+        OPTIONS_MAX,
+        format!(
             "{OPTIONS_MIN}-{OPTIONS_MAX} choices in display order, ids unique. Nothing is \
              preselected."
-        )),
-        items: Some(Box::new(Schema {
-            reference: Some(CHOICE_OPTION_REF),
-            ..Schema::default()
-        })),
-        min_items: n(OPTIONS_MIN),
-        max_items: n(OPTIONS_MAX),
-        ..Schema::default()
-    }
+        ),
+    )
 }
 
 fn resource_options(min: usize) -> Schema {
@@ -729,20 +746,15 @@ fn resource_options(min: usize) -> Schema {
     } else {
         format!("{min}-{OPTIONS_MAX} offered resources")
     };
-    Schema {
-        ty: Some("array"),
-        description: Some(format!(
+    array_of(
+        RESOURCE_OPTION_REF,
+        min,
+        OPTIONS_MAX,
+        format!(
             "{what} in display order, uris unique, from verified discovery results. Nothing is \
              preselected."
-        )),
-        items: Some(Box::new(Schema {
-            reference: Some(RESOURCE_OPTION_REF),
-            ..Schema::default()
-        })),
-        min_items: n(min),
-        max_items: n(OPTIONS_MAX),
-        ..Schema::default()
-    }
+        ),
+    )
 }
 
 fn accept() -> Schema {
