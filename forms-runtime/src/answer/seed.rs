@@ -139,14 +139,21 @@ macro_rules! refuse {
     };
 }
 
-/// `DeserializeSeed` for a seed that is its own visitor and reads any JSON value.
-macro_rules! seed_any {
+/// `DeserializeSeed` for a seed that is its own visitor: it reads any JSON value, or with
+/// `str`, a string (an object key).
+macro_rules! seed {
     ($seed:ident => $value:ty) => {
+        seed!($seed => $value, deserialize_any);
+    };
+    ($seed:ident => $value:ty, str) => {
+        seed!($seed => $value, deserialize_str);
+    };
+    ($seed:ident => $value:ty, $method:ident) => {
         impl<'de, 'f> DeserializeSeed<'de> for $seed<'_, 'f> {
             type Value = $value;
 
             fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                d.deserialize_any(self)
+                d.$method(self)
             }
         }
     };
@@ -160,7 +167,7 @@ pub(crate) struct ResponseSeed<'c, 'f> {
     pub(crate) ctx: &'c Ctx<'f>,
 }
 
-seed_any!(ResponseSeed => Response<'f>);
+seed!(ResponseSeed => Response<'f>);
 
 impl ResponseSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
@@ -300,13 +307,7 @@ struct TopKeySeed<'c, 'f> {
     ctx: &'c Ctx<'f>,
 }
 
-impl<'de> DeserializeSeed<'de> for TopKeySeed<'_, '_> {
-    type Value = TopKey;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
+seed!(TopKeySeed => TopKey, str);
 
 impl<'de> Visitor<'de> for TopKeySeed<'_, '_> {
     type Value = TopKey;
@@ -341,7 +342,7 @@ impl ActionSeed<'_, '_> {
     }
 }
 
-seed_any!(ActionSeed => Action);
+seed!(ActionSeed => Action);
 
 impl<'de> Visitor<'de> for ActionSeed<'_, '_> {
     type Value = Action;
@@ -379,7 +380,7 @@ impl MetaSeed<'_, '_> {
     }
 }
 
-seed_any!(MetaSeed => ());
+seed!(MetaSeed => ());
 
 impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
     type Value = ();
@@ -412,7 +413,7 @@ impl ContentSeed<'_, '_> {
     }
 }
 
-seed_any!(ContentSeed => Vec<Option<Answer>>);
+seed!(ContentSeed => Vec<Option<Answer>>);
 
 impl<'de> Visitor<'de> for ContentSeed<'_, '_> {
     type Value = Vec<Option<Answer>>;
@@ -458,13 +459,7 @@ struct QuestionKeySeed<'c, 'f> {
     ctx: &'c Ctx<'f>,
 }
 
-impl<'de> DeserializeSeed<'de> for QuestionKeySeed<'_, '_> {
-    type Value = usize;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
+seed!(QuestionKeySeed => usize, str);
 
 impl<'de> Visitor<'de> for QuestionKeySeed<'_, '_> {
     type Value = usize;
@@ -586,7 +581,7 @@ impl AnswerSeed<'_, '_> {
     }
 }
 
-seed_any!(AnswerSeed => Answer);
+seed!(AnswerSeed => Answer);
 
 impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
     type Value = Answer;
@@ -752,7 +747,7 @@ impl ItemSeed<'_, '_> {
     }
 }
 
-seed_any!(ItemSeed => FileAnswer);
+seed!(ItemSeed => FileAnswer);
 
 impl<'de> Visitor<'de> for ItemSeed<'_, '_> {
     type Value = FileAnswer;
