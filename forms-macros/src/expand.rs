@@ -290,7 +290,7 @@ pub(crate) fn expand_enum(
             __forms::build::<#ident, 1>(
                 #message,
                 [__forms::single_select(
-                    &__forms::ChoiceOf::<#ident>::new(), #id, #message, #description, true,
+                    &__forms::choice_of::<#ident>(), #id, #message, #description, true,
                 )],
             )
         };

@@ -208,13 +208,6 @@ pub struct ChoiceOf<E> {
     pub from_index: fn(usize) -> Option<E>,
 }
 
-impl<E: FormChoice> ChoiceOf<E> {
-    /// The table of `E`.
-    pub const fn new() -> Self {
-        choice_of::<E>()
-    }
-}
-
 /// The table of `E`; a free function so that a missing `FormChoice` impl is reported with
 /// the trait's own message.
 #[doc(hidden)]
@@ -465,7 +458,7 @@ impl Slots<'_> {
 
     /// A required `single_select` answer.
     pub fn choice<E: FormChoice>(&mut self) -> Result<E, FormError> {
-        self.choice_of(&ChoiceOf::<E>::new())
+        self.choice_of(&choice_of::<E>())
     }
 
     /// A required `single_select` answer, through the choice type's table.
