@@ -183,3 +183,5 @@ pub fn failed<T>() -> Result<T, FormError> {
         "the form's `#[derive(Form)]` reported compile errors",
     ))
 }
+
+pub use crate::private_inline::*;
