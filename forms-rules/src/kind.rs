@@ -85,6 +85,17 @@ impl QuestionKind {
         }
     }
 
+    /// The rule that governs answers to the kind (section "Answers"): V3 for `text`, V4 for
+    /// `single_select` and `multi_select`, V5 for `resource`, V6 for `resources` and `files`.
+    pub const fn answer_rule(self) -> Rule {
+        match self {
+            QuestionKind::Text => Rule::V3,
+            QuestionKind::SingleSelect | QuestionKind::MultiSelect => Rule::V4,
+            QuestionKind::Resource => Rule::V5,
+            QuestionKind::Resources | QuestionKind::Files => Rule::V6,
+        }
+    }
+
     /// The rule that governs the kind's options.
     pub const fn options_rule(self) -> Rule {
         match self {

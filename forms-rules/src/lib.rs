@@ -35,7 +35,7 @@ pub use image::{
 };
 pub use kind::QuestionKind;
 pub use selection::{
-    check_option_count, check_selection_limits, option_count_problem, resolve_selection_limits,
+    check_answer_count, check_option_count, check_selection_limits, option_count_problem, resolve_selection_limits,
     SelectionLimits, SelectionProblem,
 };
 pub use uri::{

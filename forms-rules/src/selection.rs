@@ -201,3 +201,43 @@ pub fn check_selection_limits(
         Violation::new(p.rule(kind), problem)
     })
 }
+
+/// V4 and V6 with V7: the number of items in an answer to an array question of `kind`, against
+/// its resolved `limits`. An optional question may be answered with an empty array whatever
+/// its `minItems` (V7).
+///
+/// ```
+/// use forms_rules::{check_answer_count, QuestionKind, SelectionLimits};
+/// let limits = SelectionLimits { min_items: 2, max_items: 3 };
+/// assert!(check_answer_count(QuestionKind::MultiSelect, 3, limits, true).is_ok());
+/// assert!(check_answer_count(QuestionKind::MultiSelect, 0, limits, false).is_ok());
+/// let v = check_answer_count(QuestionKind::Resources, 4, limits, false).unwrap_err();
+/// assert_eq!(v.to_string(), "must have at most 3 items, found 4 (V6)");
+/// ```
+pub fn check_answer_count(
+    kind: QuestionKind,
+    count: usize,
+    limits: SelectionLimits,
+    required: bool,
+) -> Result<(), Violation> {
+    fn items(n: u32) -> String {
+        if n == 1 {
+            "1 item".to_owned()
+        } else {
+            format!("{n} items")
+        }
+    }
+    let (min, max) = (limits.min_items, limits.max_items);
+    let skipped = count == 0 && !required;
+    let (bound, n) = if count > max as usize {
+        ("at most", max)
+    } else if count < min as usize && !skipped {
+        ("at least", min)
+    } else {
+        return Ok(());
+    };
+    Err(Violation::new(
+        kind.answer_rule(),
+        format!("must have {bound} {}, found {count}", items(n)),
+    ))
+}

@@ -579,3 +579,37 @@ fn file_uris() {
         assert_eq!(check_file_uri(bad).unwrap_err().rule, Rule::R27, "{bad}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Answer item counts
+
+#[test]
+fn v4_v6_v7_answer_item_count_within_the_limits() {
+    let limits = SelectionLimits {
+        min_items: 2,
+        max_items: 3,
+    };
+    for kind in [QuestionKind::MultiSelect, QuestionKind::Resources] {
+        for count in [2, 3] {
+            assert!(check_answer_count(kind, count, limits, true).is_ok());
+        }
+        let rule = kind.answer_rule();
+        let over = check_answer_count(kind, 4, limits, true).unwrap_err();
+        assert_eq!(over.rule, rule);
+        assert_eq!(over.problem, "must have at most 3 items, found 4");
+        let under = check_answer_count(kind, 1, limits, false).unwrap_err();
+        assert_eq!(under.problem, "must have at least 2 items, found 1");
+        // V7: an optional question may come back empty; a required one may not.
+        assert!(check_answer_count(kind, 0, limits, false).is_ok());
+        assert_eq!(check_answer_count(kind, 0, limits, true).unwrap_err().rule, rule);
+    }
+    let one = SelectionLimits {
+        min_items: 1,
+        max_items: 1,
+    };
+    let v = check_answer_count(QuestionKind::Files, 2, one, false).unwrap_err();
+    assert_eq!(v.to_string(), "must have at most 1 item, found 2 (V6)");
+    assert_eq!(QuestionKind::MultiSelect.answer_rule(), Rule::V4);
+    assert_eq!(QuestionKind::Text.answer_rule(), Rule::V3);
+    assert_eq!(QuestionKind::Resource.answer_rule(), Rule::V5);
+}

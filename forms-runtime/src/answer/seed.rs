@@ -482,12 +482,7 @@ impl<'de> Visitor<'de> for QuestionKeySeed<'_, '_> {
 
 /// The rule that governs answers to `question`.
 fn answer_rule(question: &Question) -> Rule {
-    match question.kind {
-        QuestionSpec::Text { .. } => Rule::V3,
-        QuestionSpec::SingleSelect { .. } | QuestionSpec::MultiSelect { .. } => Rule::V4,
-        QuestionSpec::Resource { .. } => Rule::V5,
-        QuestionSpec::Resources { .. } | QuestionSpec::Files { .. } => Rule::V6,
-    }
+    question.kind.kind().answer_rule()
 }
 
 /// What an answer to `question` must be, as a phrase.
@@ -637,11 +632,7 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
             | QuestionSpec::SingleSelect { .. }
             | QuestionSpec::Resource { .. } => return Err(self.wrong(Found::Array)),
         };
-        let SelectionLimits {
-            min_items,
-            max_items,
-        } = limits_of(ctx, self.index);
-        let max = max_items as usize;
+        let limits = limits_of(ctx, self.index);
         // Offered options already given, one bit per option index (at most 24 options).
         let mut seen: u32 = 0;
         let mut indices: Vec<usize> = Vec::new();
@@ -652,18 +643,14 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
             question,
             position: count,
         })? {
-            if count >= max {
-                // Count the rest for the message (a syntax error there is reported as such).
-                let mut found = count + 1;
+            if count >= limits.max_items as usize {
+                // Too many: count the rest for the message (a syntax error there is reported
+                // as such) and let the count check below refuse the answer.
+                count += 1;
                 while seq.next_element::<IgnoredAny>()?.is_some() {
-                    found += 1;
+                    count += 1;
                 }
-                return Err(ctx.fail(format!(
-                    "content.{}: must have at most {}, found {found} ({})",
-                    question.id,
-                    items(max),
-                    answer_rule(question)
-                )));
+                break;
             }
             let given = match &item {
                 FileAnswer::Offered(i) => {
@@ -695,31 +682,14 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
             }
             count += 1;
         }
-        // V7: an optional array may be empty whatever its `minItems`; an empty answer to an
-        // optional question is kept as given.
-        let skipped = count == 0 && !question.required;
-        if count < min_items as usize && !skipped {
-            return Err(ctx.fail(format!(
-                "content.{}: must have at least {}, found {count} ({})",
-                question.id,
-                items(min_items as usize),
-                answer_rule(question)
-            )));
-        }
+        // V4, V6 and V7 (an empty answer to an optional question is kept as given).
+        forms_rules::check_answer_count(question.kind.kind(), count, limits, question.required)
+            .map_err(|v| ctx.fail(format!("content.{}: {v}", question.id)))?;
         Ok(match question.kind {
             QuestionSpec::MultiSelect { .. } => Answer::Choices(indices),
             QuestionSpec::Resources { .. } => Answer::Resources(indices),
             _ => Answer::Files(files),
         })
-    }
-}
-
-/// `"1 item"`, `"3 items"`.
-fn items(n: usize) -> String {
-    if n == 1 {
-        "1 item".to_owned()
-    } else {
-        format!("{n} items")
     }
 }
 
