@@ -171,14 +171,17 @@ pub fn check_selection_limits(
                  to multi_select, resources and files"
             ),
             SelectionProblem::MinOutOfRange => format!(
-                "minItems must be an integer from 0 to 24, found {}",
+                "minItems must be an integer from 0 to {}, found {}",
+                limits::ITEMS_MAX,
                 min_items.unwrap_or_default()
             ),
             SelectionProblem::RequiredMinZero => {
                 "minItems must be at least 1 when the question is required".to_owned()
             }
             SelectionProblem::MaxOutOfRange => format!(
-                "maxItems must be an integer from 1 to 24, found {}",
+                "maxItems must be an integer from {} to {}, found {}",
+                limits::MAX_ITEMS_MIN,
+                limits::ITEMS_MAX,
                 max_items.unwrap_or_default()
             ),
             SelectionProblem::MinAboveMax => {
