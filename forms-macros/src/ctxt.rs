@@ -49,3 +49,15 @@ impl Ctxt {
         Some(errors.iter().map(syn::Error::to_compile_error).collect())
     }
 }
+
+#[cfg(test)]
+impl Ctxt {
+    /// The recorded messages, in order (for tests).
+    pub(crate) fn messages(self) -> Vec<String> {
+        self.errors
+            .into_inner()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+}

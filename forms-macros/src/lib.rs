@@ -16,6 +16,8 @@ mod ctxt;
 mod expand;
 mod fallback;
 mod inline;
+#[cfg(test)]
+mod tests;
 
 /// Derives `Form` for a struct (one question per field) or a fieldless enum (one choice
 /// option per variant); see `forms_runtime::Form`.
