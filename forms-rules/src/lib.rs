@@ -35,14 +35,15 @@ pub use image::{
 };
 pub use kind::QuestionKind;
 pub use selection::{
-    check_answer_count, check_option_count, check_selection_limits, option_count_problem, resolve_selection_limits,
-    SelectionLimits, SelectionProblem,
+    check_answer_count, check_option_count, check_selection_limits, option_count_problem,
+    resolve_selection_limits, SelectionLimits, SelectionProblem,
 };
 pub use uri::{
     check_file_uri, check_resource_uri, is_credential_param, parse_uri, FileUri, UriParts,
     CREDENTIAL_PARAMS,
 };
 
+use std::collections::HashMap;
 use std::fmt;
 
 /// Every limit of the Data contract, by name.
@@ -359,6 +360,50 @@ pub fn check_resource_description(description: &str) -> Result<(), Violation> {
 /// R24: a resource option's `mimeType` is at most 100 characters.
 pub fn check_resource_mime_type(mime_type: &str) -> Result<(), Violation> {
     check_max_chars(mime_type, limits::MIME_TYPE_MAX, Rule::R24)
+}
+
+/// R5: the items whose key an earlier item already has, as `(index, index of the first item
+/// with that key)`, in order. Runs in linear time (hostile forms may repeat a key many times).
+///
+/// ```
+/// let keys = ["a", "b", "a", "a"];
+/// let repeats: Vec<_> = forms_rules::repeated_keys(keys).collect();
+/// assert_eq!(repeats, [(2, 0), (3, 0)]);
+/// ```
+pub fn repeated_keys<'a, I>(keys: I) -> impl Iterator<Item = (usize, usize)> + 'a
+where
+    I: IntoIterator<Item = &'a str>,
+    I::IntoIter: 'a,
+{
+    let keys = keys.into_iter();
+    let mut first_at: HashMap<&'a str, usize> = HashMap::with_capacity(keys.size_hint().0);
+    keys.enumerate().filter_map(move |(i, key)| {
+        let first = *first_at.entry(key).or_insert(i);
+        (first != i).then_some((i, first))
+    })
+}
+
+/// R21: a property that would preselect an answer (`default`, `selected`, `selection`, …),
+/// refused wherever it appears; `None` for any other name.
+///
+/// ```
+/// assert!(forms_rules::check_preselection_key("default").is_some());
+/// assert!(forms_rules::check_preselection_key("title").is_none());
+/// ```
+pub fn check_preselection_key(key: &str) -> Option<Violation> {
+    match key {
+        "default" | "defaults" | "selected" | "preselected" => Some(Violation::new(
+            Rule::R21,
+            "is not accepted: Data forms have no default and no preselection; nothing is \
+             selected until the person answers",
+        )),
+        "selection" => Some(Violation::new(
+            Rule::R21,
+            "is not accepted: there is no preselection; array questions always use explicit \
+             selection",
+        )),
+        _ => None,
+    }
 }
 
 /// R24: a resource option has at most two icons.

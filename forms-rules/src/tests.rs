@@ -601,7 +601,10 @@ fn v4_v6_v7_answer_item_count_within_the_limits() {
         assert_eq!(under.problem, "must have at least 2 items, found 1");
         // V7: an optional question may come back empty; a required one may not.
         assert!(check_answer_count(kind, 0, limits, false).is_ok());
-        assert_eq!(check_answer_count(kind, 0, limits, true).unwrap_err().rule, rule);
+        assert_eq!(
+            check_answer_count(kind, 0, limits, true).unwrap_err().rule,
+            rule
+        );
     }
     let one = SelectionLimits {
         min_items: 1,
@@ -612,4 +615,36 @@ fn v4_v6_v7_answer_item_count_within_the_limits() {
     assert_eq!(QuestionKind::MultiSelect.answer_rule(), Rule::V4);
     assert_eq!(QuestionKind::Text.answer_rule(), Rule::V3);
     assert_eq!(QuestionKind::Resource.answer_rule(), Rule::V5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Uniqueness and preselection
+
+#[test]
+fn r5_repeated_keys_name_each_repeat_and_its_first_use() {
+    assert_eq!(repeated_keys(["a", "b", "c"]).count(), 0);
+    let repeats: Vec<_> = repeated_keys(["a", "b", "a", "B", "b", "a"]).collect();
+    // Exact comparison: `B` is not `b`.
+    assert_eq!(repeats, [(2, 0), (4, 1), (5, 0)]);
+    let many: Vec<String> = (0..10_000).map(|i| format!("k{}", i % 5_000)).collect();
+    let repeats: Vec<_> = repeated_keys(many.iter().map(String::as_str)).collect();
+    assert_eq!(repeats.len(), 5_000);
+    assert_eq!(repeats[0], (5_000, 0));
+}
+
+#[test]
+fn r21_preselection_keys_are_refused() {
+    for key in [
+        "default",
+        "defaults",
+        "selected",
+        "preselected",
+        "selection",
+    ] {
+        let v = check_preselection_key(key).unwrap();
+        assert_eq!(v.rule, Rule::R21, "{key}");
+    }
+    for key in ["title", "Default", "selectionMode", "options"] {
+        assert!(check_preselection_key(key).is_none(), "{key}");
+    }
 }

@@ -601,23 +601,6 @@ fn list(keys: &[&str]) -> String {
         .join(", ")
 }
 
-/// R21: properties that would preselect an answer.
-fn preselection(key: &str) -> Option<Violation> {
-    match key {
-        "default" | "defaults" | "selected" | "preselected" => Some(Violation::new(
-            Rule::R21,
-            "is not accepted: Data forms have no default and no preselection; nothing is \
-             selected until the person answers",
-        )),
-        "selection" => Some(Violation::new(
-            Rule::R21,
-            "is not accepted: there is no preselection; array questions always use explicit \
-             selection",
-        )),
-        _ => None,
-    }
-}
-
 impl Builder {
     /// Records a problem of the input at `path` and marks it broken.
     fn report(&mut self, path: String, value: Option<&str>, v: Violation) {
@@ -662,7 +645,7 @@ impl Builder {
             if allowed.contains(&key.as_str()) {
                 continue;
             }
-            let v = preselection(key)
+            let v = rules::check_preselection_key(key)
                 .or_else(|| special(key))
                 .unwrap_or_else(|| {
                     Violation::new(

@@ -6,7 +6,6 @@ use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, Resour
 use super::{DataForm, Resolved};
 use crate::error::FormError;
 use forms_rules::{self as rules, limits, QuestionKind, Violation};
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// Every violation found in one pass, each with the JSON path it belongs to.
@@ -181,20 +180,15 @@ fn check_unique<T>(
     key: impl Fn(&T) -> &str,
     what: &str,
 ) {
-    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let k = key(item);
-        let first = *first_at.entry(k).or_insert(i);
-        if first != i {
-            out.push(
-                format!("{path}[{i}].{field}"),
-                Some(k),
-                Violation::new(
-                    rules::Rule::R5,
-                    format!("repeats the {what} of {path}[{first}]; {what}s must be unique"),
-                ),
-            );
-        }
+    for (i, first) in rules::repeated_keys(items.iter().map(&key)) {
+        out.push(
+            format!("{path}[{i}].{field}"),
+            items.get(i).map(&key),
+            Violation::new(
+                rules::Rule::R5,
+                format!("repeats the {what} of {path}[{first}]; {what}s must be unique"),
+            ),
+        );
     }
 }
 
