@@ -90,6 +90,32 @@ fn refused(response: &str, rule: &str) {
 }
 
 #[test]
+fn the_form_matches_the_runtime() {
+    let runtime = forms_runtime::DataForm::from_json(
+        r#"{"message":"Set up your weekly report","questions":[
+          {"id":"goal","type":"text","title":"Goal","required":true,"maxLength":10},
+          {"id":"notes","type":"text","title":"Notes","required":false},
+          {"id":"format","type":"single_select","title":"Format","required":true,"options":[
+            {"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"},{"id":"slides","title":"Slides"}]},
+          {"id":"others","type":"multi_select","title":"Other formats","required":true,"maxItems":2,
+           "options":[{"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"},{"id":"slides","title":"Slides"}]},
+          {"id":"template","type":"resource","title":"Template","required":false,"options":[
+            {"uri":"https://example.com/t1","name":"n","title":"Document · T"},
+            {"uri":"https://example.com/t2","name":"n","title":"Document · T"}]},
+          {"id":"examples","type":"resources","title":"Examples","required":false,"maxItems":2,"options":[
+            {"uri":"https://example.com/e1","name":"n","title":"Document · T"},
+            {"uri":"https://example.com/e2","name":"n","title":"Document · T"},
+            {"uri":"https://example.com/e3","name":"n","title":"Document · T"}]},
+          {"id":"data","type":"files","title":"Data","required":false,"maxItems":2,"options":[
+            {"uri":"https://example.com/d1","name":"n","title":"Document · T"}]}]}"#,
+    )
+    .unwrap();
+    let form = form();
+    assert_eq!(form.data(), &runtime);
+    assert_eq!(form.native_json(), runtime.native_json());
+}
+
+#[test]
 fn v1_response_shape() {
     assert_eq!(ok(&accept("")).goal, "Churn");
     assert_eq!(

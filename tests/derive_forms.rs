@@ -493,6 +493,13 @@ struct Naming {
 #[test]
 fn ids_follow_rename_all_and_raw_identifiers() {
     let form = Naming::form(()).unwrap();
+    assert_same(
+        &form,
+        r#"{"message":"Naming","questions":[
+          {"id":"TYPE","type":"text","title":"Type","required":true},
+          {"id":"kept_as_is","type":"text","title":"Kept","required":true},
+          {"id":"SOME-LONG-NAME","type":"text","title":"Renamed","required":false}]}"#,
+    );
     let ids: Vec<&str> = form
         .data()
         .questions()
@@ -535,6 +542,14 @@ struct Docs {
 #[test]
 fn doc_comments_give_title_and_description() {
     let form = Docs::form(()).unwrap();
+    assert_same(
+        &form,
+        r#"{"message":"Docs","questions":[
+          {"id":"goal","type":"text","title":"What is the goal?",
+           "description":"The question we should answer, in one sentence.\n\nKeep it short.","required":true},
+          {"id":"other","type":"text","title":"Explicit title","description":"Explicit description",
+           "required":true}]}"#,
+    );
     let q = &form.data().questions()[0];
     assert_eq!(q.title, "What is the goal?");
     assert_eq!(
@@ -563,6 +578,11 @@ struct ViaReexport {
 #[test]
 fn crate_attribute_names_the_runtime_path() {
     let form = ViaReexport::form(()).unwrap();
+    assert_same(
+        &form,
+        r#"{"message":"Via a re-export","questions":[
+          {"id":"goal","type":"text","title":"Goal","required":true}]}"#,
+    );
     assert_eq!(form.data().message(), "Via a re-export");
 }
 

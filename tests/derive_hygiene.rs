@@ -94,7 +94,14 @@ pub mod bare {
 }
 
 use forms_runtime::data::ResourceOption;
-use forms_runtime::{Form as _, Outcome};
+use forms_runtime::{DataForm, Form as _, Outcome};
+
+/// The derived form equals the runtime's form from the equivalent Data JSON.
+fn same(data: &DataForm, native: &str, json: &str) {
+    let runtime = DataForm::from_json(json).unwrap();
+    assert_eq!(data, &runtime);
+    assert_eq!(native, runtime.native_json());
+}
 
 #[test]
 fn shadowed_names_do_not_reach_the_generated_code() {
@@ -102,6 +109,18 @@ fn shadowed_names_do_not_reach_the_generated_code() {
         template: vec![ResourceOption::new("https://example.com/t", "t", "Doc · T")],
     })
     .unwrap();
+    same(
+        form.data(),
+        form.native_json(),
+        r#"{"message":"Shadowed names","questions":[
+          {"id":"goal","type":"text","title":"Goal","required":true},
+          {"id":"format","type":"single_select","title":"Format","required":true,"options":[
+            {"id":"First","title":"First"},{"id":"Second","title":"Second"}]},
+          {"id":"formats","type":"multi_select","title":"Formats","required":false,"maxItems":2,
+           "options":[{"id":"First","title":"First"},{"id":"Second","title":"Second"}]},
+          {"id":"template","type":"resource","title":"Template","required":false,
+           "options":[{"uri":"https://example.com/t","name":"t","title":"Doc · T"}]}]}"#,
+    );
     let s = form
         .decode(
             r#"{"action":"accept","content":{"goal":"g","format":"Second","formats":["First"],
@@ -129,6 +148,19 @@ fn no_implicit_prelude_module() {
         links: vec![ResourceOption::new("https://example.com/l", "l", "Doc · L")],
     })
     .unwrap();
+    same(
+        form.data(),
+        form.native_json(),
+        r#"{"message":"No prelude","questions":[
+          {"id":"goal","type":"text","title":"Goal","required":false},
+          {"id":"kind","type":"single_select","title":"Kind","required":true,"options":[
+            {"id":"alpha_one","title":"Alpha"},{"id":"beta_two","title":"Beta"}]},
+          {"id":"kinds","type":"multi_select","title":"Kinds","required":true,"minItems":1,
+           "maxItems":2,"options":[{"id":"alpha_one","title":"Alpha"},{"id":"beta_two","title":"Beta"}]},
+          {"id":"files","type":"files","title":"Files","required":false,"accept":[".csv"]},
+          {"id":"links","type":"resources","title":"Links","required":false,
+           "options":[{"uri":"https://example.com/l","name":"l","title":"Doc · L"}]}]}"#,
+    );
     let b = form
         .decode(
             r#"{"action":"accept","content":{"kind":"beta_two","kinds":["alpha_one","beta_two"],
