@@ -676,6 +676,18 @@ fn v6_files_offered_or_user_added_file_uris() {
         &accept_with(r#"{"data":["file:///a","file:///a"]}"#),
         r#"content.data[1]: "file:///a" is given more than once; items must be distinct (V6)"#,
     );
+    // The same local file under another spelling of its URI is a repeat too.
+    refused(
+        &f,
+        &accept_with(r#"{"data":["file:///a","file://localhost/a"]}"#),
+        r#"content.data[1]: "file://localhost/a" is given more than once; items must be distinct (V6)"#,
+    );
+    refused(
+        &f,
+        &accept_with(r#"{"data":["file:///ab","file:///a%62"]}"#),
+        r#"content.data[1]: "file:///a%62" is given more than once"#,
+    );
+    accepted(&f, &accept_with(r#"{"data":["file:///a","file:///A"]}"#));
     refused(
         &f,
         &accept_with(&format!(r#"{{"data":["{R1}","{R1}"]}}"#)),

@@ -662,9 +662,11 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                     seen |= bit;
                     dup.then(|| offered_name(question, *i))
                 }
-                FileAnswer::Local { uri, .. } => files
+                // One local file named twice (`file:///a`, `file://localhost/a`, `file:///%61`)
+                // is a repeat too: compare the decoded paths.
+                FileAnswer::Local { uri, path } => files
                     .iter()
-                    .any(|f| matches!(f, FileAnswer::Local { uri: u, .. } if u == uri))
+                    .any(|f| matches!(f, FileAnswer::Local { path: p, .. } if p == path))
                     .then_some(uri.as_str()),
             };
             if let Some(given) = given {
