@@ -20,5 +20,8 @@ fn main() {
     assert_eq!(form.data().questions()[0].id, "report_format");
     assert_eq!(ReportFormat::WebPage.id(), "web-page");
     let answer = r#"{"action":"accept","content":{"report_format":"printable-pdf"}}"#;
-    assert_eq!(form.decode(answer).unwrap(), Outcome::Accepted(ReportFormat::PrintablePdf));
+    assert_eq!(
+        form.decode(answer).unwrap(),
+        Outcome::Accepted(ReportFormat::PrintablePdf)
+    );
 }

@@ -34,9 +34,15 @@ pub enum Letter {
 
 /// Twelve questions, the most a form may have (R2).
 #[derive(Form)]
-#[form(message = "MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM")]
+#[form(
+    message = "MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM"
+)]
 pub struct AtTheLimits {
-    #[form(id = "goooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooal", title = "TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT", max_length = 16000)]
+    #[form(
+        id = "goooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooal",
+        title = "TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT",
+        max_length = 16000
+    )]
     pub q1: String,
     /// Shortest limit
     #[form(max_length = 1)]

@@ -40,7 +40,10 @@ pub struct Shadowed {
 
 fn main() {
     use forms_runtime::Form as _;
-    let form = Shadowed::form(ShadowedParts { files: std::vec::Vec::new() }).unwrap();
+    let form = Shadowed::form(ShadowedParts {
+        files: std::vec::Vec::new(),
+    })
+    .unwrap();
     let answer = r#"{"action":"accept","content":{"goal":"g","choices":["Second"]}}"#;
     let shadowed = form.decode(answer).unwrap().accepted().unwrap();
     assert_eq!(shadowed.choices, [Choice::Second]);
