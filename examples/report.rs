@@ -1,177 +1,163 @@
-//! A weekly-report setup form, end to end: the Data arguments a model sends, the native
-//! request a host renders, a simulated host answer and the checked answers, and one answer the
-//! runtime refuses.
+//! A weekly-report setup form, end to end, declared as a Rust type: the derived Data form, the
+//! native request a host renders, a simulated host answer decoded into `ReportSetup`, an answer
+//! the runtime refuses, and a decline. Part two runs the same runtime on a form that arrives as
+//! JSON, as a model sends it to the `form_elicitation_v2_request` tool.
 //!
 //! Run it with `cargo run --example report`.
 
-use forms_runtime::data::QuestionSpec;
-use forms_runtime::{Answer, Answers, DataForm, FileAnswer, Response};
+use forms_runtime::data::{Image, ResourceOption};
+use forms_runtime::{DataForm, FileRef, Form, FormChoice, Outcome};
 use std::error::Error;
+use url::Url;
 
-/// The Data arguments: the contract's report-template question plus four more.
-const FORM: &str = r#"{
-  "message": "Set up your weekly report",
-  "questions": [
-    {
-      "id": "goal",
-      "type": "text",
-      "title": "What would you like to understand?",
-      "required": false,
-      "maxLength": 500
-    },
-    {
-      "id": "format",
-      "type": "single_select",
-      "title": "Report format",
-      "required": true,
-      "options": [
-        { "id": "pdf", "title": "PDF", "description": "Printable, paginated" },
-        { "id": "html", "title": "Web page" }
-      ]
-    },
-    {
-      "id": "sections",
-      "type": "multi_select",
-      "title": "Sections to include",
-      "description": "Pick up to three.",
-      "required": false,
-      "maxItems": 3,
-      "options": [
-        { "id": "summary", "title": "Executive summary" },
-        { "id": "trends", "title": "Trends" },
-        { "id": "risks", "title": "Risks" },
-        { "id": "next_steps", "title": "Next steps" }
-      ]
-    },
-    {
-      "id": "template",
-      "type": "resource",
-      "title": "Relevant report templates",
-      "required": false,
-      "options": [
-        {
-          "uri": "https://example.com/verified-business-review",
-          "name": "business-review",
-          "title": "Presentation · Business review",
-          "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-          "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
-          "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
-        },
-        {
-          "uri": "https://example.com/verified-weekly-update",
-          "name": "weekly-update",
-          "title": "Document · Weekly update",
-          "icons": [{ "src": "https://example.com/verified-document-logo.png" }]
-        }
-      ]
-    },
-    {
-      "id": "data",
-      "type": "files",
-      "title": "Upload your data",
-      "required": false,
-      "accept": [".csv", "text/csv"]
+#[derive(Form)]
+#[form(message = "Set up your weekly report")]
+struct ReportSetup {
+    /// What would you like to understand?
+    goal: Option<String>,
+    #[form(title = "Report format")]
+    format: Format,
+    #[form(title = "Sections", max_items = 3)]
+    sections: Vec<Section>,
+    #[form(resource, title = "Relevant report templates")]
+    template: Option<Url>,
+    #[form(files, title = "Upload your data", accept = [".csv", "text/csv"])]
+    data: Vec<FileRef>,
+}
+
+#[derive(Form, Debug)]
+enum Format {
+    #[form(title = "PDF", description = "Printable, paginated")]
+    Pdf,
+    #[form(title = "Web page")]
+    Html,
+}
+
+#[derive(Form, Debug)]
+#[form(rename_all = "snake_case")]
+enum Section {
+    /// Executive summary
+    Summary,
+    /// Trends
+    Trends,
+    /// Risks
+    Risks,
+    /// Next steps
+    NextSteps,
+}
+
+/// What discovery found before the form is built: templates and files to offer.
+fn parts() -> ReportSetupParts {
+    let mut review = ResourceOption::new(
+        "https://example.com/verified-business-review",
+        "business-review",
+        "Presentation · Business review",
+    );
+    review.mime_type =
+        Some("application/vnd.openxmlformats-officedocument.presentationml.presentation".into());
+    review.icons = Some(vec![Image::new(
+        "https://example.com/verified-presentation-logo.png",
+    )]);
+    review.thumbnail = Some(Image::new("https://example.com/verified-slide-preview.png"));
+    let mut weekly = ResourceOption::new(
+        "https://example.com/verified-weekly-update",
+        "weekly-update",
+        "Document · Weekly update",
+    );
+    weekly.icons = Some(vec![Image::new(
+        "https://example.com/verified-document-logo.png",
+    )]);
+    let export = ResourceOption::new(
+        "https://example.com/files/q1-churn.csv",
+        "q1-churn",
+        "Spreadsheet · Q1 churn",
+    );
+    ReportSetupParts {
+        template: vec![review, weekly],
+        data: vec![export],
     }
-  ]
-}"#;
+}
 
-/// What a host might send back after the person submits the form.
-const SUBMITTED: &str = r#"{
-  "action": "accept",
-  "content": {
-    "goal": "Why did churn rise in March?",
-    "format": "pdf",
-    "sections": ["summary", "trends"],
-    "template": "https://example.com/verified-business-review",
-    "data": ["file:///home/ana/exports/churn%20march.csv"]
-  }
-}"#;
+/// What a host might send back: one offered template, one offered file, one file the person added.
+const SUBMITTED: &str = r#"{"action":"accept","content":{
+  "goal": "Why did churn rise in March?",
+  "format": "Pdf",
+  "sections": ["summary", "trends"],
+  "template": "https://example.com/verified-business-review",
+  "data": ["https://example.com/files/q1-churn.csv", "file:///home/ana/exports/churn%20march.csv"]
+}}"#;
 
-/// An answer the runtime refuses: `docx` is not one of the offered formats.
-const REFUSED: &str = r#"{"action":"accept","content":{"format":"docx"}}"#;
+/// `Docx` was never offered, so the whole answer is refused.
+const REFUSED: &str = r#"{"action":"accept","content":{"format":"Docx"}}"#;
+
+/// A form written by a model: the arguments of `form_elicitation_v2_request`.
+const MODEL_FORM: &str = r#"{"message":"Which quarter should I analyze?","questions":[
+  {"id":"quarter","type":"single_select","title":"Quarter","required":true,
+   "options":[{"id":"q1","title":"Q1"},{"id":"q2","title":"Q2"}]}]}"#;
 
 fn heading(title: &str) {
     println!("\n== {title}\n");
 }
 
-/// A readable rendering of one answer, using the option titles the person saw.
-fn describe(kind: &QuestionSpec, answer: &Answer) -> String {
-    let choice = |i: &usize| {
-        kind.choice_options()
-            .get(*i)
-            .map_or_else(String::new, |o| format!("{} ({})", o.title, o.id))
-    };
-    let resource = |i: &usize| {
-        kind.resource_options()
-            .get(*i)
-            .map_or_else(String::new, |o| format!("{} <{}>", o.title, o.uri))
-    };
-    match answer {
-        Answer::Text(text) => format!("{text:?}"),
-        Answer::Choice(i) => choice(i),
-        Answer::Choices(list) => list.iter().map(choice).collect::<Vec<_>>().join(", "),
-        Answer::Resource(i) => resource(i),
-        Answer::Resources(list) => list.iter().map(resource).collect::<Vec<_>>().join(", "),
-        Answer::Files(list) => list
-            .iter()
-            .map(|f| match f {
-                FileAnswer::Offered(i) => resource(i),
-                FileAnswer::Local { path, .. } => format!("local file {path}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
+fn title<C: FormChoice>(choice: &C) -> &'static str {
+    choice.meta().map_or("", |m| m.title)
 }
 
-fn print_answers(answers: &Answers<'_>) {
-    let form = answers.form();
-    for (question, slot) in form.questions().iter().zip(answers.slots()) {
-        let value = slot
-            .as_ref()
-            .map_or_else(|| "(skipped)".to_owned(), |a| describe(&question.kind, a));
-        println!("  {:<36} {value}", question.title);
+fn show(setup: &ReportSetup) {
+    println!("goal      {:?}", setup.goal);
+    println!("format    {:?} ({})", setup.format, title(&setup.format));
+    for s in &setup.sections {
+        println!("section   {s:?} ({})", title(s));
+    }
+    let template = setup.template.as_ref().map(Url::as_str);
+    println!("template  {}", template.unwrap_or("(skipped)"));
+    for file in &setup.data {
+        match file {
+            FileRef::Offered(url) => println!("data      offered {url}"),
+            FileRef::Local { path, .. } => println!("data      local file {}", path.display()),
+        }
     }
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    heading("1. Check the Data arguments (forms check)");
-    let form = DataForm::from_json(FORM)?;
-    println!(
-        "valid: {:?} with {} questions",
-        form.message(),
-        form.questions().len()
-    );
-    for q in form.questions() {
-        println!(
-            "  {:<10} {:<14} required={:<5} {}",
-            q.id,
-            q.kind.kind().as_str(),
-            q.required,
-            q.title
-        );
-    }
+    heading("1. The Data form derived from ReportSetup (normalized, as `forms check` gives it)");
+    let form = ReportSetup::form(parts())?;
+    println!("{}", serde_json::to_string_pretty(form.data())?);
 
-    heading("2. The native request the host renders (forms native)");
-    println!("{}", serde_json::to_string_pretty(&form.native())?);
+    heading("2. The native request the host renders (as `forms native` gives it)");
+    println!("{}", serde_json::to_string_pretty(&form.data().native())?);
 
     heading("3. A simulated host answer");
     println!("{SUBMITTED}");
 
-    heading("4. The checked answers (forms answer)");
-    let response = form.check_response(SUBMITTED)?;
-    match &response {
-        Response::Accept(answers) => print_answers(answers),
-        other => println!("  no answers: the person chose {}", other.action()),
+    heading("4. Decoded into ReportSetup");
+    match form.decode(SUBMITTED)? {
+        Outcome::Accepted(setup) => show(&setup),
+        other => println!("no answers: the person chose {}", other.action()),
     }
-    println!("\ntool result: {}", serde_json::to_string(&response)?);
 
     heading("5. An answer the runtime refuses");
     println!("{REFUSED}");
-    match form.check_response(REFUSED) {
-        Ok(response) => {
-            return Err(format!("expected a refusal, got {}", response.action()).into());
-        }
+    match form.decode(REFUSED) {
+        Ok(outcome) => return Err(format!("expected a refusal, got {}", outcome.action()).into()),
         Err(error) => println!("\nrefused: {}", serde_json::to_string(&error.payload())?),
+    }
+
+    heading("6. A decline");
+    let declined = form.decode(r#"{"action":"decline"}"#)?;
+    if let Outcome::Declined = declined {
+        println!("Outcome::Declined: the form yields no answers (V8)");
+    }
+
+    heading("7. Part two: a form that arrives as JSON (the model's tool arguments)");
+    let model_form = DataForm::from_json(MODEL_FORM)?;
+    println!("native:  {}", model_form.native_json());
+    let response =
+        model_form.check_response(r#"{"action":"accept","content":{"quarter":"q2"}}"#)?;
+    println!("answer:  {}", serde_json::to_string(&response)?);
+    let bad = MODEL_FORM.replace(r#""required":true"#, r#""required":true,"default":"q1""#);
+    if let Err(error) = DataForm::from_json(&bad) {
+        println!("refused: {}", serde_json::to_string(&error.payload())?);
     }
     Ok(())
 }
