@@ -1,5 +1,6 @@
 //! Errors and the MCP tool-result envelope.
 
+use crate::answer::Response;
 use serde::Serialize;
 use std::fmt;
 
@@ -84,14 +85,15 @@ pub struct ErrorPayload<'a> {
     pub error: &'a FormError,
 }
 
-/// An MCP tool result carrying `payload` both as `structuredContent` and as JSON text in
-/// `content[0].text`, with `isError` set for errors.
+/// An MCP tool result carrying its payload both as `structuredContent` and as JSON text in
+/// `content[0].text`. Made by [`ToolResult::answer`] (a checked response) or
+/// [`ToolResult::error`] (with `isError: true`), so the flag always matches the payload.
 ///
 /// ```
 /// use forms_runtime::{FormError, ToolResult};
 /// let err = FormError::invalid_arguments("message: must not be empty or only whitespace (R1)");
 /// let payload = err.payload();
-/// let result = ToolResult::new(&payload, true);
+/// let result = ToolResult::error(&payload);
 /// let json = serde_json::to_value(&result).unwrap();
 /// assert_eq!(json["isError"], true);
 /// assert_eq!(json["structuredContent"]["error"]["code"], "invalid_arguments");
@@ -119,11 +121,24 @@ struct TextContent {
     text: String,
 }
 
+impl<'a, 'f> ToolResult<'a, Response<'f>> {
+    /// The result of a checked host response (`accept`, `decline` or `cancel`); no `isError`.
+    pub fn answer(response: &'a Response<'f>) -> Self {
+        ToolResult::wrap(response, false)
+    }
+}
+
+impl<'a, 'e> ToolResult<'a, ErrorPayload<'e>> {
+    /// The result of an error, with `isError: true`.
+    pub fn error(payload: &'a ErrorPayload<'e>) -> Self {
+        ToolResult::wrap(payload, true)
+    }
+}
+
 impl<'a, P: Serialize> ToolResult<'a, P> {
-    /// Wraps `payload`; `is_error` marks an error result.
-    pub fn new(payload: &'a P, is_error: bool) -> Self {
-        // Serializing a payload of plain strings and maps cannot fail; should a custom payload
-        // fail, the text carries the error instead of panicking.
+    fn wrap(payload: &'a P, is_error: bool) -> Self {
+        // Both payloads hold only strings and string-keyed maps, so serializing cannot fail;
+        // should it, the text carries the error instead of panicking.
         let text = serde_json::to_string(payload).unwrap_or_else(|e| {
             format!(
                 "{{\"error\":{{\"code\":\"invalid_response\",\"message\":{}}}}}",

@@ -59,7 +59,7 @@ use serde::de::DeserializeSeed;
 
 /// A checked host response. It serializes as the tool-result payload
 /// (`{"action":"accept","content":{…}}`, `{"action":"decline"}`, `{"action":"cancel"}`), ready
-/// for [`ToolResult::new`](crate::ToolResult::new).
+/// for [`ToolResult::answer`](crate::ToolResult::answer).
 ///
 /// ```
 /// use forms_runtime::data::{FormSpec, Question, QuestionSpec};
@@ -76,7 +76,7 @@ use serde::de::DeserializeSeed;
 ///     }],
 /// })?;
 /// let response = form.check_response(r#"{"action":"cancel","_meta":{"reason":"closed"}}"#)?;
-/// let result = serde_json::to_value(ToolResult::new(&response, false)).unwrap();
+/// let result = serde_json::to_value(ToolResult::answer(&response)).unwrap();
 /// assert_eq!(result["structuredContent"], serde_json::json!({"action": "cancel"}));
 /// # Ok::<(), forms_runtime::FormError>(())
 /// ```
