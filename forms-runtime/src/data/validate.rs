@@ -5,7 +5,7 @@
 use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use super::{DataForm, Resolved};
 use crate::error::FormError;
-use forms_rules::{self as rules, limits, QuestionKind, Violation};
+use forms_rules::{self as rules, limits, Violation};
 use std::fmt::Write as _;
 
 /// Every violation found in one pass, each with the JSON path it belongs to.
@@ -207,36 +207,54 @@ fn check_question(out: &mut Violations, qi: usize, q: &Question) -> Resolved {
             rules::check_description(d),
         );
     }
-    let kind = q.kind.kind();
-    let mut resolved = Resolved {
-        max_length: limits::MAX_LENGTH_DEFAULT,
-        min_items: 0,
-        max_items: 0,
-    };
-    match &q.kind {
-        QuestionSpec::Text { max_length } => {
-            if let Some(m) = max_length {
-                if let Some(m) = out.check(
-                    || format!("{path}.maxLength"),
-                    None,
-                    rules::check_max_length(i64::from(*m)),
-                ) {
-                    resolved.max_length = m;
-                }
+    let mut max_length = limits::MAX_LENGTH_DEFAULT;
+    if let QuestionSpec::Text {
+        max_length: Some(m),
+    } = &q.kind
+    {
+        if let Some(m) = out.check(
+            || format!("{path}.maxLength"),
+            None,
+            rules::check_max_length(i64::from(*m)),
+        ) {
+            max_length = m;
+        }
+    }
+    check_options(out, &path, &q.kind);
+    if let QuestionSpec::Files {
+        accept: Some(accept),
+        ..
+    } = &q.kind
+    {
+        if let Err((at, v)) = rules::check_accept_list(accept) {
+            match at {
+                Some(i) => out.push(
+                    format!("{path}.accept[{i}]"),
+                    accept.get(i).map(String::as_str),
+                    v,
+                ),
+                None => out.push(format!("{path}.accept"), None, v),
             }
         }
+    }
+    let limits = check_limits(out, &path, q);
+    Resolved {
+        max_length,
+        min_items: limits.min_items,
+        max_items: limits.max_items,
+    }
+}
+
+/// R5, R12–R16, R23, R24: a question's options, each one and their count.
+fn check_options(out: &mut Violations, path: &str, kind: &QuestionSpec) {
+    match kind {
+        QuestionSpec::Text { .. } => return,
         QuestionSpec::SingleSelect { options } | QuestionSpec::MultiSelect { options, .. } => {
             for (i, o) in options.iter().enumerate() {
                 check_choice(out, &format!("{path}.options[{i}]"), o);
             }
-            check_unique(
-                out,
-                &format!("{path}.options"),
-                "id",
-                options,
-                |o| &o.id,
-                "option id",
-            );
+            let path = format!("{path}.options");
+            check_unique(out, &path, "id", options, |o| &o.id, "option id");
         }
         QuestionSpec::Resource { options }
         | QuestionSpec::Resources { options, .. }
@@ -254,57 +272,34 @@ fn check_question(out: &mut Violations, qi: usize, q: &Question) -> Resolved {
             );
         }
     }
-    if kind != QuestionKind::Text {
-        out.check(
-            || format!("{path}.options"),
-            None,
-            rules::check_option_count(kind, q.kind.option_count()),
-        );
-    }
-    if let QuestionSpec::Files {
-        accept: Some(accept),
-        ..
-    } = &q.kind
-    {
-        if let Err((at, v)) = rules::check_accept_list(accept) {
-            match at {
-                Some(i) => out.push(
-                    format!("{path}.accept[{i}]"),
-                    accept.get(i).map(String::as_str),
-                    v,
-                ),
-                None => out.push(format!("{path}.accept"), None, v),
-            }
-        }
-    }
+    out.check(
+        || format!("{path}.options"),
+        None,
+        rules::check_option_count(kind.kind(), kind.option_count()),
+    );
+}
+
+/// R17–R20: a question's selection limits, with defaults applied (zero when broken or when the
+/// kind has none). A problem with one given bound is reported at that bound's path.
+fn check_limits(out: &mut Violations, path: &str, q: &Question) -> rules::SelectionLimits {
     let (min, max) = q.kind.given_limits();
     let limits = rules::check_selection_limits(
-        kind,
+        q.kind.kind(),
         q.required,
         min.map(i64::from),
         max.map(i64::from),
         q.kind.option_count(),
     );
     let field = match (&limits, min, max) {
-        (Err(v), Some(_), _) if v.rule == rules::Rule::R18 => "minItems",
-        (Err(v), _, Some(_)) if v.rule == rules::Rule::R19 => "maxItems",
+        (Err(v), Some(_), _) if v.rule == rules::Rule::R18 => ".minItems",
+        (Err(v), _, Some(_)) if v.rule == rules::Rule::R19 => ".maxItems",
         _ => "",
     };
-    if let Some(l) = out.check(
-        || {
-            if field.is_empty() {
-                path.clone()
-            } else {
-                format!("{path}.{field}")
-            }
-        },
-        None,
-        limits,
-    ) {
-        resolved.min_items = l.min_items;
-        resolved.max_items = l.max_items;
-    }
-    resolved
+    out.check(|| format!("{path}{field}"), None, limits)
+        .unwrap_or(rules::SelectionLimits {
+            min_items: 0,
+            max_items: 0,
+        })
 }
 
 /// R4: `len` UTF-16 code units of compact JSON must fit in 1 MiB.
