@@ -307,10 +307,11 @@ impl Attrs {
         if !pos.keys().contains(&key.as_str()) {
             cx.error_spanned_by(
                 &meta.path,
-                format!(
-                    "unknown form attribute `{key}` on a {}; expected one of {}",
-                    pos.name(),
-                    list_keys(pos.keys())
+                crate::wording::unknown_key(
+                    "form attribute",
+                    &key,
+                    &format!("on a {}", pos.name()),
+                    pos.keys(),
                 ),
             );
             return skip_value(meta.input);

@@ -5,6 +5,7 @@
 use crate::ast::{self, Container, Data, Field, FieldKind, Variant};
 use crate::attr::{self, Attrs, Int};
 use crate::ctxt::Ctxt;
+use crate::wording;
 use forms_rules::{self as rules, limits, QuestionKind, Rule, Violation};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -42,24 +43,7 @@ pub(crate) struct EnumForm {
     pub(crate) description: Option<String>,
 }
 
-/// The sentence of a contract violation: `question id `_goal` must start with an ASCII
-/// letter; see rule R6`.
-fn sentence(subject: &str, v: &Violation) -> String {
-    if subject.is_empty() {
-        format!("{}; see rule {}", v.problem, v.rule)
-    } else {
-        format!("{subject} {}; see rule {}", v.problem, v.rule)
-    }
-}
-
-/// `question id `goal``, or just `question id` when the ID is empty.
-fn id_subject(what: &str, id: &str) -> String {
-    if id.is_empty() {
-        what.to_owned()
-    } else {
-        format!("{what} `{id}`")
-    }
-}
+use crate::wording::{rule_sentence as sentence, subject as id_subject};
 
 fn report<T>(cx: &Ctxt, at: impl ToTokens, subject: &str, r: Result<T, Violation>) -> Option<T> {
     match r {
@@ -100,19 +84,10 @@ pub(crate) struct IdUse {
 
 /// R5: reports the second and later uses of an ID. IDs that break R6 are reported there only.
 fn check_unique(cx: &Ctxt, ids: &[IdUse], what: &str, scope: &str) {
-    for (i, u) in ids.iter().enumerate() {
-        if !u.valid {
-            continue;
-        }
-        if let Some(first) = ids.iter().take(i).find(|e| e.valid && e.id == u.id) {
-            let v = Violation::new(
-                Rule::R5,
-                format!(
-                    "is already used by {}; {what}s must be unique in {scope}",
-                    first.owner
-                ),
-            );
-            cx.error_spanned_by(&u.at, sentence(&format!("{what} `{}`", u.id), &v));
+    let valid: Vec<&IdUse> = ids.iter().filter(|u| u.valid).collect();
+    for (at, first) in rules::repeated_keys(valid.iter().map(|u| u.id.as_str())) {
+        if let (Some(u), Some(first)) = (valid.get(at), valid.get(first)) {
+            cx.error_spanned_by(&u.at, wording::duplicate(what, &u.id, &first.owner, scope));
         }
     }
 }
@@ -133,17 +108,6 @@ fn message(cx: &Ctxt, c: &Container<'_>, what: &str) -> Option<String> {
             }
             None
         }
-    }
-}
-
-/// Selection-limit wording in the attribute names the derive uses.
-fn rust_names(v: Violation) -> Violation {
-    Violation {
-        rule: v.rule,
-        problem: v
-            .problem
-            .replace("minItems", "`min_items`")
-            .replace("maxItems", "`max_items`"),
     }
 }
 
@@ -189,7 +153,7 @@ fn check_limits(
                     .map(|i| i.tokens.clone()),
             }
             .unwrap_or_else(|| f.ident.to_token_stream());
-            let v = rust_names(v);
+            let v = wording::limit_names(v, "min_items", "max_items");
             cx.error_spanned_by(at, sentence("", &v));
             (None, None)
         }
@@ -208,7 +172,7 @@ fn check_accept(cx: &Ctxt, list: &attr::List) -> Vec<String> {
         if report(
             cx,
             lit,
-            &format!("accept entry `{t}`"),
+            &id_subject("accept entry", t),
             rules::check_accept_token(t),
         )
         .is_none()
@@ -223,7 +187,7 @@ fn check_accept(cx: &Ctxt, list: &attr::List) -> Vec<String> {
             }
         });
         if let Some(v) = dup {
-            cx.error_spanned_by(lit, sentence(&format!("accept entry `{t}`"), &v));
+            cx.error_spanned_by(lit, sentence(&id_subject("accept entry", t), &v));
         }
     }
     items
@@ -429,7 +393,12 @@ fn check_variant<'a>(
     });
     let thumbnail = a.thumbnail.get().map(|lit| {
         let src = lit.value();
-        report(cx, lit, "thumbnail", rules::check_image_src(&src));
+        report(
+            cx,
+            lit,
+            &id_subject("thumbnail", &src),
+            rules::check_image_src(&src),
+        );
         src
     });
     (

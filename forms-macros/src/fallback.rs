@@ -11,6 +11,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
     let krate = c.krate();
     let ident = c.ident;
     let (impl_generics, ty_generics, where_clause) = c.generics.split_for_impl();
+    let most_options = forms_rules::limits::OPTIONS_MAX;
     let (parts_def, parts_ty, choice) = match &c.data {
         Data::Struct(fields) => {
             let parts: Vec<_> = fields
@@ -41,7 +42,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
             // because of this enum's own mistakes.
             quote! {
                 impl #impl_generics __forms::FormChoice for #ident #ty_generics #where_clause {
-                    const COUNT: usize = 24;
+                    const COUNT: usize = #most_options;
                     const OPTIONS: &'static [__forms::ChoiceMeta] = &[];
                     fn from_index(_: usize) -> __forms::Option<Self> {
                         __forms::None

@@ -4,7 +4,8 @@
 //! The derive runs in stages, one file each: `attr` (typed attribute slots), `ast` (the
 //! item as an IR), `check` (the contract's rules, through `forms_rules`), `expand` (code
 //! generation) and `fallback` (stub impls when there were errors). `ctxt` collects every
-//! error of an item so that all are reported in one compile.
+//! error of an item so that all are reported in one compile; `wording` gives every rule's
+//! message the same shape in the derive and in `form!`.
 #![forbid(unsafe_code)]
 
 mod ast;
@@ -18,6 +19,7 @@ mod fallback;
 mod inline;
 #[cfg(test)]
 mod tests;
+mod wording;
 
 /// Derives `Form` for a struct (one question per field) or a fieldless enum (one choice
 /// option per variant); see `forms_runtime::Form`.

@@ -10,6 +10,7 @@ use super::options::{choice, options, resource, unique};
 use super::parse::{Object, Value};
 use super::value::{as_str, check_str, integer, list, missing, required, string, to_int, verdict};
 use crate::ctxt::Ctxt;
+use crate::wording;
 use forms_rules::{self as rules, limits, QuestionKind, Rule, SelectionProblem, Violation};
 use proc_macro2::Span;
 
@@ -51,6 +52,7 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
                 _ => None,
             }),
             "question id",
+            "questions",
             "a form",
         );
         qs.into_iter()
@@ -102,7 +104,11 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
                 "the form",
                 "questions",
                 Rule::R2,
-                "a form asks 1 to 12 questions",
+                &format!(
+                    "a form asks {} to {} questions",
+                    limits::QUESTIONS_MIN,
+                    limits::QUESTIONS_MAX
+                ),
             );
             None
         }
@@ -346,7 +352,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
             };
             if let Ok((Slot::Lit(list), _)) = &got {
                 let ids = list.iter().map(|o| o.lit().and_then(|o| o.id.lit()));
-                unique(cx, ids, "option id", "a question");
+                unique(cx, ids, "option id", "options", "a question");
             }
             let count = got.as_ref().ok().and_then(|(_, c)| *c);
             let limits =
@@ -371,7 +377,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
             };
             if let Ok(Some((Slot::Lit(list), _))) = &got {
                 let uris = list.iter().map(|o| o.lit().and_then(|o| o.uri.lit()));
-                unique(cx, uris, "resource uri", "a question");
+                unique(cx, uris, "resource uri", "options", "a question");
             }
             let count = match &got {
                 Ok(None) => Some(0),
@@ -503,7 +509,9 @@ fn accept(cx: &Ctxt, f: &Fields<'_>) -> Result<Option<Slot<Vec<Slot<Str>>>>, ()>
             let values: Vec<&str> = lits.iter().map(|s| s.value.as_str()).collect();
             if let Err((at, v)) = rules::check_accept_list(&values) {
                 match at.and_then(|i| lits.get(i)) {
-                    Some(s) => violation(cx, s.span, &format!("accept entry `{}`", s.value), v),
+                    Some(s) => {
+                        violation(cx, s.span, &wording::subject("accept entry", &s.value), v)
+                    }
                     None => violation(cx, e.key_span, "`accept`", v),
                 }
                 return Err(());

@@ -3,6 +3,7 @@
 
 use super::parse::{Entry, Object};
 use crate::ctxt::Ctxt;
+use crate::wording;
 use forms_rules::{Rule, Violation};
 use proc_macro2::Span;
 use std::cell::Cell;
@@ -58,82 +59,44 @@ impl<'a> Fields<'a> {
             })
     }
 
-    /// Reports every key nobody took: `default` under R21, anything else under R3.
+    /// Reports every key nobody took: `default` and the other preselection keys under R21,
+    /// anything else under R3.
     pub(crate) fn finish(self, cx: &Ctxt) {
         for (e, used) in &self.entries {
             if used.get() {
                 continue;
             }
-            if e.key == "default" {
-                report(
-                    cx,
-                    e.key_span,
-                    "`default` is not supported".to_owned(),
-                    Violation::new(
-                        Rule::R21,
-                        "the contract has no defaults and no preselection; the person answers",
-                    ),
-                );
+            if let Some(v) = forms_rules::check_preselection_key(&e.key) {
+                violation(cx, e.key_span, &format!("`{}`", e.key), v);
                 continue;
             }
-            let list = self
-                .keys
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let hint = match suggest(&e.key, self.keys) {
-                Some(k) => format!(" (did you mean `{k}`?)"),
-                None => String::new(),
-            };
-            report(
-                cx,
+            cx.error_at(
                 e.key_span,
-                format!("unknown key `{}` in {}{hint}", e.key, self.what),
-                Violation::new(Rule::R3, format!("expected one of {list}")),
+                format!(
+                    "{}; see rule {}",
+                    wording::unknown_key("key", &e.key, &format!("in {}", self.what), self.keys),
+                    Rule::R3
+                ),
             );
         }
     }
 }
 
-/// The known key that `key` is probably a misspelling of (`max_length` for `maxLength`).
-fn suggest(key: &str, keys: &[&'static str]) -> Option<&'static str> {
-    let fold = |s: &str| -> String {
-        s.chars()
-            .filter(|c| *c != '_' && *c != '-')
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let k = fold(key);
-    keys.iter().copied().find(|known| fold(known) == k)
-}
-
 /// Records `subject` + the violation's problem, worded like rustc:
 /// `question id `9x` must start with an ASCII letter; see rule R6`.
 pub(crate) fn violation(cx: &Ctxt, span: Span, subject: &str, v: Violation) {
-    cx.error_at(
-        span,
-        format!("{subject} {}; see rule {}", v.problem, v.rule),
-    );
+    cx.error_at(span, wording::rule_sentence(subject, &v));
 }
 
-/// Records a violation whose problem reads as a whole sentence (`minItems must be at least 1
-/// when the question is required; see rule R18`).
+/// Records a selection-limit violation, whose problem reads as a whole sentence
+/// (`` `minItems` must be at least 1 when the question is required; see rule R18 ``).
 pub(crate) fn sentence(cx: &Ctxt, span: Span, v: Violation) {
-    cx.error_at(span, format!("{}; see rule {}", v.problem, v.rule));
+    let v = wording::limit_names(v, "minItems", "maxItems");
+    cx.error_at(span, wording::rule_sentence("", &v));
 }
 
 /// Records a message that is complete in itself, with its rule:
 /// `duplicate key `title` in a question: each key may appear only once; see rule R3`.
 pub(crate) fn report(cx: &Ctxt, span: Span, head: String, v: Violation) {
-    cx.error_at(span, format!("{head}: {}; see rule {}", v.problem, v.rule));
-}
-
-/// `value` in backticks after a space when it is short enough to repeat in a message.
-pub(crate) fn quoted(value: &str) -> String {
-    if value.chars().count() <= 40 && !value.contains('`') {
-        format!(" `{value}`")
-    } else {
-        String::new()
-    }
+    cx.error_at(span, wording::explained(&head, &v));
 }

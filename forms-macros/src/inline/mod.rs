@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert!(errors[0].contains("missing `options`"), "{errors:?}");
         assert!(
-            errors[1].contains("maxItems must be an integer from 1 to 24"),
+            errors[1].contains("`maxItems` must be an integer from 1 to 24"),
             "{errors:?}"
         );
         assert!(errors[2].contains("resource uri `relative`"), "{errors:?}");

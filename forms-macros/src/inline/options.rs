@@ -1,11 +1,12 @@
 //! Choice options (R23), resource options (R24), images (R25, R26) and the uniqueness of
 //! literal option IDs and URIs within a question (R5).
 
-use super::fields::{quoted, report, violation, Fields};
+use super::fields::{report, violation, Fields};
 use super::ir::{Choice, Image, Options, Resource, Slot, Str};
 use super::parse::{Entry, Object, Value};
 use super::value::{list, missing, string, verdict};
 use crate::ctxt::Ctxt;
+use crate::wording;
 use forms_rules::{self as rules, QuestionKind, Rule, Violation};
 
 const CHOICE_KEYS: &[&str] = &["id", "title", "description", "thumbnail", "preview"];
@@ -68,24 +69,25 @@ pub(crate) fn options<T>(
     Ok((Slot::Lit(out), count_ok.then_some(count)))
 }
 
-/// R5: reports each literal value that an earlier item of the same list already has.
+/// R5: reports each literal value that an earlier item of the same list already has, naming
+/// the earlier item by its place (`list[0]`). Items written at run time are checked when the
+/// form is built.
 pub(crate) fn unique<'a>(
     cx: &Ctxt,
     keys: impl Iterator<Item = Option<&'a Str>>,
     what: &str,
+    list: &str,
     scope: &str,
 ) {
-    let mut seen: Vec<&str> = Vec::new();
-    for s in keys.flatten() {
-        if seen.contains(&s.value.as_str()) {
-            report(
-                cx,
-                s.span,
-                format!("duplicate {what}{}", quoted(&s.value)),
-                Violation::new(Rule::R5, format!("{what}s must be unique in {scope}")),
-            );
-        } else {
-            seen.push(&s.value);
+    let literals: Vec<(usize, &Str)> = keys
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|s| (i, s)))
+        .collect();
+    let values = literals.iter().map(|(_, s)| s.value.as_str());
+    for (at, first) in rules::repeated_keys(values) {
+        if let (Some((_, s)), Some((i, _))) = (literals.get(at), literals.get(first)) {
+            let earlier = format!("`{list}[{i}]`");
+            cx.error_at(s.span, wording::duplicate(what, &s.value, &earlier, scope));
         }
     }
 }

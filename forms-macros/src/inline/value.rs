@@ -1,10 +1,11 @@
 //! Reading one value of the expected shape (a string, a boolean, an integer, a list) from an
 //! entry, and running the literal through its rule.
 
-use super::fields::{quoted, report, violation, Fields};
+use super::fields::{report, violation, Fields};
 use super::ir::{Int, Slot, Str};
 use super::parse::{Entry, Value};
 use crate::ctxt::Ctxt;
+use crate::wording;
 use forms_rules::{Rule, Violation};
 use proc_macro2::Span;
 
@@ -63,12 +64,7 @@ pub(crate) fn check_str(
 ) -> Result<Slot<Str>, ()> {
     if let Slot::Lit(s) = &slot {
         if let Err(v) = check(&s.value) {
-            let shown = if s.value.trim().is_empty() {
-                String::new()
-            } else {
-                quoted(&s.value)
-            };
-            violation(cx, s.span, &format!("{subject}{shown}"), v);
+            violation(cx, s.span, &wording::subject(subject, &s.value), v);
             return Err(());
         }
     }
