@@ -46,6 +46,55 @@ pub use uri::{
 use std::collections::HashMap;
 use std::fmt;
 
+/// R3: the properties each object of the Data arguments takes; any other property is refused.
+pub mod keys {
+    use crate::QuestionKind;
+
+    /// The arguments object.
+    pub const FORM: &[&str] = &["message", "questions"];
+    /// Every question.
+    pub const QUESTION_COMMON: &[&str] = &["id", "type", "title", "description", "required"];
+    /// Every property any question kind takes: the common ones, then the kinds' own.
+    pub const QUESTION_ANY: &[&str] = &[
+        "id",
+        "type",
+        "title",
+        "description",
+        "required",
+        "maxLength",
+        "options",
+        "minItems",
+        "maxItems",
+        "accept",
+    ];
+    /// A choice option (R23; `preview` is the older name of `thumbnail`).
+    pub const CHOICE_OPTION: &[&str] = &["id", "title", "description", "thumbnail", "preview"];
+    /// A resource option (R24).
+    pub const RESOURCE_OPTION: &[&str] = &[
+        "uri",
+        "name",
+        "title",
+        "description",
+        "mimeType",
+        "icons",
+        "thumbnail",
+    ];
+    /// An image (R25).
+    pub const IMAGE: &[&str] = &["src", "mimeType"];
+
+    /// The properties a question of `kind` takes besides [`QUESTION_COMMON`].
+    pub const fn question_kind(kind: QuestionKind) -> &'static [&'static str] {
+        match kind {
+            QuestionKind::Text => &["maxLength"],
+            QuestionKind::SingleSelect | QuestionKind::Resource => &["options"],
+            QuestionKind::MultiSelect | QuestionKind::Resources => {
+                &["options", "minItems", "maxItems"]
+            }
+            QuestionKind::Files => &["options", "minItems", "maxItems", "accept"],
+        }
+    }
+}
+
 /// Every limit of the Data contract, by name.
 pub mod limits {
     /// R1: the form message is at most this many characters.

@@ -648,3 +648,21 @@ fn r21_preselection_keys_are_refused() {
         assert!(check_preselection_key(key).is_none(), "{key}");
     }
 }
+
+#[test]
+fn r3_question_keys_are_the_common_ones_and_each_kinds_own() {
+    let mut union: Vec<&str> = keys::QUESTION_COMMON.to_vec();
+    for kind in QuestionKind::ALL {
+        for key in keys::question_kind(kind) {
+            assert!(!keys::QUESTION_COMMON.contains(key), "{kind}: {key}");
+            if !union.contains(key) {
+                union.push(key);
+            }
+        }
+    }
+    assert_eq!(union, keys::QUESTION_ANY);
+    assert!(!keys::question_kind(QuestionKind::Text).contains(&"options"));
+    assert!(keys::question_kind(QuestionKind::Files).contains(&"accept"));
+    assert!(!keys::question_kind(QuestionKind::Resources).contains(&"accept"));
+    assert!(!keys::RESOURCE_OPTION.contains(&"_meta"));
+}

@@ -37,7 +37,7 @@ use super::validate;
 use super::DataForm;
 use super::Violations;
 use crate::error::FormError;
-use forms_rules::{self as rules, limits, QuestionKind, Rule, Violation};
+use forms_rules::{self as rules, keys, limits, QuestionKind, Rule, Violation};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -524,31 +524,6 @@ fn compact_len(json: &Json) -> usize {
 // ---------------------------------------------------------------------------------------------
 // Stage 3: the strict model.
 
-/// The properties of each object of the Data arguments.
-const FORM_KEYS: &[&str] = &["message", "questions"];
-const COMMON_KEYS: &[&str] = &["id", "type", "title", "description", "required"];
-const CHOICE_KEYS: &[&str] = &["id", "title", "description", "thumbnail", "preview"];
-const RESOURCE_KEYS: &[&str] = &[
-    "uri",
-    "name",
-    "title",
-    "description",
-    "mimeType",
-    "icons",
-    "thumbnail",
-];
-const IMAGE_KEYS: &[&str] = &["src", "mimeType"];
-
-/// The properties a question of `kind` takes besides [`COMMON_KEYS`].
-fn kind_keys(kind: QuestionKind) -> &'static [&'static str] {
-    match kind {
-        QuestionKind::Text => &["maxLength"],
-        QuestionKind::SingleSelect | QuestionKind::Resource => &["options"],
-        QuestionKind::MultiSelect | QuestionKind::Resources => &["options", "minItems", "maxItems"],
-        QuestionKind::Files => &["options", "minItems", "maxItems", "accept"],
-    }
-}
-
 /// An object's entries and its path.
 struct Fields<'j> {
     path: String,
@@ -769,7 +744,7 @@ impl Builder {
                 Vec::new()
             }
         };
-        self.extra_keys(&obj, FORM_KEYS, "the form", &|_| None);
+        self.extra_keys(&obj, keys::FORM, "the form", &|_| None);
         Some(FormSpec { message, questions })
     }
 
@@ -835,12 +810,7 @@ impl Builder {
             Some(kind) => self.kind_fields(&obj, kind, required),
             None => {
                 // Without a known type only the names of properties can be checked.
-                let all = [
-                    COMMON_KEYS,
-                    &["maxLength", "options", "minItems", "maxItems", "accept"],
-                ]
-                .concat();
-                self.extra_keys(&obj, &all, "a question", &|_| None);
+                self.extra_keys(&obj, keys::QUESTION_ANY, "a question", &|_| None);
                 placeholder.kind
             }
         };
@@ -898,7 +868,7 @@ impl Builder {
                 }
             }
         };
-        let allowed = [COMMON_KEYS, kind_keys(kind)].concat();
+        let allowed = [keys::QUESTION_COMMON, keys::question_kind(kind)].concat();
         let what = format!("a `{kind}` question");
         self.extra_keys(obj, &allowed, &what, &|key| match key {
             "minItems" | "maxItems" => {
@@ -1061,7 +1031,7 @@ impl Builder {
         } else if preview.is_some() {
             self.renamed.insert(obj.at("thumbnail"), obj.at("preview"));
         }
-        self.extra_keys(&obj, CHOICE_KEYS, "a choice option", &|_| None);
+        self.extra_keys(&obj, keys::CHOICE_OPTION, "a choice option", &|_| None);
         ChoiceOption {
             id,
             title,
@@ -1099,7 +1069,7 @@ impl Builder {
             }
         };
         let thumbnail = self.opt_image(&obj, "thumbnail");
-        self.extra_keys(&obj, RESOURCE_KEYS, "a resource option", &|key| {
+        self.extra_keys(&obj, keys::RESOURCE_OPTION, "a resource option", &|key| {
             (key == "_meta").then(|| {
                 Violation::new(
                     Rule::R3,
@@ -1133,7 +1103,7 @@ impl Builder {
         let obj = Fields { path, entries };
         let src = self.req_str(&obj, "src", Rule::R25);
         let mime_type = self.opt_str(&obj, "mimeType", Rule::R25);
-        self.extra_keys(&obj, IMAGE_KEYS, "an image", &|_| None);
+        self.extra_keys(&obj, keys::IMAGE, "an image", &|_| None);
         Some(Image { src, mime_type })
     }
 
