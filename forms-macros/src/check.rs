@@ -279,9 +279,11 @@ fn check_field<'a>(
         (Some(_), Some(k)) => {
             cx.error_spanned_by(
                 a.max_length.key(),
-                format!(
-                    "`max_length` applies only to text questions (`String`, `Option<String>`), \
-                     not to `{k}` questions; see rule R11"
+                wording::applies_only(
+                    "max_length",
+                    "`text` questions (`String`, `Option<String>`)",
+                    k,
+                    Rule::R11,
                 ),
             );
             None
@@ -299,7 +301,7 @@ fn check_field<'a>(
         (Some(_), Some(k)) => {
             cx.error_spanned_by(
                 a.accept.key(),
-                format!("`accept` applies only to files questions, not to `{k}` questions; see rule R22"),
+                wording::applies_only("accept", "`files` questions", k, Rule::R22),
             );
             None
         }

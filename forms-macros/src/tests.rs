@@ -173,7 +173,7 @@ fn r11_max_length() {
     fails(
         &form("M", "#[form(title = \"T\", max_length = 3)] f: E,"),
         "R11",
-        "applies only to text questions",
+        "applies only to `text` questions",
     );
 }
 
@@ -286,7 +286,7 @@ fn r22_accept() {
             "#[form(resources, title = \"T\", accept = [\".csv\"])] f: Vec<Url>,",
         ),
         "R22",
-        "applies only to files questions",
+        "applies only to `files` questions",
     );
 }
 

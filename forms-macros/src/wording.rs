@@ -3,7 +3,7 @@
 //! R6`. The problem itself always comes from the `forms_rules` [`Violation`]; this module only
 //! puts a subject in front of it and the rule after it.
 
-use forms_rules::{Rule, Violation};
+use forms_rules::{QuestionKind, Rule, Violation};
 
 /// Values longer than this are not repeated in a message (the span already shows them).
 const SHOWN_MAX: usize = 40;
@@ -83,4 +83,10 @@ pub(crate) fn unknown_key(what: &str, key: &str, place: &str, keys: &[&str]) -> 
         None => String::new(),
     };
     format!("unknown {what} `{key}` {place}{hint}; expected one of {list}")
+}
+
+/// A key written on a question whose type does not take it: `` `accept` applies only to
+/// `files` questions, not to `resources` questions; see rule R22 ``.
+pub(crate) fn applies_only(key: &str, owners: &str, kind: QuestionKind, rule: Rule) -> String {
+    format!("`{key}` applies only to {owners}, not to `{kind}` questions; see rule {rule}")
 }

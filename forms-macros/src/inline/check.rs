@@ -277,16 +277,18 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
     })
 }
 
-/// Refuses `key` on a question whose type does not take it (R3).
-fn not_for(cx: &Ctxt, f: &Fields<'_>, key: &str, kind: QuestionKind, belongs: &str) -> bool {
+/// Refuses `key` on a question whose type does not take it, under the key's own `rule`.
+fn not_for(
+    cx: &Ctxt,
+    f: &Fields<'_>,
+    key: &str,
+    kind: QuestionKind,
+    owners: &str,
+    rule: Rule,
+) -> bool {
     match f.take(key) {
         Some(e) => {
-            report(
-                cx,
-                e.key_span,
-                format!("`{key}` does not apply to `{kind}` questions"),
-                Violation::new(Rule::R3, format!("it belongs to {belongs}")),
-            );
+            cx.error_at(e.key_span, wording::applies_only(key, owners, kind, rule));
             false
         }
         None => true,
@@ -296,10 +298,10 @@ fn not_for(cx: &Ctxt, f: &Fields<'_>, key: &str, kind: QuestionKind, belongs: &s
 fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -> Option<Spec> {
     let mut ok = true;
     if kind != QuestionKind::Text {
-        ok &= not_for(cx, f, "maxLength", kind, "`text` questions");
+        ok &= not_for(cx, f, "maxLength", kind, "`text` questions", Rule::R11);
     }
     if kind != QuestionKind::Files {
-        ok &= not_for(cx, f, "accept", kind, "`files` questions");
+        ok &= not_for(cx, f, "accept", kind, "`files` questions", Rule::R22);
     }
     if kind == QuestionKind::Text {
         ok &= not_for(
@@ -308,6 +310,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
             "options",
             kind,
             "choice, resource and files questions",
+            Rule::R3,
         );
     }
     if !kind.is_array() {
