@@ -83,7 +83,7 @@ fn mutate(rng: &mut Rng, text: &str) -> Vec<u8> {
             }
             _ => {
                 let n = 1 + rng.below(20_000);
-                b.splice(at..at, std::iter::repeat(b'a').take(n));
+                b.splice(at..at, std::iter::repeat_n(b'a', n));
             }
         }
     }
