@@ -4,7 +4,7 @@ use forms_runtime::Form;
 #[form(message = "Set up your weekly report")]
 struct Setup {
     /// Formats
-    #[form(required, min_items = 3, max_items = 3)]
+    #[form(maxItems = 2)]
     formats: Vec<Format>,
 }
 

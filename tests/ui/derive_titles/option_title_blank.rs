@@ -1,0 +1,11 @@
+use forms_runtime::Form;
+
+#[derive(Form)]
+enum Format {
+    #[form(title = " ")]
+    Pdf,
+    /// Web page
+    Html,
+}
+
+fn main() {}

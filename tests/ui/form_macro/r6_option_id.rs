@@ -1,0 +1,7 @@
+fn main() {
+    let _ = forms_runtime::form! {
+        message: "Set up your weekly report",
+        questions: [ { id: "format", type: single_select, title: "Report format", required: true,
+                       options: [ { id: "pdf file", title: "PDF" } ] } ],
+    };
+}
