@@ -1,0 +1,7 @@
+fn main() {
+    let _ = forms_runtime::form! {
+        message: "Upload your data",
+        questions: [ { id: "data", type: files, title: "Data files", required: false,
+                       minItems: -1 } ],
+    };
+}
