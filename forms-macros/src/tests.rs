@@ -114,7 +114,7 @@ fn r6_id_syntax() {
         "at most 64 characters, found 65",
     );
     fails(&id("9goal"), "R6", "must start with an ASCII letter");
-    fails(&id("go al"), "R6", "contains ' '");
+    fails(&id("go al"), "R6", "contains a space");
     fails(
         &form("M", "/// Goal\n_goal: String,"),
         "R6",

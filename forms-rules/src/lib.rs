@@ -329,6 +329,42 @@ pub fn check_question_count(count: usize) -> Result<(), Violation> {
     }
 }
 
+/// R4: the arguments' compact JSON serialization, `utf16_len` UTF-16 code units long, fits in
+/// 1 MiB.
+pub fn check_arguments_size(utf16_len: usize) -> Result<(), Violation> {
+    arguments_size(utf16_len, "found")
+}
+
+/// R4 for a lower bound of the serialized length (text not yet parsed, or the literal parts of
+/// a form whose run-time parts are still unknown).
+pub fn check_arguments_size_at_least(utf16_len_lower_bound: usize) -> Result<(), Violation> {
+    arguments_size(utf16_len_lower_bound, "found at least")
+}
+
+fn arguments_size(len: usize, found: &str) -> Result<(), Violation> {
+    if len > limits::ARGUMENTS_MAX_UTF16 {
+        Err(Violation::new(
+            Rule::R4,
+            format!(
+                "must be at most {} UTF-16 code units as compact JSON, {found} {len}",
+                limits::ARGUMENTS_MAX_UTF16
+            ),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// A character as messages show it: `` `.` ``, "a space", or its code point when invisible.
+fn describe_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_owned(),
+        '`' => "a backtick".to_owned(),
+        c if c.is_whitespace() || c.is_control() => format!("U+{:04X}", u32::from(c)),
+        c => format!("`{c}`"),
+    }
+}
+
 /// R6: an ID (question or choice option) matches `^[A-Za-z][A-Za-z0-9_-]{0,63}$`.
 pub fn check_id(id: &str) -> Result<(), Violation> {
     let mut chars = id.chars();
@@ -342,7 +378,10 @@ pub fn check_id(id: &str) -> Result<(), Violation> {
     if let Some(bad) = chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
         return Err(Violation::new(
             Rule::R6,
-            format!("contains {bad:?}; IDs may use only ASCII letters, digits, `_` and `-`"),
+            format!(
+                "contains {}; IDs may use only ASCII letters, digits, `_` and `-`",
+                describe_char(bad)
+            ),
         ));
     }
     // All characters are ASCII here, so the byte length is the character count.

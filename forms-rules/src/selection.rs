@@ -195,7 +195,12 @@ pub fn check_selection_limits(
                 )
             }
             SelectionProblem::AboveOptionCount => format!(
-                "minItems and maxItems must not exceed the {option_count} option(s) offered"
+                "minItems and maxItems must not exceed the {option_count} {} offered",
+                if option_count == 1 {
+                    "option"
+                } else {
+                    "options"
+                }
             ),
             SelectionProblem::TooFewOptions | SelectionProblem::TooManyOptions => {
                 p.describe().to_owned()

@@ -64,21 +64,8 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
     f.finish(cx);
     // R4: the literal text alone is a lower bound of the serialized arguments' length; the
     // exact length is measured when the form is built.
-    let text_len = top.literal_utf16_len();
-    if text_len > limits::ARGUMENTS_MAX_UTF16 {
-        violation(
-            cx,
-            open,
-            "the form",
-            Violation::new(
-                Rule::R4,
-                format!(
-                    "must serialize to at most {} UTF-16 code units of JSON; its literal text \
-                     alone has {text_len}",
-                    limits::ARGUMENTS_MAX_UTF16
-                ),
-            ),
-        );
+    if let Err(v) = forms_rules::check_arguments_size_at_least(top.literal_utf16_len()) {
+        violation(cx, open, "the form", v);
     }
     let message = match message {
         Ok(Some(m)) => Some(m),

@@ -166,13 +166,15 @@ fn escaped_count(bytes: &[u8]) -> usize {
 fn prescan(text: &str) -> Result<(), FormError> {
     let cap = limits::ARGUMENTS_MAX_UTF16;
     // The lower bound never exceeds the byte length, so short text needs no scan.
-    if text.len() <= cap || compact_len_lower_bound(text, cap) <= cap {
+    if text.len() <= cap {
         return Ok(());
     }
-    Err(FormError::invalid_arguments(format!(
-        "arguments: must be at most {cap} UTF-16 code units as compact JSON; the text cannot \
-         fit and was refused before parsing (R4)"
-    )))
+    rules::check_arguments_size_at_least(compact_len_lower_bound(text, cap)).map_err(|v| {
+        FormError::invalid_arguments(format!(
+            "arguments: {}; the text cannot fit and was refused before parsing ({})",
+            v.problem, v.rule
+        ))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

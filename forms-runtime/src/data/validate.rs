@@ -304,19 +304,11 @@ fn check_limits(out: &mut Violations, path: &str, q: &Question) -> rules::Select
 
 /// R4: `len` UTF-16 code units of compact JSON must fit in 1 MiB.
 pub(crate) fn check_size(out: &mut Violations, len: usize) {
-    if len > limits::ARGUMENTS_MAX_UTF16 {
-        out.push(
-            "arguments".to_owned(),
-            None,
-            Violation::new(
-                rules::Rule::R4,
-                format!(
-                    "must be at most {} UTF-16 code units as compact JSON, found {len}",
-                    limits::ARGUMENTS_MAX_UTF16
-                ),
-            ),
-        );
-    }
+    out.check(
+        || "arguments".to_owned(),
+        None,
+        rules::check_arguments_size(len),
+    );
 }
 
 /// Validates `spec` against every rule that applies to a built form (R4 measured on the spec's
