@@ -96,20 +96,32 @@ fn question(q: &Question<'_>, table: &syn::Ident) -> TokenStream {
     }
 }
 
-/// The decoding expression of one field.
-fn decode(q: &Question<'_>, table: &syn::Ident) -> TokenStream {
+/// The cell that receives one field's checked answer.
+fn cell(q: &Question<'_>, table: &syn::Ident) -> TokenStream {
     match q.kind {
-        FieldKind::Text { optional: false } => quote!(slots.text()?),
-        FieldKind::Text { optional: true } => quote!(slots.text_opt()?),
-        FieldKind::Single {
+        FieldKind::Text { .. } => quote!(__forms::TextCell::new()),
+        FieldKind::Single { .. } => quote!(__forms::ChoiceCell::new(&#table)),
+        FieldKind::Multi { .. } => quote!(__forms::ChoicesCell::new(&#table)),
+        FieldKind::Resource { .. } => quote!(__forms::UrlCell::new()),
+        FieldKind::Resources => quote!(__forms::UrlsCell::new()),
+        FieldKind::Files => quote!(__forms::FilesCell::new()),
+    }
+}
+
+/// The field's value, taken from its filled cell `cells.<index>`.
+fn take(q: &Question<'_>, index: usize) -> TokenStream {
+    let i = syn::Index::from(index);
+    match q.kind {
+        FieldKind::Text { optional: false }
+        | FieldKind::Single {
             optional: false, ..
-        } => quote!(slots.choice_of(&#table)?),
-        FieldKind::Single { optional: true, .. } => quote!(slots.choice_opt_of(&#table)?),
-        FieldKind::Multi { elem } => quote_spanned!(elem.span()=> slots.choices_of(&#table)?),
-        FieldKind::Resource { optional: false } => quote!(slots.resource()?),
-        FieldKind::Resource { optional: true } => quote!(slots.resource_opt()?),
-        FieldKind::Resources => quote!(slots.resources()?),
-        FieldKind::Files => quote!(slots.files()?),
+        }
+        | FieldKind::Resource { optional: false } => quote!(cells.#i.required(form, #index)?),
+        FieldKind::Text { optional: true }
+        | FieldKind::Single { optional: true, .. }
+        | FieldKind::Resource { optional: true } => quote!(cells.#i.optional()),
+        FieldKind::Multi { elem } => quote_spanned!(elem.span()=> cells.#i.collect()),
+        FieldKind::Resources | FieldKind::Files => quote!(cells.#i.finish()),
     }
 }
 
@@ -217,11 +229,18 @@ pub(crate) fn expand_struct(
         .iter()
         .zip(&tables)
         .filter_map(|(q, t)| selection_assertion(q, t));
-    let fields = questions.iter().zip(&tables).map(|(q, t)| {
+    let cells = questions.iter().zip(&tables).map(|(q, t)| cell(q, t));
+    let refs = (0..questions.len()).map(|i| {
+        let i = syn::Index::from(i);
+        quote!(&mut cells.#i)
+    });
+    let count = questions.len();
+    let fields = questions.iter().enumerate().map(|(i, q)| {
         let f = q.ident;
-        let d = decode(q, t);
+        let d = take(q, i);
         quote!(#f: #d)
     });
+    // The checker writes each checked answer straight into its field's cell.
     let body = quote! {
         #(#table_defs)*
         #(#assertions)*
@@ -229,8 +248,22 @@ pub(crate) fn expand_struct(
         impl __forms::Form for #ident {
             type Parts = #parts_ty;
             #form
-            fn __decode(mut slots: __forms::Slots<'_>) -> __forms::Result<Self, __forms::FormError> {
-                __forms::Ok(#ident { #(#fields,)* })
+            fn __decode_response(
+                form: &__forms::TypedForm<Self>,
+                response: __forms::ResponseSource<'_>,
+            ) -> __forms::Result<__forms::Outcome<Self>, __forms::FormError> {
+                let mut cells = (#(#cells,)*);
+                let outcome = {
+                    let mut refs: [&mut dyn __forms::Cell; #count] = [#(#refs),*];
+                    __forms::check_into(form, response, &mut refs)?
+                };
+                __forms::Ok(match outcome {
+                    __forms::Outcome::Accepted(()) => {
+                        __forms::Outcome::Accepted(#ident { #(#fields,)* })
+                    }
+                    __forms::Outcome::Declined => __forms::Outcome::Declined,
+                    __forms::Outcome::Cancelled => __forms::Outcome::Cancelled,
+                })
             }
         }
     };

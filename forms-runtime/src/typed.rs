@@ -2,11 +2,12 @@
 //!
 //! A [`TypedForm<T>`] is a [`PreparedForm`] (validated, native request compiled once) plus the
 //! offered resource URIs parsed into [`Url`]s once, when the form was built. Decoding a host
-//! response runs the runtime's answer checker (every rule V1–V8 applies) and then moves the
-//! checked answers into `T`: choices become enum variants by index, offered URIs are cloned
-//! from the parsed ones, and text is moved, not copied.
+//! response runs the runtime's answer checker (every rule V1–V8 applies), which hands each
+//! checked value straight to `T`'s fields: choices become enum variants by index, offered
+//! URIs are cloned from the parsed ones, and text is moved, not copied. No intermediate
+//! answer slots are built.
 
-use crate::answer::{Answer, FileAnswer, Response};
+use crate::answer::{Action, Answer, FileAnswer, Response, Sink, Source};
 use crate::data::{DataForm, Question};
 use crate::error::FormError;
 use crate::prepared::PreparedForm;
@@ -126,10 +127,32 @@ pub trait Form: Sized {
     /// Data form; a form without parts is built once per process and shared.
     fn form(parts: Self::Parts) -> Result<TypedForm<Self>, FormError>;
 
-    /// Moves checked answers into the type. Called by [`TypedForm::decode`].
+    /// Moves checked answers into the type. Called by the default
+    /// [`Form::__decode_response`].
     #[doc(hidden)]
-    fn __decode(slots: Slots<'_>) -> Result<Self, FormError>;
+    fn __decode(slots: Slots<'_>) -> Result<Self, FormError> {
+        Err(mismatch(slots.questions.first()))
+    }
+
+    /// Checks a response and decodes it. Called by [`TypedForm::decode`]; the derive
+    /// implements it with [`check_into`], writing each checked answer into its field.
+    #[doc(hidden)]
+    fn __decode_response(
+        form: &TypedForm<Self>,
+        response: ResponseSource<'_>,
+    ) -> Result<Outcome<Self>, FormError> {
+        let checked = match response.0 {
+            Source::Text(text) => form.inner.prepared.check_response(text)?,
+            Source::Value(value) => form.inner.prepared.check_response_value(value)?,
+        };
+        form.finish(checked)
+    }
 }
+
+/// A host response handed to [`Form::__decode_response`]: JSON text or a parsed value.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct ResponseSource<'a>(Source<'a>);
 
 /// A set of choice options: implemented by `#[derive(Form)]` on a fieldless enum, one option
 /// per variant, in declaration order.
@@ -368,14 +391,12 @@ impl<T: Form> TypedForm<T> {
     /// decodes the answers into `T`. Any failure is one `invalid_response` error and no
     /// answer is returned.
     pub fn decode(&self, response: &str) -> Result<Outcome<T>, FormError> {
-        let checked = self.inner.prepared.check_response(response)?;
-        self.finish(checked)
+        T::__decode_response(self, ResponseSource(Source::Text(response)))
     }
 
     /// [`TypedForm::decode`] for an already-parsed response.
     pub fn decode_value(&self, response: &serde_json::Value) -> Result<Outcome<T>, FormError> {
-        let checked = self.inner.prepared.check_response_value(response)?;
-        self.finish(checked)
+        T::__decode_response(self, ResponseSource(Source::Value(response)))
     }
 
     fn finish(&self, checked: Response<'_>) -> Result<Outcome<T>, FormError> {
@@ -539,5 +560,339 @@ impl Slots<'_> {
             (None, _) => Ok(Vec::new()),
             (Some(_), i) => Err(mismatch(self.questions.get(i))),
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding straight into fields: the derive makes one cell per field, in question order, and
+// the checker writes each checked value into the cell of its question.
+
+/// Checks `response` against `form` (rules V1–V8) and writes every checked answer into
+/// `cells`, one per question in question order. On `Outcome::Accepted(())` the cells hold the
+/// answers; required cells are filled unless the form and the cells disagree.
+#[doc(hidden)]
+pub fn check_into<T>(
+    form: &TypedForm<T>,
+    response: ResponseSource<'_>,
+    cells: &mut [&mut dyn Cell],
+) -> Result<Outcome<()>, FormError> {
+    let inner = &*form.inner;
+    let mut sink = CellSink {
+        cells,
+        offered: &inner.offered,
+    };
+    Ok(match inner.prepared.data().check_into(response.0, &mut sink)? {
+        Action::Accept => Outcome::Accepted(()),
+        Action::Decline => Outcome::Declined,
+        Action::Cancel => Outcome::Cancelled,
+    })
+}
+
+/// The error for a required field left empty: the checker refuses such a response (V2), so
+/// this means the form and the type disagree.
+#[doc(hidden)]
+pub fn missing<T>(form: &TypedForm<T>, question_index: usize) -> FormError {
+    FormError::invalid_response(format!(
+        "content.{}: is required (V2)",
+        form.data()
+            .questions()
+            .get(question_index)
+            .map_or("?", |q| q.id.as_str())
+    ))
+}
+
+/// Where one field's checked answer is written. Each method returns `false` when the answer
+/// is of a kind the field cannot hold.
+#[doc(hidden)]
+pub trait Cell {
+    /// A `text` answer.
+    fn text(&mut self, _v: String) -> bool {
+        false
+    }
+    /// A `single_select` answer, or one item of a `multi_select` answer.
+    fn choice(&mut self, _option: usize) -> bool {
+        false
+    }
+    /// A `resource` answer, or one item of a `resources` answer.
+    fn url(&mut self, _url: &Url) -> bool {
+        false
+    }
+    /// One offered item of a `files` answer.
+    fn file_offered(&mut self, _url: &Url) -> bool {
+        false
+    }
+    /// One user-added file of a `files` answer.
+    fn file_local(&mut self, _uri: String, _path: String) -> bool {
+        false
+    }
+    /// Whether a `files` answer already holds a user-added file with this path.
+    fn local_given(&self, _path: &str) -> bool {
+        false
+    }
+    /// Whether the field holds an array answer.
+    fn is_array(&self) -> bool {
+        false
+    }
+}
+
+/// The checker's sink for a derived type: each question's value goes to its cell.
+struct CellSink<'a, 'c> {
+    cells: &'a mut [&'c mut dyn Cell],
+    offered: &'a [Box<[Url]>],
+}
+
+impl CellSink<'_, '_> {
+    fn cell(&mut self, q: usize) -> Option<&mut dyn Cell> {
+        Some(&mut **self.cells.get_mut(q)?)
+    }
+
+    fn with_url(&mut self, q: usize, option: usize, f: fn(&mut dyn Cell, &Url) -> bool) -> bool {
+        let Some(url) = self.offered.get(q).and_then(|o| o.get(option)) else {
+            return false;
+        };
+        match self.cells.get_mut(q) {
+            Some(cell) => f(&mut **cell, url),
+            None => false,
+        }
+    }
+}
+
+impl Sink for CellSink<'_, '_> {
+    fn text(&mut self, q: usize, v: String) -> bool {
+        self.cell(q).is_some_and(|c| c.text(v))
+    }
+
+    fn choice(&mut self, q: usize, option: usize) -> bool {
+        self.cell(q).is_some_and(|c| c.choice(option))
+    }
+
+    fn resource(&mut self, q: usize, option: usize) -> bool {
+        self.with_url(q, option, |c, u| c.url(u))
+    }
+
+    fn array(&mut self, q: usize) -> bool {
+        self.cell(q).is_some_and(|c| c.is_array())
+    }
+
+    fn choice_item(&mut self, q: usize, option: usize) -> bool {
+        self.choice(q, option)
+    }
+
+    fn resource_item(&mut self, q: usize, option: usize) -> bool {
+        self.resource(q, option)
+    }
+
+    fn file_offered(&mut self, q: usize, option: usize) -> bool {
+        self.with_url(q, option, |c, u| c.file_offered(u))
+    }
+
+    fn file_local(&mut self, q: usize, uri: String, path: String) -> bool {
+        self.cell(q).is_some_and(|c| c.file_local(uri, path))
+    }
+
+    fn local_given(&self, q: usize, path: &str) -> bool {
+        self.cells.get(q).is_some_and(|c| c.local_given(path))
+    }
+}
+
+/// The cell of a `text` field.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct TextCell(Option<String>);
+
+impl TextCell {
+    /// An empty cell.
+    pub fn new() -> Self {
+        TextCell(None)
+    }
+
+    /// The answer of a required field.
+    pub fn required<T>(self, form: &TypedForm<T>, q: usize) -> Result<String, FormError> {
+        self.0.ok_or_else(|| missing(form, q))
+    }
+
+    /// The answer of an optional field.
+    pub fn optional(self) -> Option<String> {
+        self.0
+    }
+}
+
+impl Cell for TextCell {
+    fn text(&mut self, v: String) -> bool {
+        self.0 = Some(v);
+        true
+    }
+}
+
+/// The cell of a `single_select` field of the choice type `E`.
+#[doc(hidden)]
+pub struct ChoiceCell<E> {
+    from_index: fn(usize) -> Option<E>,
+    value: Option<E>,
+}
+
+impl<E> ChoiceCell<E> {
+    /// An empty cell for the choice type of `table`.
+    pub fn new(table: &ChoiceOf<E>) -> Self {
+        ChoiceCell {
+            from_index: table.from_index,
+            value: None,
+        }
+    }
+
+    /// The answer of a required field.
+    pub fn required<T>(self, form: &TypedForm<T>, q: usize) -> Result<E, FormError> {
+        self.value.ok_or_else(|| missing(form, q))
+    }
+
+    /// The answer of an optional field.
+    pub fn optional(self) -> Option<E> {
+        self.value
+    }
+}
+
+impl<E> Cell for ChoiceCell<E> {
+    fn choice(&mut self, option: usize) -> bool {
+        self.value = (self.from_index)(option);
+        self.value.is_some()
+    }
+}
+
+/// The cell of a `multi_select` field of the choice type `E`.
+#[doc(hidden)]
+pub struct ChoicesCell<E> {
+    from_index: fn(usize) -> Option<E>,
+    values: Vec<E>,
+}
+
+impl<E> ChoicesCell<E> {
+    /// An empty cell for the choice type of `table`.
+    pub fn new(table: &ChoiceOf<E>) -> Self {
+        ChoicesCell {
+            from_index: table.from_index,
+            values: Vec::new(),
+        }
+    }
+
+    /// The answers, in the order given, collected into the field's collection (for a
+    /// `Vec<E>`, the vector itself).
+    pub fn collect<C: FromIterator<E>>(self) -> C {
+        self.values.into_iter().collect()
+    }
+}
+
+impl<E> Cell for ChoicesCell<E> {
+    fn choice(&mut self, option: usize) -> bool {
+        match (self.from_index)(option) {
+            Some(e) => {
+                self.values.push(e);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn is_array(&self) -> bool {
+        true
+    }
+}
+
+/// The cell of a `resource` field.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct UrlCell(Option<Url>);
+
+impl UrlCell {
+    /// An empty cell.
+    pub fn new() -> Self {
+        UrlCell(None)
+    }
+
+    /// The answer of a required field.
+    pub fn required<T>(self, form: &TypedForm<T>, q: usize) -> Result<Url, FormError> {
+        self.0.ok_or_else(|| missing(form, q))
+    }
+
+    /// The answer of an optional field.
+    pub fn optional(self) -> Option<Url> {
+        self.0
+    }
+}
+
+impl Cell for UrlCell {
+    fn url(&mut self, url: &Url) -> bool {
+        self.0 = Some(url.clone());
+        true
+    }
+}
+
+/// The cell of a `resources` field.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct UrlsCell(Vec<Url>);
+
+impl UrlsCell {
+    /// An empty cell.
+    pub fn new() -> Self {
+        UrlsCell(Vec::new())
+    }
+
+    /// The answers, in the order given.
+    pub fn finish(self) -> Vec<Url> {
+        self.0
+    }
+}
+
+impl Cell for UrlsCell {
+    fn url(&mut self, url: &Url) -> bool {
+        self.0.push(url.clone());
+        true
+    }
+
+    fn is_array(&self) -> bool {
+        true
+    }
+}
+
+/// The cell of a `files` field.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct FilesCell(Vec<FileRef>);
+
+impl FilesCell {
+    /// An empty cell.
+    pub fn new() -> Self {
+        FilesCell(Vec::new())
+    }
+
+    /// The answers, in the order given.
+    pub fn finish(self) -> Vec<FileRef> {
+        self.0
+    }
+}
+
+impl Cell for FilesCell {
+    fn file_offered(&mut self, url: &Url) -> bool {
+        self.0.push(FileRef::Offered(url.clone()));
+        true
+    }
+
+    fn file_local(&mut self, uri: String, path: String) -> bool {
+        self.0.push(FileRef::Local {
+            uri,
+            path: PathBuf::from(path),
+        });
+        true
+    }
+
+    fn local_given(&self, path: &str) -> bool {
+        self.0.iter().any(|f| match f {
+            FileRef::Local { path: p, .. } => p.as_os_str() == path,
+            FileRef::Offered(_) => false,
+        })
+    }
+
+    fn is_array(&self) -> bool {
+        true
     }
 }

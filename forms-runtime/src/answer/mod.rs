@@ -57,6 +57,9 @@ use crate::error::FormError;
 use forms_rules::Rule;
 use serde::de::DeserializeSeed;
 
+pub(crate) use seed::{Action, Sink};
+
+
 /// A checked host response. It serializes as the tool-result payload
 /// (`{"action":"accept","content":{…}}`, `{"action":"decline"}`, `{"action":"cancel"}`), ready
 /// for [`ToolResult::answer`](crate::ToolResult::answer).
@@ -291,6 +294,108 @@ impl<'f> Answers<'f> {
     }
 }
 
+/// The sink of the untyped checker: one slot per question.
+struct SlotSink<'f> {
+    form: &'f DataForm,
+    slots: Vec<Option<Answer>>,
+}
+
+impl SlotSink<'_> {
+    fn set(&mut self, q: usize, answer: Answer) -> bool {
+        match self.slots.get_mut(q) {
+            Some(slot) => {
+                *slot = Some(answer);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn list(&mut self, q: usize) -> Option<&mut Answer> {
+        self.slots.get_mut(q)?.as_mut()
+    }
+}
+
+impl seed::Sink for SlotSink<'_> {
+    fn text(&mut self, q: usize, v: String) -> bool {
+        self.set(q, Answer::Text(v))
+    }
+
+    fn choice(&mut self, q: usize, option: usize) -> bool {
+        self.set(q, Answer::Choice(option))
+    }
+
+    fn resource(&mut self, q: usize, option: usize) -> bool {
+        self.set(q, Answer::Resource(option))
+    }
+
+    fn array(&mut self, q: usize) -> bool {
+        let empty = match self.form.questions().get(q).map(|q| &q.kind) {
+            Some(QuestionSpec::MultiSelect { .. }) => Answer::Choices(Vec::new()),
+            Some(QuestionSpec::Resources { .. }) => Answer::Resources(Vec::new()),
+            Some(QuestionSpec::Files { .. }) => Answer::Files(Vec::new()),
+            _ => return false,
+        };
+        self.set(q, empty)
+    }
+
+    fn choice_item(&mut self, q: usize, option: usize) -> bool {
+        match self.list(q) {
+            Some(Answer::Choices(list)) => {
+                list.push(option);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn resource_item(&mut self, q: usize, option: usize) -> bool {
+        match self.list(q) {
+            Some(Answer::Resources(list)) => {
+                list.push(option);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn file_offered(&mut self, q: usize, option: usize) -> bool {
+        match self.list(q) {
+            Some(Answer::Files(list)) => {
+                list.push(FileAnswer::Offered(option));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn file_local(&mut self, q: usize, uri: String, path: String) -> bool {
+        match self.list(q) {
+            Some(Answer::Files(list)) => {
+                list.push(FileAnswer::Local { uri, path });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn local_given(&self, q: usize, path: &str) -> bool {
+        match self.slots.get(q) {
+            Some(Some(Answer::Files(list))) => list
+                .iter()
+                .any(|f| matches!(f, FileAnswer::Local { path: p, .. } if p == path)),
+            _ => false,
+        }
+    }
+}
+
+/// A response to check: JSON text or an already-parsed value.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'a> {
+    Text(&'a str),
+    Value(&'a serde_json::Value),
+}
+
 impl DataForm {
     /// Checks a host response given as JSON text against this form (rules V1–V8), in one
     /// streaming pass: no `serde_json::Value` tree is built.
@@ -299,12 +404,7 @@ impl DataForm {
     /// message names the path and the rule (`content.format: "pdfx" is not an offered option
     /// id (V4)`); no answer is returned with it.
     pub fn check_response(&self, text: &str) -> Result<Response<'_>, FormError> {
-        let ctx = seed::Ctx::new(self);
-        let mut de = serde_json::Deserializer::from_str(text);
-        let result = seed::ResponseSeed { ctx: &ctx }
-            .deserialize(&mut de)
-            .and_then(|r| de.end().map(|()| r));
-        result.map_err(|e| failure(&ctx, &e))
+        self.check_slots(Source::Text(text))
     }
 
     /// Checks an already-parsed host response; the same checks and messages as
@@ -313,10 +413,44 @@ impl DataForm {
         &self,
         value: &serde_json::Value,
     ) -> Result<Response<'_>, FormError> {
+        self.check_slots(Source::Value(value))
+    }
+
+    fn check_slots(&self, source: Source<'_>) -> Result<Response<'_>, FormError> {
+        let mut sink = SlotSink {
+            form: self,
+            slots: std::iter::repeat_with(|| None)
+                .take(self.questions().len())
+                .collect(),
+        };
+        Ok(match self.check_into(source, &mut sink)? {
+            Action::Accept => Response::Accept(Answers {
+                form: self,
+                slots: sink.slots,
+            }),
+            Action::Decline => Response::Decline,
+            Action::Cancel => Response::Cancel,
+        })
+    }
+
+    /// Checks a response and hands every checked answer to `sink`. The sink's contents are
+    /// meaningful only when the result is `Ok(Action::Accept)`.
+    pub(crate) fn check_into<S: seed::Sink>(
+        &self,
+        source: Source<'_>,
+        sink: &mut S,
+    ) -> Result<Action, FormError> {
         let ctx = seed::Ctx::new(self);
-        seed::ResponseSeed { ctx: &ctx }
-            .deserialize(value)
-            .map_err(|e| failure(&ctx, &e))
+        let seed = seed::ResponseSeed { ctx: &ctx, sink };
+        let result = match source {
+            Source::Text(text) => {
+                let mut de = serde_json::Deserializer::from_str(text);
+                seed.deserialize(&mut de)
+                    .and_then(|r| de.end().map(|()| r))
+            }
+            Source::Value(value) => seed.deserialize(value),
+        };
+        result.map_err(|e| failure(&ctx, &e))
     }
 }
 

@@ -1,12 +1,14 @@
 //! The streaming checker: a [`DeserializeSeed`] that reads a host response straight from a
 //! serde deserializer (serde_json over text, or a borrowed `serde_json::Value`), checks it
-//! against the form while it reads (rules V1–V8) and builds only the answers' own values.
+//! against the form while it reads (rules V1–V8) and hands each checked value to a [`Sink`]:
+//! the untyped [`Answers`](super::Answers) slots, or a derived type's fields. Only the
+//! answers' own values are built.
 //!
 //! Every check failure is recorded in [`Ctx`] with its path and rule before the deserializer
 //! is stopped with a placeholder error, so the message does not depend on which deserializer
 //! ran (serde_json would otherwise append a text position).
 
-use super::{Answer, Answers, FileAnswer, Response};
+use super::FileAnswer;
 use crate::data::{DataForm, Question, QuestionSpec};
 use forms_rules::{limits, Rule, SelectionLimits};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -55,6 +57,32 @@ impl<'f> Ctx<'f> {
     pub(crate) fn take_failure(&self) -> Option<String> {
         self.failure.take()
     }
+}
+
+/// Where checked answers go, one value at a time, in the order the response gives them.
+///
+/// The seeds check every rule before they call the sink; the sink only stores. A method
+/// returns `false` when the value does not fit where the sink keeps the question's answer
+/// (a typed field of another kind), which the checker reports as a failure.
+pub(crate) trait Sink {
+    /// A `text` answer to question `q`.
+    fn text(&mut self, q: usize, v: String) -> bool;
+    /// A `single_select` answer: the chosen option.
+    fn choice(&mut self, q: usize, option: usize) -> bool;
+    /// A `resource` answer: the chosen offered resource.
+    fn resource(&mut self, q: usize, option: usize) -> bool;
+    /// An array answer to question `q` starts (it may stay empty).
+    fn array(&mut self, q: usize) -> bool;
+    /// One item of a `multi_select` answer.
+    fn choice_item(&mut self, q: usize, option: usize) -> bool;
+    /// One item of a `resources` answer.
+    fn resource_item(&mut self, q: usize, option: usize) -> bool;
+    /// One offered item of a `files` answer.
+    fn file_offered(&mut self, q: usize, option: usize) -> bool;
+    /// One user-added file of a `files` answer.
+    fn file_local(&mut self, q: usize, uri: String, path: String) -> bool;
+    /// Whether the `files` answer to `q` already holds a user-added file with this path.
+    fn local_given(&self, q: usize, path: &str) -> bool;
 }
 
 /// A value quoted for a message, shortened when long.
@@ -140,8 +168,17 @@ macro_rules! refuse {
 }
 
 /// `DeserializeSeed` for a seed that is its own visitor: it reads any JSON value, or with
-/// `str`, a string (an object key).
+/// `str`, a string (an object key). With `sink`, the seed is generic over its [`Sink`].
 macro_rules! seed {
+    (sink $seed:ident => $value:ty) => {
+        impl<'de, 'f, S: Sink> DeserializeSeed<'de> for $seed<'_, 'f, S> {
+            type Value = $value;
+
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    };
     ($seed:ident => $value:ty) => {
         seed!($seed => $value, deserialize_any);
     };
@@ -162,26 +199,9 @@ macro_rules! seed {
 // ---------------------------------------------------------------------------------------------
 // The response object (V1, V8).
 
-/// Reads a whole response.
-pub(crate) struct ResponseSeed<'c, 'f> {
-    pub(crate) ctx: &'c Ctx<'f>,
-}
-
-seed!(ResponseSeed => Response<'f>);
-
-impl ResponseSeed<'_, '_> {
-    fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.wrong(
-            "response",
-            "an object with `action` (and `content` when accepting)",
-            found,
-            Rule::V1,
-        )
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Action {
+/// What the person did, once the response passed every check.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Action {
     Accept,
     Decline,
     Cancel,
@@ -197,14 +217,33 @@ impl Action {
     }
 }
 
+/// Reads a whole response; the answers go to the sink.
+pub(crate) struct ResponseSeed<'c, 'f, S> {
+    pub(crate) ctx: &'c Ctx<'f>,
+    pub(crate) sink: &'c mut S,
+}
+
+seed!(sink ResponseSeed => Action);
+
+impl<S> ResponseSeed<'_, '_, S> {
+    fn wrong<E: de::Error>(&self, found: Found) -> E {
+        self.ctx.wrong(
+            "response",
+            "an object with `action` (and `content` when accepting)",
+            found,
+            Rule::V1,
+        )
+    }
+}
+
 enum TopKey {
     Action,
     Content,
     Meta,
 }
 
-impl<'de, 'f> Visitor<'de> for ResponseSeed<'_, 'f> {
-    type Value = Response<'f>;
+impl<'de, S: Sink> Visitor<'de> for ResponseSeed<'_, '_, S> {
+    type Value = Action;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a response object")
@@ -216,8 +255,10 @@ impl<'de, 'f> Visitor<'de> for ResponseSeed<'_, 'f> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let ctx = self.ctx;
+        let sink = self.sink;
         let mut action: Option<Action> = None;
-        let mut content: Option<Vec<Option<Answer>>> = None;
+        // The answered questions, one bit per question index.
+        let mut content: Option<u64> = None;
         let mut meta = false;
         let duplicate = |key: &str| -> A::Error {
             ctx.fail(format!(
@@ -240,7 +281,10 @@ impl<'de, 'f> Visitor<'de> for ResponseSeed<'_, 'f> {
                     if let Some(a @ (Action::Decline | Action::Cancel)) = action {
                         return Err(no_content(ctx, a));
                     }
-                    content = Some(map.next_value_seed(ContentSeed { ctx })?);
+                    content = Some(map.next_value_seed(ContentSeed {
+                        ctx,
+                        sink: &mut *sink,
+                    })?);
                 }
                 TopKey::Meta => {
                     if meta {
@@ -259,19 +303,14 @@ impl<'de, 'f> Visitor<'de> for ResponseSeed<'_, 'f> {
             Some(a @ (Action::Decline | Action::Cancel)) => {
                 if content.is_some() {
                     Err(no_content(ctx, a))
-                } else if a == Action::Decline {
-                    Ok(Response::Decline)
                 } else {
-                    Ok(Response::Cancel)
+                    Ok(a)
                 }
             }
             Some(Action::Accept) => {
-                let slots = match content {
-                    Some(slots) => slots,
-                    None => empty_slots(ctx.form),
-                };
-                for (q, slot) in ctx.form.questions().iter().zip(&slots) {
-                    if q.required && slot.is_none() {
+                let answered = content.unwrap_or(0);
+                for (i, q) in ctx.form.questions().iter().enumerate() {
+                    if q.required && answered & bit(i) == 0 {
                         return Err(ctx.fail(format!(
                             "content.{}: is required and was not answered ({})",
                             q.id,
@@ -279,13 +318,19 @@ impl<'de, 'f> Visitor<'de> for ResponseSeed<'_, 'f> {
                         )));
                     }
                 }
-                Ok(Response::Accept(Answers {
-                    form: ctx.form,
-                    slots,
-                }))
+                Ok(Action::Accept)
             }
         }
     }
+}
+
+/// The bit of question `index` in a set of answered questions (a form has at most
+/// `limits::QUESTIONS_MAX` questions).
+fn bit(index: usize) -> u64 {
+    u32::try_from(index)
+        .ok()
+        .and_then(|i| 1u64.checked_shl(i))
+        .unwrap_or(0)
 }
 
 fn no_content<E: de::Error>(ctx: &Ctx<'_>, action: Action) -> E {
@@ -295,12 +340,6 @@ fn no_content<E: de::Error>(ctx: &Ctx<'_>, action: Action) -> E {
         Rule::V1,
         Rule::V8
     ))
-}
-
-fn empty_slots(form: &DataForm) -> Vec<Option<Answer>> {
-    std::iter::repeat_with(|| None)
-        .take(form.questions().len())
-        .collect()
 }
 
 struct TopKeySeed<'c, 'f> {
@@ -402,21 +441,23 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
 // ---------------------------------------------------------------------------------------------
 // The content object (V2) and one answer per question (V3–V7).
 
-struct ContentSeed<'c, 'f> {
+/// Reads `content`; its value is the set of answered questions, one bit per index.
+struct ContentSeed<'c, 'f, S> {
     ctx: &'c Ctx<'f>,
+    sink: &'c mut S,
 }
 
-impl ContentSeed<'_, '_> {
+impl<S> ContentSeed<'_, '_, S> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
         self.ctx
             .wrong("content", "an object keyed by question id", found, Rule::V1)
     }
 }
 
-seed!(ContentSeed => Vec<Option<Answer>>);
+seed!(sink ContentSeed => u64);
 
-impl<'de> Visitor<'de> for ContentSeed<'_, '_> {
-    type Value = Vec<Option<Answer>>;
+impl<'de, S: Sink> Visitor<'de> for ContentSeed<'_, '_, S> {
+    type Value = u64;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object keyed by question id")
@@ -428,35 +469,42 @@ impl<'de> Visitor<'de> for ContentSeed<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let ctx = self.ctx;
+        let sink = self.sink;
         let questions = ctx.form.questions();
-        let mut slots = empty_slots(ctx.form);
-        while let Some(index) = map.next_key_seed(QuestionKeySeed { ctx })? {
-            let (Some(question), Some(slot)) = (questions.get(index), slots.get_mut(index)) else {
+        let mut answered: u64 = 0;
+        let mut next = 0;
+        while let Some(index) = map.next_key_seed(QuestionKeySeed { ctx, next })? {
+            let Some(question) = questions.get(index) else {
                 return Err(ctx.fail(format!(
                     "content: question {index} is out of range ({})",
                     Rule::V2
                 )));
             };
-            if slot.is_some() {
+            if answered & bit(index) != 0 {
                 return Err(ctx.fail(format!(
                     "content.{}: is given more than once ({})",
                     question.id,
                     Rule::V2
                 )));
             }
-            *slot = Some(map.next_value_seed(AnswerSeed {
+            answered |= bit(index);
+            next = index + 1;
+            map.next_value_seed(AnswerSeed {
                 ctx,
+                sink: &mut *sink,
                 index,
                 question,
-            })?);
+            })?;
         }
-        Ok(slots)
+        Ok(answered)
     }
 }
 
-/// A `content` key: the index of the question with that id.
+/// A `content` key: the index of the question with that id. Keys usually come in question
+/// order, so the question after the previous key (`next`) is tried first.
 struct QuestionKeySeed<'c, 'f> {
     ctx: &'c Ctx<'f>,
+    next: usize,
 }
 
 seed!(QuestionKeySeed => usize, str);
@@ -469,7 +517,11 @@ impl<'de> Visitor<'de> for QuestionKeySeed<'_, '_> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        match self.ctx.form.questions().iter().position(|q| q.id == v) {
+        let questions = self.ctx.form.questions();
+        if questions.get(self.next).is_some_and(|q| q.id == v) {
+            return Ok(self.next);
+        }
+        match questions.iter().position(|q| q.id == v) {
             Some(i) => Ok(i),
             None => Err(self.ctx.fail(format!(
                 "content: {} is not a question id of the form ({})",
@@ -541,6 +593,15 @@ fn not_offered<E: de::Error>(
     ))
 }
 
+/// The failure for an answer the sink cannot keep: the form and the sink's type disagree,
+/// which the derive prevents; reported rather than trusted.
+fn unfit<E: de::Error>(ctx: &Ctx<'_>, question: &Question) -> E {
+    ctx.fail(format!(
+        "content.{}: the checked answer does not fit the field's type",
+        question.id
+    ))
+}
+
 fn limits_of(ctx: &Ctx<'_>, index: usize) -> SelectionLimits {
     ctx.form.selection_limits(index).unwrap_or(SelectionLimits {
         min_items: 0,
@@ -549,13 +610,14 @@ fn limits_of(ctx: &Ctx<'_>, index: usize) -> SelectionLimits {
 }
 
 /// One answer, to the question at `index`.
-struct AnswerSeed<'c, 'f> {
+struct AnswerSeed<'c, 'f, S> {
     ctx: &'c Ctx<'f>,
+    sink: &'c mut S,
     index: usize,
     question: &'f Question,
 }
 
-impl AnswerSeed<'_, '_> {
+impl<S> AnswerSeed<'_, '_, S> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
         self.ctx.wrong(
             format_args!("content.{}", self.question.id),
@@ -574,12 +636,21 @@ impl AnswerSeed<'_, '_> {
         forms_rules::check_text_answer(v, max, self.question.required)
             .map_err(|e| self.ctx.fail(format!("content.{}: {e}", self.question.id)))
     }
+
+    /// `kept` is what the sink said; `false` fails the check.
+    fn kept<E: de::Error>(&self, kept: bool) -> Result<(), E> {
+        if kept {
+            Ok(())
+        } else {
+            Err(unfit(self.ctx, self.question))
+        }
+    }
 }
 
-seed!(AnswerSeed => Answer);
+seed!(sink AnswerSeed => ());
 
-impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
-    type Value = Answer;
+impl<'de, S: Sink> Visitor<'de> for AnswerSeed<'_, '_, S> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(answer_shape(self.question))
@@ -600,23 +671,32 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                 )
             })
         };
-        match &question.kind {
+        let q = self.index;
+        let kept = match &question.kind {
             QuestionSpec::Text { .. } => {
                 self.text(v)?;
-                Ok(Answer::Text(v.to_owned()))
+                self.sink.text(q, v.to_owned())
             }
-            QuestionSpec::SingleSelect { .. } => index().map(Answer::Choice),
-            QuestionSpec::Resource { .. } => index().map(Answer::Resource),
+            QuestionSpec::SingleSelect { .. } => {
+                let i = index()?;
+                self.sink.choice(q, i)
+            }
+            QuestionSpec::Resource { .. } => {
+                let i = index()?;
+                self.sink.resource(q, i)
+            }
             QuestionSpec::MultiSelect { .. }
             | QuestionSpec::Resources { .. }
-            | QuestionSpec::Files { .. } => Err(self.wrong(Found::String)),
-        }
+            | QuestionSpec::Files { .. } => return Err(self.wrong(Found::String)),
+        };
+        self.kept(kept)
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
         if let QuestionSpec::Text { .. } = self.question.kind {
             self.text(&v)?;
-            Ok(Answer::Text(v))
+            let kept = self.sink.text(self.index, v);
+            self.kept(kept)
         } else {
             self.visit_str(&v)
         }
@@ -625,18 +705,28 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let ctx = self.ctx;
         let question = self.question;
-        let files_kind = match question.kind {
-            QuestionSpec::Files { .. } => true,
-            QuestionSpec::MultiSelect { .. } | QuestionSpec::Resources { .. } => false,
+        let q = self.index;
+        #[derive(Clone, Copy)]
+        enum Items {
+            Choices,
+            Resources,
+            Files,
+        }
+        let items = match question.kind {
+            QuestionSpec::MultiSelect { .. } => Items::Choices,
+            QuestionSpec::Resources { .. } => Items::Resources,
+            QuestionSpec::Files { .. } => Items::Files,
             QuestionSpec::Text { .. }
             | QuestionSpec::SingleSelect { .. }
             | QuestionSpec::Resource { .. } => return Err(self.wrong(Found::Array)),
         };
-        let limits = limits_of(ctx, self.index);
+        let sink = self.sink;
+        if !sink.array(q) {
+            return Err(unfit(ctx, question));
+        }
+        let limits = limits_of(ctx, q);
         // Offered options already given, one bit per option index (at most 24 options).
         let mut seen: u32 = 0;
-        let mut indices: Vec<usize> = Vec::new();
-        let mut files: Vec<FileAnswer> = Vec::new();
         let mut count = 0usize;
         while let Some(item) = seq.next_element_seed(ItemSeed {
             ctx,
@@ -664,10 +754,9 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                 }
                 // One local file named twice (`file:///a`, `file://localhost/a`, `file:///%61`)
                 // is a repeat too: compare the decoded paths.
-                FileAnswer::Local { uri, path } => files
-                    .iter()
-                    .any(|f| matches!(f, FileAnswer::Local { path: p, .. } if p == path))
-                    .then_some(uri.as_str()),
+                FileAnswer::Local { uri, path } => {
+                    sink.local_given(q, path).then_some(uri.as_str())
+                }
             };
             if let Some(given) = given {
                 return Err(ctx.fail(format!(
@@ -678,20 +767,21 @@ impl<'de> Visitor<'de> for AnswerSeed<'_, '_> {
                 )));
             }
             // `ItemSeed` yields user-added files for `files` questions only.
-            match item {
-                FileAnswer::Offered(i) if !files_kind => indices.push(i),
-                item => files.push(item),
+            let kept = match (items, item) {
+                (Items::Choices, FileAnswer::Offered(i)) => sink.choice_item(q, i),
+                (Items::Resources, FileAnswer::Offered(i)) => sink.resource_item(q, i),
+                (Items::Files, FileAnswer::Offered(i)) => sink.file_offered(q, i),
+                (Items::Files, FileAnswer::Local { uri, path }) => sink.file_local(q, uri, path),
+                (Items::Choices | Items::Resources, FileAnswer::Local { .. }) => false,
+            };
+            if !kept {
+                return Err(unfit(ctx, question));
             }
             count += 1;
         }
         // V4, V6 and V7 (an empty answer to an optional question is kept as given).
         forms_rules::check_answer_count(question.kind.kind(), count, limits, question.required)
-            .map_err(|v| ctx.fail(format!("content.{}: {v}", question.id)))?;
-        Ok(match question.kind {
-            QuestionSpec::MultiSelect { .. } => Answer::Choices(indices),
-            QuestionSpec::Resources { .. } => Answer::Resources(indices),
-            _ => Answer::Files(files),
-        })
+            .map_err(|v| ctx.fail(format!("content.{}: {v}", question.id)))
     }
 }
 
