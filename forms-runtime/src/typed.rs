@@ -581,11 +581,13 @@ pub fn check_into<T>(
         cells,
         offered: &inner.offered,
     };
-    Ok(match inner.prepared.data().check_into(response.0, &mut sink)? {
-        Action::Accept => Outcome::Accepted(()),
-        Action::Decline => Outcome::Declined,
-        Action::Cancel => Outcome::Cancelled,
-    })
+    Ok(
+        match inner.prepared.data().check_into(response.0, &mut sink)? {
+            Action::Accept => Outcome::Accepted(()),
+            Action::Decline => Outcome::Declined,
+            Action::Cancel => Outcome::Cancelled,
+        },
+    )
 }
 
 /// The error for a required field left empty: the checker refuses such a response (V2), so

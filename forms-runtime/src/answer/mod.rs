@@ -59,7 +59,6 @@ use serde::de::DeserializeSeed;
 
 pub(crate) use seed::{Action, Sink};
 
-
 /// A checked host response. It serializes as the tool-result payload
 /// (`{"action":"accept","content":{…}}`, `{"action":"decline"}`, `{"action":"cancel"}`), ready
 /// for [`ToolResult::answer`](crate::ToolResult::answer).
@@ -445,8 +444,7 @@ impl DataForm {
         let result = match source {
             Source::Text(text) => {
                 let mut de = serde_json::Deserializer::from_str(text);
-                seed.deserialize(&mut de)
-                    .and_then(|r| de.end().map(|()| r))
+                seed.deserialize(&mut de).and_then(|r| de.end().map(|()| r))
             }
             Source::Value(value) => seed.deserialize(value),
         };
