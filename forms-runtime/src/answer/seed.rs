@@ -518,10 +518,10 @@ impl<'de> Visitor<'de> for QuestionKeySeed<'_, '_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         let questions = self.ctx.form.questions();
-        if questions.get(self.next).is_some_and(|q| q.id == v) {
+        if questions.get(self.next).is_some_and(|q| same(&q.id, v)) {
             return Ok(self.next);
         }
-        match questions.iter().position(|q| q.id == v) {
+        match questions.iter().position(|q| same(&q.id, v)) {
             Some(i) => Ok(i),
             None => Err(self.ctx.fail(format!(
                 "content: {} is not a question id of the form ({})",
@@ -557,12 +557,19 @@ fn offered(question: &Question, v: &str) -> Option<usize> {
     match &question.kind {
         QuestionSpec::Text { .. } => None,
         QuestionSpec::SingleSelect { options } | QuestionSpec::MultiSelect { options, .. } => {
-            options.iter().position(|o| o.id == v)
+            options.iter().position(|o| same(&o.id, v))
         }
         QuestionSpec::Resource { options }
         | QuestionSpec::Resources { options, .. }
-        | QuestionSpec::Files { options, .. } => options.iter().position(|o| o.uri == v),
+        | QuestionSpec::Files { options, .. } => options.iter().position(|o| same(&o.uri, v)),
     }
+}
+
+/// `a == b`, comparing the lengths and then the last bytes first: offered URIs and ids of one
+/// question often share a long prefix.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
 }
 
 /// The id or URI of the option of `question` at `index`.
