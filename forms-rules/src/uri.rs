@@ -122,21 +122,28 @@ fn is_sub_delim(b: u8) -> bool {
 /// escape.
 #[inline]
 fn all_chars(s: &str, mask: u8) -> bool {
+    escapes(s, mask).is_some()
+}
+
+/// [`all_chars`], and whether `s` has any `%XX` escape: `None` when a byte is refused.
+#[inline]
+fn escapes(s: &str, mask: u8) -> Option<bool> {
     let b = s.as_bytes();
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
+    let mut any = false;
+    for (i, &c) in b.iter().enumerate() {
         if class(c) & mask != 0 {
-            i += 1;
-        } else if c == b'%' {
-            match (b.get(i + 1), b.get(i + 2)) {
-                (Some(h), Some(l)) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => i += 3,
-                _ => return false,
-            }
+            continue;
+        }
+        // The two hex digits of an escape are letters or digits, which every mask admits, so
+        // they need no skipping.
+        let hex = |at: usize| b.get(at).is_some_and(u8::is_ascii_hexdigit);
+        if c == b'%' && hex(i + 1) && hex(i + 2) {
+            any = true;
         } else {
-            return false;
+            return None;
         }
     }
-    true
+    Some(any)
 }
 
 const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON_AT;
@@ -367,7 +374,18 @@ pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
     // escapes, is what `parse_uri` splits into an empty authority and that path, with no
     // query or fragment: take the path directly.
     if let Some(path) = uri.strip_prefix("file://") {
-        if path.starts_with('/') && all_chars(path, PCHAR | SLASH) {
+        let plain = if path.starts_with('/') {
+            escapes(path, PCHAR | SLASH)
+        } else {
+            None
+        };
+        if plain == Some(false) {
+            // Nothing to decode, and no NUL, which is not a path character.
+            return Ok(FileUri {
+                path: path.to_owned(),
+            });
+        }
+        if plain == Some(true) {
             let path = percent_decode(path).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
             if path.contains('\0') {
                 return Err(bad("must not contain a NUL character"));
