@@ -8,7 +8,6 @@
 //! is stopped with a placeholder error, so the message does not depend on which deserializer
 //! ran (serde_json would otherwise append a text position).
 
-use super::FileAnswer;
 use crate::data::{DataForm, Question, QuestionSpec};
 use forms_rules::{limits, Rule, SelectionLimits};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -713,12 +712,6 @@ impl<'de, S: Sink> Visitor<'de> for AnswerSeed<'_, '_, S> {
         let ctx = self.ctx;
         let question = self.question;
         let q = self.index;
-        #[derive(Clone, Copy)]
-        enum Items {
-            Choices,
-            Resources,
-            Files,
-        }
         let items = match question.kind {
             QuestionSpec::MultiSelect { .. } => Items::Choices,
             QuestionSpec::Resources { .. } => Items::Resources,
@@ -732,59 +725,32 @@ impl<'de, S: Sink> Visitor<'de> for AnswerSeed<'_, '_, S> {
             return Err(unfit(ctx, question));
         }
         let limits = limits_of(ctx, q);
+        let max = limits.max_items as usize;
         // Offered options already given, one bit per option index (at most 24 options).
         let mut seen: u32 = 0;
         let mut count = 0usize;
-        while let Some(item) = seq.next_element_seed(ItemSeed {
-            ctx,
-            question,
-            position: count,
-        })? {
-            if count >= limits.max_items as usize {
+        while seq
+            .next_element_seed(ItemSeed {
+                ctx,
+                sink: &mut *sink,
+                question,
+                index: q,
+                items,
+                position: count,
+                seen: &mut seen,
+                keep: count < max,
+            })?
+            .is_some()
+        {
+            count += 1;
+            if count > max {
                 // Too many: count the rest for the message (a syntax error there is reported
                 // as such) and let the count check below refuse the answer.
-                count += 1;
                 while seq.next_element::<IgnoredAny>()?.is_some() {
                     count += 1;
                 }
                 break;
             }
-            let given = match &item {
-                FileAnswer::Offered(i) => {
-                    let bit = u32::try_from(*i)
-                        .ok()
-                        .and_then(|i| 1u32.checked_shl(i))
-                        .unwrap_or(0);
-                    let dup = seen & bit != 0;
-                    seen |= bit;
-                    dup.then(|| offered_name(question, *i))
-                }
-                // One local file named twice (`file:///a`, `file://localhost/a`, `file:///%61`)
-                // is a repeat too: compare the decoded paths.
-                FileAnswer::Local { uri, path } => {
-                    sink.local_given(q, path).then_some(uri.as_str())
-                }
-            };
-            if let Some(given) = given {
-                return Err(ctx.fail(format!(
-                    "content.{}[{count}]: {} is given more than once; items must be distinct ({})",
-                    question.id,
-                    Quoted(given),
-                    answer_rule(question)
-                )));
-            }
-            // `ItemSeed` yields user-added files for `files` questions only.
-            let kept = match (items, item) {
-                (Items::Choices, FileAnswer::Offered(i)) => sink.choice_item(q, i),
-                (Items::Resources, FileAnswer::Offered(i)) => sink.resource_item(q, i),
-                (Items::Files, FileAnswer::Offered(i)) => sink.file_offered(q, i),
-                (Items::Files, FileAnswer::Local { uri, path }) => sink.file_local(q, uri, path),
-                (Items::Choices | Items::Resources, FileAnswer::Local { .. }) => false,
-            };
-            if !kept {
-                return Err(unfit(ctx, question));
-            }
-            count += 1;
         }
         // V4, V6 and V7 (an empty answer to an optional question is kept as given).
         forms_rules::check_answer_count(question.kind.kind(), count, limits, question.required)
@@ -792,15 +758,29 @@ impl<'de, S: Sink> Visitor<'de> for AnswerSeed<'_, '_, S> {
     }
 }
 
-/// One item of an array answer: an offered option's index, or (for a `files` question only)
-/// a user-added file.
-struct ItemSeed<'c, 'f> {
-    ctx: &'c Ctx<'f>,
-    question: &'f Question,
-    position: usize,
+/// The kind of an array answer's items.
+#[derive(Clone, Copy)]
+enum Items {
+    Choices,
+    Resources,
+    Files,
 }
 
-impl ItemSeed<'_, '_> {
+/// One item of an array answer: an offered option, or (for a `files` question only) a
+/// user-added file. Unless the answer already has too many items (`keep` is false), a
+/// repeated item is refused and the item goes to the sink.
+struct ItemSeed<'c, 'f, S> {
+    ctx: &'c Ctx<'f>,
+    sink: &'c mut S,
+    question: &'f Question,
+    index: usize,
+    items: Items,
+    position: usize,
+    seen: &'c mut u32,
+    keep: bool,
+}
+
+impl<S> ItemSeed<'_, '_, S> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
         let what = match self.question.kind {
             QuestionSpec::MultiSelect { .. } => "an option id (a string)",
@@ -814,12 +794,23 @@ impl ItemSeed<'_, '_> {
             answer_rule(self.question),
         )
     }
+
+    /// The failure for an item given twice.
+    fn repeated<E: de::Error>(&self, given: &str) -> E {
+        self.ctx.fail(format!(
+            "content.{}[{}]: {} is given more than once; items must be distinct ({})",
+            self.question.id,
+            self.position,
+            Quoted(given),
+            answer_rule(self.question)
+        ))
+    }
 }
 
-seed!(ItemSeed => FileAnswer);
+seed!(sink ItemSeed => ());
 
-impl<'de> Visitor<'de> for ItemSeed<'_, '_> {
-    type Value = FileAnswer;
+impl<'de, S: Sink> Visitor<'de> for ItemSeed<'_, '_, S> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string")
@@ -831,31 +822,58 @@ impl<'de> Visitor<'de> for ItemSeed<'_, '_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         let question = self.question;
-        if let Some(i) = offered(question, v) {
-            return Ok(FileAnswer::Offered(i));
-        }
-        let id = &question.id;
-        let at = self.position;
-        if !matches!(question.kind, QuestionSpec::Files { .. }) {
-            return Err(not_offered(
-                self.ctx,
-                format_args!("content.{id}[{at}]"),
-                v,
-                question,
-            ));
-        }
-        match forms_rules::check_file_uri(v) {
-            Ok(file) => Ok(FileAnswer::Local {
-                uri: v.to_owned(),
-                path: file.path,
-            }),
-            Err(e) => Err(self.ctx.fail(format!(
-                "content.{id}[{at}]: {} is not an offered URI, and as a user-added file it {} ({}, {})",
-                Quoted(v),
-                e.problem,
-                e.rule,
-                Rule::V6
-            ))),
+        let q = self.index;
+        let kept = if let Some(i) = offered(question, v) {
+            if !self.keep {
+                return Ok(());
+            }
+            let bit = u32::try_from(i)
+                .ok()
+                .and_then(|i| 1u32.checked_shl(i))
+                .unwrap_or(0);
+            if *self.seen & bit != 0 {
+                return Err(self.repeated(offered_name(question, i)));
+            }
+            *self.seen |= bit;
+            match self.items {
+                Items::Choices => self.sink.choice_item(q, i),
+                Items::Resources => self.sink.resource_item(q, i),
+                Items::Files => self.sink.file_offered(q, i),
+            }
+        } else {
+            let id = &question.id;
+            let at = self.position;
+            if !matches!(self.items, Items::Files) {
+                return Err(not_offered(
+                    self.ctx,
+                    format_args!("content.{id}[{at}]"),
+                    v,
+                    question,
+                ));
+            }
+            let file = forms_rules::check_file_uri(v).map_err(|e| {
+                self.ctx.fail(format!(
+                    "content.{id}[{at}]: {} is not an offered URI, and as a user-added file it {} ({}, {})",
+                    Quoted(v),
+                    e.problem,
+                    e.rule,
+                    Rule::V6
+                ))
+            })?;
+            if !self.keep {
+                return Ok(());
+            }
+            // One local file named twice (`file:///a`, `file://localhost/a`, `file:///%61`)
+            // is a repeat too: compare the decoded paths.
+            if self.sink.local_given(q, &file.path) {
+                return Err(self.repeated(v));
+            }
+            self.sink.file_local(q, v.to_owned(), file.path)
+        };
+        if kept {
+            Ok(())
+        } else {
+            Err(unfit(self.ctx, question))
         }
     }
 }
