@@ -120,7 +120,14 @@ fn take(q: &Question<'_>, index: usize) -> TokenStream {
         FieldKind::Text { optional: true }
         | FieldKind::Single { optional: true, .. }
         | FieldKind::Resource { optional: true } => quote!(cells.#i.optional()),
-        FieldKind::Multi { elem } => quote_spanned!(elem.span()=> cells.#i.collect()),
+        FieldKind::Multi { elem } => {
+            // The collection's bounds (`Ord` for a `BTreeSet`) are reported at the element type.
+            let i = syn::Index {
+                index: i.index,
+                span: elem.span(),
+            };
+            quote_spanned!(elem.span()=> cells.#i.collect())
+        }
         FieldKind::Resources | FieldKind::Files => quote!(cells.#i.finish()),
     }
 }
@@ -230,11 +237,6 @@ pub(crate) fn expand_struct(
         .zip(&tables)
         .filter_map(|(q, t)| selection_assertion(q, t));
     let cells = questions.iter().zip(&tables).map(|(q, t)| cell(q, t));
-    let refs = (0..questions.len()).map(|i| {
-        let i = syn::Index::from(i);
-        quote!(&mut cells.#i)
-    });
-    let count = questions.len();
     let fields = questions.iter().enumerate().map(|(i, q)| {
         let f = q.ident;
         let d = take(q, i);
@@ -253,10 +255,7 @@ pub(crate) fn expand_struct(
                 response: __forms::ResponseSource<'_>,
             ) -> __forms::Result<__forms::Outcome<Self>, __forms::FormError> {
                 let mut cells = (#(#cells,)*);
-                let outcome = {
-                    let mut refs: [&mut dyn __forms::Cell; #count] = [#(#refs),*];
-                    __forms::check_into(form, response, &mut refs)?
-                };
+                let outcome = __forms::check_into(form, response, &mut cells)?;
                 __forms::Ok(match outcome {
                     __forms::Outcome::Accepted(()) => {
                         __forms::Outcome::Accepted(#ident { #(#fields,)* })

@@ -568,13 +568,14 @@ impl Slots<'_> {
 // the checker writes each checked value into the cell of its question.
 
 /// Checks `response` against `form` (rules V1–V8) and writes every checked answer into
-/// `cells`, one per question in question order. On `Outcome::Accepted(())` the cells hold the
-/// answers; required cells are filled unless the form and the cells disagree.
+/// `cells`, a tuple of one cell per question in question order. On `Outcome::Accepted(())`
+/// the cells hold the answers; required cells are filled unless the form and the cells
+/// disagree.
 #[doc(hidden)]
-pub fn check_into<T>(
+pub fn check_into<T, C: Cells>(
     form: &TypedForm<T>,
     response: ResponseSource<'_>,
-    cells: &mut [&mut dyn Cell],
+    cells: &mut C,
 ) -> Result<Outcome<()>, FormError> {
     let inner = &*form.inner;
     let mut sink = CellSink {
@@ -637,47 +638,119 @@ pub trait Cell {
     }
 }
 
+/// The cells of a derived type's fields, one per question in question order: a tuple of
+/// [`Cell`]s. Each method hands the value to the cell of question `q`.
+#[doc(hidden)]
+pub trait Cells {
+    /// [`Cell::text`] of question `q`.
+    fn text(&mut self, q: usize, v: String) -> bool;
+    /// [`Cell::choice`] of question `q`.
+    fn choice(&mut self, q: usize, option: usize) -> bool;
+    /// [`Cell::url`] of question `q`.
+    fn url(&mut self, q: usize, url: &Url) -> bool;
+    /// [`Cell::file_offered`] of question `q`.
+    fn file_offered(&mut self, q: usize, url: &Url) -> bool;
+    /// [`Cell::file_local`] of question `q`.
+    fn file_local(&mut self, q: usize, uri: String, path: String) -> bool;
+    /// [`Cell::local_given`] of question `q`.
+    fn local_given(&self, q: usize, path: &str) -> bool;
+    /// [`Cell::is_array`] of question `q`.
+    fn is_array(&self, q: usize) -> bool;
+}
+
+/// `Cells` for a tuple of cells: a match on the question index, so every cell call is static.
+macro_rules! tuple_cells {
+    ($($cell:ident $i:tt),+) => {
+        impl<$($cell: Cell),+> Cells for ($($cell,)+) {
+            fn text(&mut self, q: usize, v: String) -> bool {
+                match q {
+                    $($i => self.$i.text(v),)+
+                    _ => false,
+                }
+            }
+            fn choice(&mut self, q: usize, option: usize) -> bool {
+                match q {
+                    $($i => self.$i.choice(option),)+
+                    _ => false,
+                }
+            }
+            fn url(&mut self, q: usize, url: &Url) -> bool {
+                match q {
+                    $($i => self.$i.url(url),)+
+                    _ => false,
+                }
+            }
+            fn file_offered(&mut self, q: usize, url: &Url) -> bool {
+                match q {
+                    $($i => self.$i.file_offered(url),)+
+                    _ => false,
+                }
+            }
+            fn file_local(&mut self, q: usize, uri: String, path: String) -> bool {
+                match q {
+                    $($i => self.$i.file_local(uri, path),)+
+                    _ => false,
+                }
+            }
+            fn local_given(&self, q: usize, path: &str) -> bool {
+                match q {
+                    $($i => self.$i.local_given(path),)+
+                    _ => false,
+                }
+            }
+            fn is_array(&self, q: usize) -> bool {
+                match q {
+                    $($i => self.$i.is_array(),)+
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+
+// Up to `limits::QUESTIONS_MAX` (12) questions.
+tuple_cells!(C0 0);
+tuple_cells!(C0 0, C1 1);
+tuple_cells!(C0 0, C1 1, C2 2);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8, C9 9);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8, C9 9, C10 10);
+tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8, C9 9, C10 10, C11 11);
+
 /// The checker's sink for a derived type: each question's value goes to its cell.
-struct CellSink<'a, 'c> {
-    cells: &'a mut [&'c mut dyn Cell],
+struct CellSink<'a, C> {
+    cells: &'a mut C,
     offered: &'a [Box<[Url]>],
 }
 
-impl CellSink<'_, '_> {
-    fn cell(&mut self, q: usize) -> Option<&mut dyn Cell> {
-        Some(&mut **self.cells.get_mut(q)?)
-    }
-
-    fn with_url(&mut self, q: usize, option: usize, f: fn(&mut dyn Cell, &Url) -> bool) -> bool {
-        let Some(url) = self.offered.get(q).and_then(|o| o.get(option)) else {
-            return false;
-        };
-        match self.cells.get_mut(q) {
-            Some(cell) => f(&mut **cell, url),
-            None => false,
-        }
-    }
-}
-
-impl Sink for CellSink<'_, '_> {
+impl<C: Cells> Sink for CellSink<'_, C> {
     fn text(&mut self, q: usize, v: String) -> bool {
-        self.cell(q).is_some_and(|c| c.text(v))
+        self.cells.text(q, v)
     }
 
     fn choice(&mut self, q: usize, option: usize) -> bool {
-        self.cell(q).is_some_and(|c| c.choice(option))
+        self.cells.choice(q, option)
     }
 
     fn resource(&mut self, q: usize, option: usize) -> bool {
-        self.with_url(q, option, |c, u| c.url(u))
+        let (offered, cells) = (self.offered, &mut *self.cells);
+        match offered.get(q).and_then(|o| o.get(option)) {
+            Some(url) => cells.url(q, url),
+            None => false,
+        }
     }
 
     fn array(&mut self, q: usize) -> bool {
-        self.cell(q).is_some_and(|c| c.is_array())
+        self.cells.is_array(q)
     }
 
     fn choice_item(&mut self, q: usize, option: usize) -> bool {
-        self.choice(q, option)
+        self.cells.choice(q, option)
     }
 
     fn resource_item(&mut self, q: usize, option: usize) -> bool {
@@ -685,15 +758,19 @@ impl Sink for CellSink<'_, '_> {
     }
 
     fn file_offered(&mut self, q: usize, option: usize) -> bool {
-        self.with_url(q, option, |c, u| c.file_offered(u))
+        let (offered, cells) = (self.offered, &mut *self.cells);
+        match offered.get(q).and_then(|o| o.get(option)) {
+            Some(url) => cells.file_offered(q, url),
+            None => false,
+        }
     }
 
     fn file_local(&mut self, q: usize, uri: String, path: String) -> bool {
-        self.cell(q).is_some_and(|c| c.file_local(uri, path))
+        self.cells.file_local(q, uri, path)
     }
 
     fn local_given(&self, q: usize, path: &str) -> bool {
-        self.cells.get(q).is_some_and(|c| c.local_given(path))
+        self.cells.local_given(q, path)
     }
 }
 
