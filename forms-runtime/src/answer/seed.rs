@@ -552,6 +552,7 @@ fn answer_shape(question: &Question) -> &'static str {
 
 /// The index of the option of `question` that `v` names exactly: a choice option by its id,
 /// a resource option by its URI.
+#[inline]
 fn offered(question: &Question, v: &str) -> Option<usize> {
     match &question.kind {
         QuestionSpec::Text { .. } => None,
