@@ -135,9 +135,20 @@ fn take(q: &Question<'_>, index: usize) -> TokenStream {
 /// R17–R20 across types: a `Vec<E>`'s limits against `E`'s option count, checked by the
 /// rules crate's const fn in a const assertion that points at the limit attribute.
 fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStream> {
-    let (FieldKind::Multi { .. }, Some(span)) = (q.kind, q.limit_span) else {
+    let (FieldKind::Multi { elem }, Some(span)) = (q.kind, q.limit_span) else {
         return None;
     };
+    // The message is fixed at expansion time: a const panic can only print a `&str`.
+    let bounds: Vec<String> = [("min_items", q.min_items), ("max_items", q.max_items)]
+        .into_iter()
+        .filter_map(|(key, n)| n.map(|n| format!("`{key} = {n}`")))
+        .collect();
+    let elem_name = quote!(#elem).to_string().replace(' ', "");
+    let above = format!(
+        "{} of question `{}` must not exceed the number of options of `{elem_name}`; see rule R20",
+        bounds.join(" and "),
+        q.id
+    );
     let required = q.required;
     let as_i64 = |n: Option<u32>| match n {
         Some(n) => {
@@ -157,6 +168,9 @@ fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStre
             #table.count,
         ) {
             __forms::Ok(_) => (),
+            __forms::Err(__forms::rules::SelectionProblem::AboveOptionCount) => {
+                ::core::panic!("{}", #above)
+            }
             __forms::Err(problem) => ::core::panic!("{}", problem.describe()),
         };
     })
