@@ -60,6 +60,19 @@ fn form() -> TypedForm<Setup> {
     .unwrap()
 }
 
+/// The Data arguments (the `"form"` member) of the conformance corpus case
+/// `tests/corpus/<name>.json`, as JSON text.
+fn corpus_form(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let case: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+    assert!(case["form"].is_object(), "{}: no \"form\"", path.display());
+    case["form"].to_string()
+}
+
 /// An accepted response: a valid base content with the members of `extra` added or replaced.
 fn accept(extra: &str) -> String {
     let mut content = serde_json::json!({"goal": "Churn", "format": "pdf", "others": ["html"]});
@@ -91,25 +104,8 @@ fn refused(response: &str, rule: &str) {
 
 #[test]
 fn the_form_matches_the_runtime() {
-    let runtime = forms_runtime::DataForm::from_json(
-        r#"{"message":"Set up your weekly report","questions":[
-          {"id":"goal","type":"text","title":"Goal","required":true,"maxLength":10},
-          {"id":"notes","type":"text","title":"Notes","required":false},
-          {"id":"format","type":"single_select","title":"Format","required":true,"options":[
-            {"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"},{"id":"slides","title":"Slides"}]},
-          {"id":"others","type":"multi_select","title":"Other formats","required":true,"maxItems":2,
-           "options":[{"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"},{"id":"slides","title":"Slides"}]},
-          {"id":"template","type":"resource","title":"Template","required":false,"options":[
-            {"uri":"https://example.com/t1","name":"n","title":"Document · T"},
-            {"uri":"https://example.com/t2","name":"n","title":"Document · T"}]},
-          {"id":"examples","type":"resources","title":"Examples","required":false,"maxItems":2,"options":[
-            {"uri":"https://example.com/e1","name":"n","title":"Document · T"},
-            {"uri":"https://example.com/e2","name":"n","title":"Document · T"},
-            {"uri":"https://example.com/e3","name":"n","title":"Document · T"}]},
-          {"id":"data","type":"files","title":"Data","required":false,"maxItems":2,"options":[
-            {"uri":"https://example.com/d1","name":"n","title":"Document · T"}]}]}"#,
-    )
-    .unwrap();
+    let runtime =
+        forms_runtime::DataForm::from_json(&corpus_form("110-derived-answers-setup")).unwrap();
     let form = form();
     assert_eq!(form.data(), &runtime);
     assert_eq!(form.native_json(), runtime.native_json());

@@ -1,5 +1,7 @@
 //! `#[derive(Form)]`: every derived form compiles to the same Data form and native request as
-//! the equivalent Data JSON run through the runtime (derive and runtime cannot drift), every
+//! the equivalent Data JSON run through the runtime (derive and runtime cannot drift; that JSON
+//! is the `form` of a conformance corpus case, `tests/corpus/1NN-derived-*.json`, so its host
+//! responses are also checked by `tests/conformance.rs` and by the peer check), every
 //! field kind round-trips through a host answer, and run-time parts are validated.
 #![allow(
     clippy::unwrap_used,
@@ -28,6 +30,19 @@ fn assert_same<T>(form: &TypedForm<T>, json: &str) {
         runtime.native_json(),
         "native request differs"
     );
+}
+
+/// The Data arguments (the `"form"` member) of the conformance corpus case
+/// `tests/corpus/<name>.json`, as JSON text.
+fn corpus_form(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let case: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+    assert!(case["form"].is_object(), "{}: no \"form\"", path.display());
+    case["form"].to_string()
 }
 
 fn accepted<T: std::fmt::Debug>(o: Outcome<T>) -> T {
@@ -112,29 +127,9 @@ fn report_form() -> TypedForm<ReportSetup> {
     .unwrap()
 }
 
-const REPORT_JSON: &str = r#"{"message":"Set up your weekly report","questions":[
-  {"id":"goal","type":"text","title":"What would you like to understand?","required":false},
-  {"id":"format","type":"single_select","title":"Report format","required":true,"options":[
-    {"id":"Pdf","title":"PDF","description":"Printable, paginated"},
-    {"id":"Html","title":"Web page"}]},
-  {"id":"sections","type":"multi_select","title":"Sections","required":false,"maxItems":3,"options":[
-    {"id":"executive-summary","title":"Executive summary"},
-    {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
-    {"id":"outlook","title":"Outlook"},
-    {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
-  {"id":"template","type":"resource","title":"Relevant report templates","required":false,"options":[
-    {"uri":"https://example.com/templates/business-review","name":"business-review",
-     "title":"Presentation · Business review","mimeType":"application/pdf",
-     "icons":[{"src":"https://example.com/pdf-logo.png"}],
-     "thumbnail":{"src":"https://example.com/review.png"}},
-    {"uri":"https://example.com/templates/weekly","name":"weekly","title":"Document · Weekly update"}]},
-  {"id":"data","type":"files","title":"Upload your data","required":false,"accept":[".csv","text/csv"],
-   "options":[{"uri":"https://example.com/files/q2.csv","name":"q2","title":"Spreadsheet · Q2 sales"}]}
-]}"#;
-
 #[test]
 fn report_setup_matches_the_runtime() {
-    assert_same(&report_form(), REPORT_JSON);
+    assert_same(&report_form(), &corpus_form("101-derived-report-setup"));
 }
 
 #[test]
@@ -245,12 +240,7 @@ enum ReportFormat {
 #[test]
 fn enum_form_matches_the_runtime() {
     let form = ReportFormat::form(()).unwrap();
-    assert_same(
-        &form,
-        r#"{"message":"Which report format?","questions":[{"id":"report_format",
-            "type":"single_select","title":"Which report format?","required":true,
-            "options":[{"id":"pdf","title":"PDF"},{"id":"html","title":"Web page"}]}]}"#,
-    );
+    assert_same(&form, &corpus_form("102-derived-enum-report-format"));
     let r = form
         .decode(r#"{"action":"accept","content":{"report_format":"html"}}"#)
         .unwrap();
@@ -273,12 +263,7 @@ enum Tone {
 #[test]
 fn enum_form_with_its_own_id_and_description() {
     let form = Tone::form(()).unwrap();
-    assert_same(
-        &form,
-        r#"{"message":"Pick a tone","questions":[{"id":"tone","type":"single_select",
-            "title":"Pick a tone","description":"Applies to every section.","required":true,
-            "options":[{"id":"Formal","title":"Formal"},{"id":"Casual","title":"Casual"}]}]}"#,
-    );
+    assert_same(&form, &corpus_form("103-derived-enum-tone"));
     assert_eq!(
         form.decode(r#"{"action":"accept","content":{"tone":"Casual"}}"#)
             .unwrap(),
@@ -331,49 +316,7 @@ fn all_kinds_form() -> TypedForm<AllKinds> {
 
 #[test]
 fn all_kinds_match_the_runtime() {
-    assert_same(
-        &all_kinds_form(),
-        r#"{"message":"Everything at once","questions":[
-          {"id":"projectName","type":"text","title":"Project name","required":true},
-          {"id":"extraNotes","type":"text","title":"Notes","description":"Anything else we should know.",
-           "required":false,"maxLength":200},
-          {"id":"format","type":"single_select","title":"Format","required":true,"options":[
-            {"id":"Pdf","title":"PDF","description":"Printable, paginated"},{"id":"Html","title":"Web page"}]},
-          {"id":"fallback","type":"single_select","title":"Fallback format","required":false,"options":[
-            {"id":"Pdf","title":"PDF","description":"Printable, paginated"},{"id":"Html","title":"Web page"}]},
-          {"id":"sectionList","type":"multi_select","title":"Sections (list)","required":true,
-           "minItems":2,"maxItems":4,"options":[
-            {"id":"executive-summary","title":"Executive summary"},
-            {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
-            {"id":"outlook","title":"Outlook"},
-            {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
-          {"id":"sectionTree","type":"multi_select","title":"Sections (ordered set)","required":false,"options":[
-            {"id":"executive-summary","title":"Executive summary"},
-            {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
-            {"id":"outlook","title":"Outlook"},
-            {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
-          {"id":"hashed","type":"multi_select","title":"Sections (hash set)","required":false,"options":[
-            {"id":"executive-summary","title":"Executive summary"},
-            {"id":"regional-breakdown","title":"Regional breakdown","description":"Revenue and churn per region."},
-            {"id":"outlook","title":"Outlook"},
-            {"id":"appendix","title":"Appendix","thumbnail":{"src":"https://example.com/appendix.png"}}]},
-          {"id":"template","type":"resource","title":"Template","required":true,"options":[
-            {"uri":"https://example.com/templates/business-review","name":"business-review",
-             "title":"Presentation · Business review","mimeType":"application/pdf",
-             "icons":[{"src":"https://example.com/pdf-logo.png"}],
-             "thumbnail":{"src":"https://example.com/review.png"}},
-            {"uri":"https://example.com/templates/weekly","name":"weekly","title":"Document · Weekly update"}]},
-          {"id":"examples","type":"resources","title":"Examples","required":false,"minItems":1,"maxItems":2,
-           "options":[
-            {"uri":"https://example.com/templates/business-review","name":"business-review",
-             "title":"Presentation · Business review","mimeType":"application/pdf",
-             "icons":[{"src":"https://example.com/pdf-logo.png"}],
-             "thumbnail":{"src":"https://example.com/review.png"}},
-            {"uri":"https://example.com/templates/weekly","name":"weekly","title":"Document · Weekly update"}]},
-          {"id":"attachments","type":"files","title":"Attachments","required":true,"maxItems":3,"options":[]},
-          {"id":"images","type":"files","title":"Images","required":false,"accept":["image/*"],"options":[]}
-        ]}"#,
-    );
+    assert_same(&all_kinds_form(), &corpus_form("104-derived-all-kinds"));
 }
 
 #[test]
@@ -466,11 +409,7 @@ fn static_forms_are_built_once() {
 fn single_text_question_matches_the_runtime_header_rule() {
     // N10: a single text question whose title equals the message gets an empty native header.
     let form = Goal::form(()).unwrap();
-    assert_same(
-        &form,
-        r#"{"message":"What would you like to understand?","questions":[{"id":"goal",
-            "type":"text","title":"What would you like to understand?","required":true}]}"#,
-    );
+    assert_same(&form, &corpus_form("105-derived-static-goal"));
     let native: serde_json::Value = serde_json::from_str(form.native_json()).unwrap();
     assert_eq!(native["message"], "");
 }
@@ -493,13 +432,7 @@ struct Naming {
 #[test]
 fn ids_follow_rename_all_and_raw_identifiers() {
     let form = Naming::form(()).unwrap();
-    assert_same(
-        &form,
-        r#"{"message":"Naming","questions":[
-          {"id":"TYPE","type":"text","title":"Type","required":true},
-          {"id":"kept_as_is","type":"text","title":"Kept","required":true},
-          {"id":"SOME-LONG-NAME","type":"text","title":"Renamed","required":false}]}"#,
-    );
+    assert_same(&form, &corpus_form("106-derived-naming"));
     let ids: Vec<&str> = form
         .data()
         .questions()
@@ -542,14 +475,7 @@ struct Docs {
 #[test]
 fn doc_comments_give_title_and_description() {
     let form = Docs::form(()).unwrap();
-    assert_same(
-        &form,
-        r#"{"message":"Docs","questions":[
-          {"id":"goal","type":"text","title":"What is the goal?",
-           "description":"The question we should answer, in one sentence.\n\nKeep it short.","required":true},
-          {"id":"other","type":"text","title":"Explicit title","description":"Explicit description",
-           "required":true}]}"#,
-    );
+    assert_same(&form, &corpus_form("107-derived-doc-comments"));
     let q = &form.data().questions()[0];
     assert_eq!(q.title, "What is the goal?");
     assert_eq!(
@@ -578,11 +504,7 @@ struct ViaReexport {
 #[test]
 fn crate_attribute_names_the_runtime_path() {
     let form = ViaReexport::form(()).unwrap();
-    assert_same(
-        &form,
-        r#"{"message":"Via a re-export","questions":[
-          {"id":"goal","type":"text","title":"Goal","required":true}]}"#,
-    );
+    assert_same(&form, &corpus_form("108-derived-via-reexport"));
     assert_eq!(form.data().message(), "Via a re-export");
 }
 
@@ -600,6 +522,31 @@ struct Picks {
 
 fn resource(uri: &str) -> ResourceOption {
     ResourceOption::new(uri, "name", "Document · Title")
+}
+
+#[test]
+fn picks_match_the_runtime() {
+    let form = Picks::form(PicksParts {
+        main: vec![resource("https://example.com/a")],
+        others: vec![
+            resource("https://example.com/a"),
+            resource("https://example.com/b"),
+        ],
+    })
+    .unwrap();
+    assert_same(&form, &corpus_form("109-derived-picks"));
+    let p = accepted(
+        form.decode(
+            r#"{"action":"accept","content":{"main":"https://example.com/a",
+                "others":["https://example.com/b","https://example.com/a"]}}"#,
+        )
+        .unwrap(),
+    );
+    assert_eq!(p.main.as_str(), "https://example.com/a");
+    assert_eq!(
+        p.others.iter().map(Url::as_str).collect::<Vec<_>>(),
+        ["https://example.com/b", "https://example.com/a"]
+    );
 }
 
 #[test]

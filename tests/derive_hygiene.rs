@@ -103,6 +103,19 @@ fn same(data: &DataForm, native: &str, json: &str) {
     assert_eq!(native, runtime.native_json());
 }
 
+/// The Data arguments (the `"form"` member) of the conformance corpus case
+/// `tests/corpus/<name>.json`, as JSON text.
+fn corpus_form(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let case: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+    assert!(case["form"].is_object(), "{}: no \"form\"", path.display());
+    case["form"].to_string()
+}
+
 #[test]
 fn shadowed_names_do_not_reach_the_generated_code() {
     let form = shadowing::Shadowed::form(shadowing::ShadowedParts {
@@ -112,14 +125,7 @@ fn shadowed_names_do_not_reach_the_generated_code() {
     same(
         form.data(),
         form.native_json(),
-        r#"{"message":"Shadowed names","questions":[
-          {"id":"goal","type":"text","title":"Goal","required":true},
-          {"id":"format","type":"single_select","title":"Format","required":true,"options":[
-            {"id":"First","title":"First"},{"id":"Second","title":"Second"}]},
-          {"id":"formats","type":"multi_select","title":"Formats","required":false,"maxItems":2,
-           "options":[{"id":"First","title":"First"},{"id":"Second","title":"Second"}]},
-          {"id":"template","type":"resource","title":"Template","required":false,
-           "options":[{"uri":"https://example.com/t","name":"t","title":"Doc · T"}]}]}"#,
+        &corpus_form("111-derived-hygiene-shadowed"),
     );
     let s = form
         .decode(
@@ -134,6 +140,11 @@ fn shadowed_names_do_not_reach_the_generated_code() {
     assert_eq!(s.formats, [shadowing::Choice::First]);
     assert_eq!(s.template.unwrap().as_str(), "https://example.com/t");
     let c = shadowing::Choice::form(()).unwrap();
+    same(
+        c.data(),
+        c.native_json(),
+        &corpus_form("112-derived-hygiene-choice"),
+    );
     assert_eq!(
         c.decode(r#"{"action":"accept","content":{"choice":"First"}}"#)
             .unwrap(),
@@ -151,15 +162,7 @@ fn no_implicit_prelude_module() {
     same(
         form.data(),
         form.native_json(),
-        r#"{"message":"No prelude","questions":[
-          {"id":"goal","type":"text","title":"Goal","required":false},
-          {"id":"kind","type":"single_select","title":"Kind","required":true,"options":[
-            {"id":"alpha_one","title":"Alpha"},{"id":"beta_two","title":"Beta"}]},
-          {"id":"kinds","type":"multi_select","title":"Kinds","required":true,"minItems":1,
-           "maxItems":2,"options":[{"id":"alpha_one","title":"Alpha"},{"id":"beta_two","title":"Beta"}]},
-          {"id":"files","type":"files","title":"Files","required":false,"accept":[".csv"]},
-          {"id":"links","type":"resources","title":"Links","required":false,
-           "options":[{"uri":"https://example.com/l","name":"l","title":"Doc · L"}]}]}"#,
+        &corpus_form("113-derived-hygiene-bare"),
     );
     let b = form
         .decode(
