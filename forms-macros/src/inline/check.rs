@@ -13,20 +13,7 @@ use crate::ctxt::Ctxt;
 use crate::wording;
 use forms_rules::{self as rules, limits, QuestionKind, Rule, SelectionProblem, Violation};
 use proc_macro2::Span;
-
-const FORM_KEYS: &[&str] = &["message", "questions"];
-const QUESTION_KEYS: &[&str] = &[
-    "id",
-    "type",
-    "title",
-    "description",
-    "required",
-    "maxLength",
-    "options",
-    "minItems",
-    "maxItems",
-    "accept",
-];
+use rules::keys::{FORM as FORM_KEYS, QUESTION_ANY as QUESTION_KEYS};
 
 /// Checks the whole form. `None` when anything was wrong (every error is in `cx`).
 pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {

@@ -8,18 +8,9 @@ use super::value::{list, missing, string, verdict};
 use crate::ctxt::Ctxt;
 use crate::wording;
 use forms_rules::{self as rules, QuestionKind, Rule, Violation};
-
-const CHOICE_KEYS: &[&str] = &["id", "title", "description", "thumbnail", "preview"];
-const RESOURCE_KEYS: &[&str] = &[
-    "uri",
-    "name",
-    "title",
-    "description",
-    "mimeType",
-    "icons",
-    "thumbnail",
-];
-const IMAGE_KEYS: &[&str] = &["src", "mimeType"];
+use rules::keys::{
+    CHOICE_OPTION as CHOICE_KEYS, IMAGE as IMAGE_KEYS, RESOURCE_OPTION as RESOURCE_KEYS,
+};
 
 /// The `options` of a question of `kind`: a written list whose count is checked (R12–R16),
 /// or one run-time `Vec`. Also returns the number of options when the list is written out.
