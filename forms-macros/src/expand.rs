@@ -256,7 +256,8 @@ pub(crate) fn expand_struct(
         let d = take(q, i);
         quote!(#f: #d)
     });
-    // The checker writes each checked answer straight into its field's cell.
+    // The checker writes each checked answer straight into its field's cell; the filled
+    // cells become the value.
     let body = quote! {
         #(#table_defs)*
         #(#assertions)*
@@ -268,14 +269,8 @@ pub(crate) fn expand_struct(
                 form: &__forms::TypedForm<Self>,
                 response: __forms::ResponseSource<'_>,
             ) -> __forms::Result<__forms::Outcome<Self>, __forms::FormError> {
-                let mut cells = (#(#cells,)*);
-                let outcome = __forms::check_into(form, response, &mut cells)?;
-                __forms::Ok(match outcome {
-                    __forms::Outcome::Accepted(()) => {
-                        __forms::Outcome::Accepted(#ident { #(#fields,)* })
-                    }
-                    __forms::Outcome::Declined => __forms::Outcome::Declined,
-                    __forms::Outcome::Cancelled => __forms::Outcome::Cancelled,
+                __forms::decode_into(form, response, (#(#cells,)*), |cells| {
+                    __forms::Ok(#ident { #(#fields,)* })
                 })
             }
         }
@@ -346,8 +341,12 @@ pub(crate) fn expand_enum(
             impl __forms::Form for #ident {
                 type Parts = ();
                 #form
-                fn __decode(mut slots: __forms::Slots<'_>) -> __forms::Result<Self, __forms::FormError> {
-                    slots.choice::<Self>()
+                fn __decode_response(
+                    form: &__forms::TypedForm<Self>,
+                    response: __forms::ResponseSource<'_>,
+                ) -> __forms::Result<__forms::Outcome<Self>, __forms::FormError> {
+                    let cell = __forms::ChoiceCell::new(&__forms::choice_of::<Self>());
+                    __forms::decode_into(form, response, (cell,), |(cell,)| cell.required(form, 0))
                 }
             }
         }

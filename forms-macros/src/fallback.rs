@@ -66,7 +66,10 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
                 fn form(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
                     __forms::failed()
                 }
-                fn __decode(_: __forms::Slots<'_>) -> __forms::Result<Self, __forms::FormError> {
+                fn __decode_response(
+                    _: &__forms::TypedForm<Self>,
+                    _: __forms::ResponseSource<'_>,
+                ) -> __forms::Result<__forms::Outcome<Self>, __forms::FormError> {
                     __forms::failed()
                 }
             }

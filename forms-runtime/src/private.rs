@@ -9,9 +9,9 @@ pub use crate::data::{
 };
 pub use crate::error::FormError;
 pub use crate::typed::{
-    check_into, choice_of, missing, Cell, Cells, ChoiceCell, ChoiceMeta, ChoiceOf, ChoicesCell,
-    FileRef, FilesCell, Form, FormChoice, Outcome, ResponseSource, Slots, TextCell, TypedForm,
-    UrlCell, UrlsCell,
+    choice_of, decode_into, missing, Cell, Cells, ChoiceCell, ChoiceMeta, ChoiceOf, ChoicesCell,
+    FileRef, FilesCell, Form, FormChoice, Outcome, ResponseSource, TextCell, TypedForm, UrlCell,
+    UrlsCell,
 };
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};

@@ -7,8 +7,8 @@
 //! URIs are cloned from the parsed ones, and text is moved, not copied. No intermediate
 //! answer slots are built.
 
-use crate::answer::{Action, Answer, FileAnswer, Response, Sink, Source};
-use crate::data::{DataForm, Question};
+use crate::answer::{Action, Sink, Source};
+use crate::data::DataForm;
 use crate::error::FormError;
 use crate::prepared::PreparedForm;
 use std::fmt;
@@ -127,26 +127,13 @@ pub trait Form: Sized {
     /// Data form; a form without parts is built once per process and shared.
     fn form(parts: Self::Parts) -> Result<TypedForm<Self>, FormError>;
 
-    /// Moves checked answers into the type. Called by the default
-    /// [`Form::__decode_response`].
-    #[doc(hidden)]
-    fn __decode(slots: Slots<'_>) -> Result<Self, FormError> {
-        Err(mismatch(slots.questions.first()))
-    }
-
     /// Checks a response and decodes it. Called by [`TypedForm::decode`]; the derive
-    /// implements it with [`check_into`], writing each checked answer into its field.
+    /// implements it with [`decode_into`], writing each checked answer into its field.
     #[doc(hidden)]
     fn __decode_response(
         form: &TypedForm<Self>,
         response: ResponseSource<'_>,
-    ) -> Result<Outcome<Self>, FormError> {
-        let checked = match response.0 {
-            Source::Text(text) => form.inner.prepared.check_response(text)?,
-            Source::Value(value) => form.inner.prepared.check_response_value(value)?,
-        };
-        form.finish(checked)
-    }
+    ) -> Result<Outcome<Self>, FormError>;
 }
 
 /// A host response handed to [`Form::__decode_response`]: JSON text or a parsed value.
@@ -398,193 +385,31 @@ impl<T: Form> TypedForm<T> {
     pub fn decode_value(&self, response: &serde_json::Value) -> Result<Outcome<T>, FormError> {
         T::__decode_response(self, ResponseSource(Source::Value(response)))
     }
-
-    fn finish(&self, checked: Response<'_>) -> Result<Outcome<T>, FormError> {
-        match checked {
-            Response::Accept(answers) => T::__decode(Slots {
-                answers: answers.into_slots().into_iter(),
-                questions: self.data().questions(),
-                offered: &self.inner.offered,
-                index: 0,
-            })
-            .map(Outcome::Accepted),
-            Response::Decline => Ok(Outcome::Declined),
-            Response::Cancel => Ok(Outcome::Cancelled),
-        }
-    }
-}
-
-/// Checked answers, taken one question at a time in question order by the derived
-/// [`Form::__decode`].
-#[doc(hidden)]
-pub struct Slots<'f> {
-    answers: std::vec::IntoIter<Option<Answer>>,
-    questions: &'f [Question],
-    offered: &'f [Box<[Url]>],
-    index: usize,
-}
-
-/// The answer does not fit the field: the form and the type disagree, which the derive
-/// prevents; reported rather than trusted.
-fn mismatch(q: Option<&Question>) -> FormError {
-    FormError::invalid_response(format!(
-        "content.{}: the checked answer does not fit the field's type",
-        q.map_or("?", |q| q.id.as_str())
-    ))
-}
-
-impl Slots<'_> {
-    fn next(&mut self) -> (Option<Answer>, usize) {
-        let i = self.index;
-        self.index += 1;
-        (self.answers.next().flatten(), i)
-    }
-
-    fn missing(&self, i: usize) -> FormError {
-        FormError::invalid_response(format!(
-            "content.{}: is required (V2)",
-            self.questions.get(i).map_or("?", |q| q.id.as_str())
-        ))
-    }
-
-    fn url(&self, q: usize, option: usize) -> Result<Url, FormError> {
-        self.offered
-            .get(q)
-            .and_then(|o| o.get(option))
-            .cloned()
-            .ok_or_else(|| mismatch(self.questions.get(q)))
-    }
-
-    fn choice_at<E>(&self, choice: &ChoiceOf<E>, q: usize, option: usize) -> Result<E, FormError> {
-        (choice.from_index)(option).ok_or_else(|| mismatch(self.questions.get(q)))
-    }
-
-    /// A required `text` answer.
-    pub fn text(&mut self) -> Result<String, FormError> {
-        match self.next() {
-            (Some(Answer::Text(t)), _) => Ok(t),
-            (None, i) => Err(self.missing(i)),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// An optional `text` answer.
-    pub fn text_opt(&mut self) -> Result<Option<String>, FormError> {
-        match self.next() {
-            (Some(Answer::Text(t)), _) => Ok(Some(t)),
-            (None, _) => Ok(None),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// A required `single_select` answer.
-    pub fn choice<E: FormChoice>(&mut self) -> Result<E, FormError> {
-        self.choice_of(&choice_of::<E>())
-    }
-
-    /// A required `single_select` answer, through the choice type's table.
-    pub fn choice_of<E>(&mut self, choice: &ChoiceOf<E>) -> Result<E, FormError> {
-        match self.next() {
-            (Some(Answer::Choice(o)), i) => self.choice_at(choice, i, o),
-            (None, i) => Err(self.missing(i)),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// An optional `single_select` answer.
-    pub fn choice_opt_of<E>(&mut self, choice: &ChoiceOf<E>) -> Result<Option<E>, FormError> {
-        match self.next() {
-            (Some(Answer::Choice(o)), i) => self.choice_at(choice, i, o).map(Some),
-            (None, _) => Ok(None),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// A `multi_select` answer, collected into `C` (`Vec<E>`, `BTreeSet<E>`, `HashSet<E>`).
-    pub fn choices_of<E, C: FromIterator<E>>(
-        &mut self,
-        choice: &ChoiceOf<E>,
-    ) -> Result<C, FormError> {
-        match self.next() {
-            (Some(Answer::Choices(list)), i) => list
-                .into_iter()
-                .map(|o| self.choice_at(choice, i, o))
-                .collect(),
-            (None, _) => Ok(C::from_iter(None)),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// A required `resource` answer.
-    pub fn resource(&mut self) -> Result<Url, FormError> {
-        match self.next() {
-            (Some(Answer::Resource(o)), i) => self.url(i, o),
-            (None, i) => Err(self.missing(i)),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// An optional `resource` answer.
-    pub fn resource_opt(&mut self) -> Result<Option<Url>, FormError> {
-        match self.next() {
-            (Some(Answer::Resource(o)), i) => self.url(i, o).map(Some),
-            (None, _) => Ok(None),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// A `resources` answer.
-    pub fn resources(&mut self) -> Result<Vec<Url>, FormError> {
-        match self.next() {
-            (Some(Answer::Resources(list)), i) => {
-                list.into_iter().map(|o| self.url(i, o)).collect()
-            }
-            (None, _) => Ok(Vec::new()),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
-
-    /// A `files` answer.
-    pub fn files(&mut self) -> Result<Vec<FileRef>, FormError> {
-        match self.next() {
-            (Some(Answer::Files(list)), i) => list
-                .into_iter()
-                .map(|f| match f {
-                    FileAnswer::Offered(o) => self.url(i, o).map(FileRef::Offered),
-                    FileAnswer::Local { uri, path } => Ok(FileRef::Local {
-                        uri,
-                        path: PathBuf::from(path),
-                    }),
-                })
-                .collect(),
-            (None, _) => Ok(Vec::new()),
-            (Some(_), i) => Err(mismatch(self.questions.get(i))),
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Decoding straight into fields: the derive makes one cell per field, in question order, and
 // the checker writes each checked value into the cell of its question.
 
-/// Checks `response` against `form` (rules V1–V8) and writes every checked answer into
-/// `cells`, a tuple of one cell per question in question order. On `Outcome::Accepted(())`
-/// the cells hold the answers; required cells are filled unless the form and the cells
-/// disagree.
+/// Checks `response` against `form` (rules V1–V8), writing every checked answer into
+/// `cells`, a tuple of one cell per question in question order; when the person accepted,
+/// `take` moves the filled cells into `T`. A failed check returns the error and drops the
+/// cells, so no partly decoded value escapes.
 #[doc(hidden)]
-pub fn check_into<T, C: Cells>(
+pub fn decode_into<T, C: Cells>(
     form: &TypedForm<T>,
     response: ResponseSource<'_>,
-    cells: &mut C,
-) -> Result<Outcome<()>, FormError> {
+    mut cells: C,
+    take: impl FnOnce(C) -> Result<T, FormError>,
+) -> Result<Outcome<T>, FormError> {
     let inner = &*form.inner;
     let mut sink = CellSink {
-        cells,
+        cells: &mut cells,
         offered: &inner.offered,
     };
     Ok(
         match inner.prepared.data().check_into(response.0, &mut sink)? {
-            Action::Accept => Outcome::Accepted(()),
+            Action::Accept => Outcome::Accepted(take(cells)?),
             Action::Decline => Outcome::Declined,
             Action::Cancel => Outcome::Cancelled,
         },
