@@ -64,36 +64,36 @@ fn question(q: &Question<'_>, table: &syn::Ident) -> TokenStream {
     let description = opt_str(q.description.as_ref());
     let required = q.required;
     let field = q.ident;
-    match q.kind {
+    let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
+    let kind = match q.kind {
         FieldKind::Text { .. } => {
             let max_length = opt_u32(q.max_length);
-            quote!(__forms::text(#id, #title, #description, #required, #max_length))
+            quote!(__forms::QuestionSpec::Text { max_length: #max_length })
         }
-        FieldKind::Single { .. } => {
-            quote!(__forms::single_select(&#table, #id, #title, #description, #required))
-        }
-        FieldKind::Multi { .. } => {
-            let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
-            quote!(__forms::multi_select(&#table, #id, #title, #description, #required, #min, #max))
-        }
+        FieldKind::Single { .. } => quote!(__forms::single_select(&#table)),
+        FieldKind::Multi { .. } => quote!(__forms::multi_select(&#table, #min, #max)),
         FieldKind::Resource { .. } => {
-            quote!(__forms::resource(#id, #title, #description, #required, parts.#field))
+            quote!(__forms::QuestionSpec::Resource { options: parts.#field })
         }
-        FieldKind::Resources => {
-            let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
-            quote!(__forms::resources(#id, #title, #description, #required, parts.#field, #min, #max))
-        }
+        FieldKind::Resources => quote! {
+            __forms::QuestionSpec::Resources { options: parts.#field, min_items: #min, max_items: #max }
+        },
         FieldKind::Files => {
-            let (min, max) = (opt_u32(q.min_items), opt_u32(q.max_items));
             let accept = match &q.accept {
                 Some(list) => quote!(__forms::Some(&[#(#list),*])),
                 None => quote!(__forms::None),
             };
-            quote!(__forms::files(
-                #id, #title, #description, #required, parts.#field, #min, #max, #accept
-            ))
+            quote! {
+                __forms::QuestionSpec::Files {
+                    options: parts.#field,
+                    min_items: #min,
+                    max_items: #max,
+                    accept: __forms::accept(#accept),
+                }
+            }
         }
-    }
+    };
+    quote!(__forms::question(#id, #title, #description, #required, #kind))
 }
 
 /// The cell that receives one field's checked answer.
@@ -330,8 +330,9 @@ pub(crate) fn expand_enum(
         let build = quote! {
             __forms::build::<#ident, 1>(
                 #message,
-                [__forms::single_select(
-                    &__forms::choice_of::<#ident>(), #id, #message, #description, true,
+                [__forms::question(
+                    #id, #message, #description, true,
+                    __forms::single_select(&__forms::choice_of::<#ident>()),
                 )],
             )
         };

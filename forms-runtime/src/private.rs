@@ -23,7 +23,8 @@ fn opt(s: Option<&str>) -> Option<String> {
     s.map(str::to_owned)
 }
 
-fn question(
+/// A question; the derive spells out its `kind`.
+pub fn question(
     id: &str,
     title: &str,
     description: Option<&str>,
@@ -52,113 +53,29 @@ pub fn choice_options(options: &[ChoiceMeta]) -> Vec<ChoiceOption> {
         .collect()
 }
 
-/// A `text` question.
-pub fn text(
-    id: &str,
-    title: &str,
-    description: Option<&str>,
-    required: bool,
-    max_length: Option<u32>,
-) -> Question {
-    question(
-        id,
-        title,
-        description,
-        required,
-        QuestionSpec::Text { max_length },
-    )
+/// A `single_select` kind over the options of a choice type.
+pub fn single_select<E>(choice: &ChoiceOf<E>) -> QuestionSpec {
+    QuestionSpec::SingleSelect {
+        options: choice_options(choice.options),
+    }
 }
 
-/// A `single_select` question over the options of a choice type.
-pub fn single_select<E>(
-    choice: &ChoiceOf<E>,
-    id: &str,
-    title: &str,
-    description: Option<&str>,
-    required: bool,
-) -> Question {
-    let options = choice_options(choice.options);
-    question(
-        id,
-        title,
-        description,
-        required,
-        QuestionSpec::SingleSelect { options },
-    )
-}
-
-/// A `multi_select` question over the options of a choice type.
+/// A `multi_select` kind over the options of a choice type.
 pub fn multi_select<E>(
     choice: &ChoiceOf<E>,
-    id: &str,
-    title: &str,
-    description: Option<&str>,
-    required: bool,
     min_items: Option<u32>,
     max_items: Option<u32>,
-) -> Question {
-    let kind = QuestionSpec::MultiSelect {
+) -> QuestionSpec {
+    QuestionSpec::MultiSelect {
         options: choice_options(choice.options),
         min_items,
         max_items,
-    };
-    question(id, title, description, required, kind)
+    }
 }
 
-/// A `resource` question with run-time options.
-pub fn resource(
-    id: &str,
-    title: &str,
-    description: Option<&str>,
-    required: bool,
-    options: Vec<ResourceOption>,
-) -> Question {
-    question(
-        id,
-        title,
-        description,
-        required,
-        QuestionSpec::Resource { options },
-    )
-}
-
-/// A `resources` question with run-time options.
-pub fn resources(
-    id: &str,
-    title: &str,
-    description: Option<&str>,
-    required: bool,
-    options: Vec<ResourceOption>,
-    min_items: Option<u32>,
-    max_items: Option<u32>,
-) -> Question {
-    let kind = QuestionSpec::Resources {
-        options,
-        min_items,
-        max_items,
-    };
-    question(id, title, description, required, kind)
-}
-
-/// A `files` question with run-time offered options.
-#[allow(clippy::too_many_arguments)]
-pub fn files(
-    id: &str,
-    title: &str,
-    description: Option<&str>,
-    required: bool,
-    options: Vec<ResourceOption>,
-    min_items: Option<u32>,
-    max_items: Option<u32>,
-    accept: Option<&[&str]>,
-) -> Question {
-    let kind = QuestionSpec::Files {
-        options,
-        min_items,
-        max_items,
-        accept: accept.map(|a| a.iter().map(|s| (*s).to_owned()).collect()),
-    };
-    question(id, title, description, required, kind)
+/// A `files` question's `accept` list.
+pub fn accept(list: Option<&[&str]>) -> Option<Vec<String>> {
+    list.map(|a| a.iter().map(|s| (*s).to_owned()).collect())
 }
 
 /// Validates the form (R1–R27) and prepares it: native request compiled, offered URIs parsed.
