@@ -1128,19 +1128,6 @@ impl Builder {
 /// whole, `message`, `questions`, then each question by index and its fields in canonical
 /// order (options by index), unknown properties last.
 fn document_order(path: &str) -> (u8, usize, usize, usize) {
-    const FIELDS: &[&str] = &[
-        "id",
-        "type",
-        "title",
-        "description",
-        "required",
-        "maxLength",
-        "options",
-        "minItems",
-        "maxItems",
-        "",
-        "accept",
-    ];
     let top = |p: &str, name: &str| {
         p.strip_prefix(name)
             .is_some_and(|r| r.is_empty() || r.starts_with(['.', '[']))
@@ -1160,10 +1147,13 @@ fn document_order(path: &str) -> (u8, usize, usize, usize) {
     let question = index.parse().unwrap_or(usize::MAX);
     let rest = rest.strip_prefix('.').unwrap_or(rest);
     let field = rest.split(['.', '[']).next().unwrap_or("");
-    let rank = FIELDS
-        .iter()
-        .position(|f| *f == field)
-        .unwrap_or(FIELDS.len());
+    // Fields rank in canonical order; findings about the question as a whole (its selection
+    // limits together) come right after `maxItems`.
+    let canonical = |name: &str| keys::QUESTION_ANY.iter().position(|f| *f == name);
+    let rank = match field {
+        "" => canonical("maxItems").map_or(usize::MAX, |i| 2 * i + 1),
+        f => canonical(f).map_or(usize::MAX, |i| 2 * i),
+    };
     let option = rest
         .strip_prefix("options[")
         .and_then(|r| r.split_once(']'))
