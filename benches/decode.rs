@@ -49,7 +49,7 @@ struct Report {
     #[form(resources, max_items = 3)]
     examples: Vec<Url>,
     /// Upload your data
-    #[form(files, accept = [".csv", "text/csv"])]
+    #[form(files, offered, accept = [".csv", "text/csv"])]
     data: Vec<FileRef>,
     /// Appendix files
     #[form(files)]
@@ -176,7 +176,7 @@ fn form() -> TypedForm<Report> {
             )
         })
         .collect();
-    Report::form(ReportParts {
+    Report::build(ReportParts {
         template: templates,
         dashboard: dashboards,
         examples,
@@ -185,7 +185,6 @@ fn form() -> TypedForm<Report> {
             "q2-sales",
             "Spreadsheet · Q2 sales",
         )],
-        appendix: vec![],
     })
     .unwrap()
 }
@@ -228,7 +227,7 @@ fn main() {
     group.bench_function("typed (derive, all rules)", |b| b.iter(|| typed(&form)));
     group.bench_function("serde_json plain struct", |b| b.iter(plain));
     group.bench_function("answer checker only (untyped)", |b| {
-        b.iter(|| black_box(form.prepared().check_response(black_box(ANSWER)).unwrap()))
+        b.iter(|| black_box(form.data().check_response(black_box(ANSWER)).unwrap()))
     });
     group.finish();
     c.final_summary();
@@ -243,7 +242,7 @@ fn main() {
             black_box(plain());
         }));
         k = k.min(best_per_call(5, 20_000, || {
-            black_box(form.prepared().check_response(black_box(ANSWER)).unwrap());
+            black_box(form.data().check_response(black_box(ANSWER)).unwrap());
         }));
     }
     let ratio = |a: Duration| a.as_secs_f64() / p.as_secs_f64();

@@ -4,7 +4,7 @@
 //! Run with `cargo run --example inline_form`.
 
 use forms_runtime::data::{Image, ResourceOption};
-use forms_runtime::{form, FormError, Response};
+use forms_runtime::{form, FormError, Outcome};
 
 fn main() -> Result<(), FormError> {
     // Found by discovery before the form is built; validated when it is.
@@ -41,7 +41,7 @@ fn main() -> Result<(), FormError> {
         "template":"https://example.com/templates/business-review",
         "data":["file:///home/me/sales.csv"]}}"#;
     match form.check_response(reply)? {
-        Response::Accept(answers) => {
+        Outcome::Accepted(answers) => {
             println!("goal:     {}", answers.text("goal").unwrap_or("(skipped)"));
             println!("format:   {}", answers.choice("format").unwrap_or("(none)"));
             println!(

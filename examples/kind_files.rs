@@ -11,7 +11,7 @@ use forms_runtime::{FileRef, Form, FormError, Outcome};
 #[form(message = "Upload your data")]
 struct Upload {
     /// Sales data
-    #[form(files, max_items = 3, accept = [".csv", "text/csv"])]
+    #[form(files, offered, max_items = 3, accept = [".csv", "text/csv"])]
     data: Vec<FileRef>,
 }
 
@@ -21,8 +21,8 @@ fn main() -> Result<(), FormError> {
         "q2-sales",
         "Spreadsheet · Q2 sales",
     )];
-    let form = Upload::form(UploadParts { data: offered })?;
-    println!("native request: {}", form.native_json());
+    let form = Upload::build(UploadParts { data: offered })?;
+    println!("native request: {}", form.data().native_json());
 
     let response = r#"{"action":"accept","content":{"data":[
         "https://drive.example.com/files/q2-sales.csv",

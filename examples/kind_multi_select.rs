@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo run --example kind_multi_select`.
 
-use forms_runtime::{Form, FormError, Outcome};
+use forms_runtime::{Form, FormError, Outcome, StaticForm};
 use std::collections::BTreeSet;
 
 /// A section of the report.
@@ -32,8 +32,8 @@ struct Setup {
 }
 
 fn main() -> Result<(), FormError> {
-    let form = Setup::form(())?;
-    println!("native request: {}", form.native_json());
+    let form = Setup::form();
+    println!("native request: {}", form.data().native_json());
 
     let response = r#"{"action":"accept","content":{
         "sections":["outlook","executive-summary"],

@@ -32,10 +32,10 @@ fn main() -> Result<(), FormError> {
         "Document · Weekly update",
     );
 
-    let form = TemplateChoice::form(TemplateChoiceParts {
+    let form = TemplateChoice::build(TemplateChoiceParts {
         template: vec![review, weekly],
     })?;
-    println!("native request: {}", form.native_json());
+    println!("native request: {}", form.data().native_json());
 
     let response = r#"{"action":"accept","content":{"template":"https://example.com/templates/weekly-update"}}"#;
     if let Outcome::Accepted(choice) = form.decode(response)? {
@@ -55,7 +55,7 @@ fn main() -> Result<(), FormError> {
 
     // Run-time options obey the same rules as any Data form (here R26: no credentials).
     let leaky = ResourceOption::new("https://example.com/t?token=abc", "t", "Document · T");
-    if let Err(e) = TemplateChoice::form(TemplateChoiceParts {
+    if let Err(e) = TemplateChoice::build(TemplateChoiceParts {
         template: vec![leaky],
     }) {
         println!("refused parts: {e}");

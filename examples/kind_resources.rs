@@ -25,8 +25,8 @@ fn main() -> Result<(), FormError> {
             )
         })
         .collect();
-    let form = Examples::form(ExamplesParts { reports: offered })?;
-    println!("native request: {}", form.native_json());
+    let form = Examples::build(ExamplesParts { reports: offered })?;
+    println!("native request: {}", form.data().native_json());
 
     let response = r#"{"action":"accept","content":{"reports":[
         "https://example.com/reports/2024-w03","https://example.com/reports/2024-w01"]}}"#;

@@ -3,7 +3,7 @@
 //!
 //! Run with `cargo run --example kind_single_select`.
 
-use forms_runtime::{Form, FormChoice, FormError, Outcome};
+use forms_runtime::{Form, FormChoice, FormError, Outcome, StaticForm};
 
 /// The report's format.
 #[derive(Form, Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +43,8 @@ fn main() -> Result<(), FormError> {
         Format::OPTIONS.iter().map(|o| o.id).collect::<Vec<_>>()
     );
 
-    let form = Setup::form(())?;
-    println!("native request: {}", form.native_json());
+    let form = Setup::form();
+    println!("native request: {}", form.data().native_json());
     let response = r#"{"action":"accept","content":{"format":"web_page"}}"#;
     if let Outcome::Accepted(setup) = form.decode(response)? {
         println!(
@@ -55,7 +55,7 @@ fn main() -> Result<(), FormError> {
         );
     }
 
-    let tone = Tone::form(())?;
+    let tone = Tone::form();
     let response = r#"{"action":"accept","content":{"tone":"Casual"}}"#;
     println!("tone: {:?}", tone.decode(response)?.accepted());
 

@@ -3,7 +3,7 @@
 //!
 //! Run with `cargo run --example kind_text`.
 
-use forms_runtime::{Form, FormError, Outcome};
+use forms_runtime::{Form, FormError, Outcome, StaticForm};
 
 /// What the agent needs to know before it starts.
 #[derive(Form, Debug)]
@@ -19,8 +19,8 @@ struct Brief {
 }
 
 fn main() -> Result<(), FormError> {
-    let form = Brief::form(())?;
-    println!("native request: {}", form.native_json());
+    let form = Brief::form();
+    println!("native request: {}", form.data().native_json());
 
     // What the host sends back when the person submits the form.
     let response = r#"{"action":"accept","content":{"goal":"Why did churn rise in EMEA?"}}"#;

@@ -21,7 +21,7 @@ struct ReportSetup {
     sections: Vec<Section>,
     #[form(resource, title = "Relevant report templates")]
     template: Option<Url>,
-    #[form(files, title = "Upload your data", accept = [".csv", "text/csv"])]
+    #[form(files, offered, title = "Upload your data", accept = [".csv", "text/csv"])]
     data: Vec<FileRef>,
 }
 
@@ -121,7 +121,7 @@ fn show(setup: &ReportSetup) {
 
 fn main() -> Result<(), Box<dyn Error>> {
     heading("1. The Data form derived from ReportSetup (normalized, as `forms check` gives it)");
-    let form = ReportSetup::form(parts())?;
+    let form = ReportSetup::build(parts())?;
     println!("{}", serde_json::to_string_pretty(form.data())?);
 
     heading("2. The native request the host renders (as `forms native` gives it)");
@@ -140,7 +140,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("{REFUSED}");
     match form.decode(REFUSED) {
         Ok(outcome) => return Err(format!("expected a refusal, got {}", outcome.action()).into()),
-        Err(error) => println!("\nrefused: {}", serde_json::to_string(&error.payload())?),
+        Err(error) => println!("\nrefused: {}", error.to_json()),
     }
 
     heading("6. A decline");
@@ -157,7 +157,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("answer:  {}", serde_json::to_string(&response)?);
     let bad = MODEL_FORM.replace(r#""required":true"#, r#""required":true,"default":"q1""#);
     if let Err(error) = DataForm::from_json(&bad) {
-        println!("refused: {}", serde_json::to_string(&error.payload())?);
+        println!("refused: {}", error.to_json());
     }
     Ok(())
 }

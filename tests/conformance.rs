@@ -8,7 +8,7 @@
     clippy::indexing_slicing
 )]
 
-use forms_runtime::{DataForm, ErrorCode, Response};
+use forms_runtime::{DataForm, ErrorCode, Outcome};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -99,7 +99,7 @@ fn corpus_is_large_and_well_formed() {
 fn n9_corpus_native_requests_have_no_default() {
     for case in corpus() {
         let form = compile(&case);
-        let native: Value = serde_json::from_str(&form.native_json()).unwrap();
+        let native: Value = serde_json::from_str(form.native_json()).unwrap();
         assert_eq!(native["mode"], "form", "{}", case.file);
         let mut all = Vec::new();
         keys(&native, "", &mut all);
@@ -137,12 +137,12 @@ fn corpus_verdicts_match() {
                 case.file
             );
             match &from_value {
-                Ok(Response::Accept(_)) => {
+                Ok(Outcome::Accepted(_)) => {
                     assert_eq!(response["action"], "accept", "{} response {i}", case.file);
                 }
-                Ok(Response::Decline) => assert_eq!(response["action"], "decline"),
-                Ok(Response::Cancel) => assert_eq!(response["action"], "cancel"),
-                Err(e) => assert_eq!(e.code, ErrorCode::InvalidResponse, "{}", case.file),
+                Ok(Outcome::Declined) => assert_eq!(response["action"], "decline"),
+                Ok(Outcome::Cancelled) => assert_eq!(response["action"], "cancel"),
+                Err(e) => assert_eq!(e.code(), ErrorCode::InvalidResponse, "{}", case.file),
             }
             if from_value.is_ok() != expected {
                 mismatches.push(format!(
@@ -152,7 +152,7 @@ fn corpus_verdicts_match() {
                     if expected { "accept" } else { "reject" },
                     match &from_value {
                         Ok(_) => "accepted".to_owned(),
-                        Err(e) => format!("rejected: {}", e.message),
+                        Err(e) => format!("rejected: {}", e.message()),
                     }
                 ));
             }

@@ -42,13 +42,13 @@ struct Setup {
     #[form(resources, max_items = 2)]
     examples: Vec<Url>,
     /// Data
-    #[form(files, max_items = 2)]
+    #[form(files, offered, max_items = 2)]
     data: Vec<FileRef>,
 }
 
 fn form() -> TypedForm<Setup> {
     let r = |u: &str| ResourceOption::new(u, "n", "Document · T");
-    Setup::form(SetupParts {
+    Setup::build(SetupParts {
         template: vec![r("https://example.com/t1"), r("https://example.com/t2")],
         examples: vec![
             r("https://example.com/e1"),
@@ -85,8 +85,8 @@ fn ok(response: &str) -> Setup {
 fn refused(response: &str, rule: &str) {
     match form().decode(response) {
         Err(e) => {
-            assert_eq!(e.code, ErrorCode::InvalidResponse, "{e}");
-            assert!(e.message.contains(rule), "{rule} not in {}", e.message);
+            assert_eq!(e.code(), ErrorCode::InvalidResponse, "{e}");
+            assert!(e.message().contains(rule), "{rule} not in {}", e.message());
         }
         Ok(o) => panic!("expected {rule} to refuse {response}, got {o:?}"),
     }
@@ -98,7 +98,7 @@ fn the_form_matches_the_runtime() {
         forms_runtime::DataForm::from_json(&corpus_form("110-derived-answers-setup")).unwrap();
     let form = form();
     assert_eq!(form.data(), &runtime);
-    assert_eq!(form.native_json(), runtime.native_json());
+    assert_eq!(form.data().native_json(), runtime.native_json());
 }
 
 #[test]

@@ -11,7 +11,9 @@
 )]
 
 use forms_runtime::data::{Image, ResourceOption};
-use forms_runtime::{DataForm, ErrorCode, FileRef, Form, FormChoice, Outcome, TypedForm};
+use forms_runtime::{
+    DataForm, ErrorCode, FileRef, Form, FormChoice, Outcome, StaticForm, TypedForm,
+};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use url::Url;
@@ -26,7 +28,7 @@ fn assert_same<T>(form: &TypedForm<T>, json: &str) {
         "Data form differs from the runtime's"
     );
     assert_eq!(
-        form.native_json(),
+        form.data().native_json(),
         runtime.native_json(),
         "native request differs"
     );
@@ -55,7 +57,7 @@ struct ReportSetup {
     sections: Vec<Section>,
     #[form(resource, title = "Relevant report templates")]
     template: Option<Url>,
-    #[form(files, title = "Upload your data", accept = [".csv", "text/csv"])]
+    #[form(files, offered, title = "Upload your data", accept = [".csv", "text/csv"])]
     data: Vec<FileRef>,
 }
 
@@ -106,7 +108,7 @@ fn templates() -> Vec<ResourceOption> {
 }
 
 fn report_form() -> TypedForm<ReportSetup> {
-    ReportSetup::form(ReportSetupParts {
+    ReportSetup::build(ReportSetupParts {
         template: templates(),
         data: vec![ResourceOption::new(
             "https://example.com/files/q2.csv",
@@ -181,7 +183,7 @@ fn decode_value_gives_the_same_result() {
     );
     let bad = serde_json::json!({"action":"accept","content":{"format":"pdf"}});
     assert_eq!(
-        form.decode_value(&bad).unwrap_err().code,
+        form.decode_value(&bad).unwrap_err().code(),
         ErrorCode::InvalidResponse
     );
 }
@@ -229,7 +231,7 @@ enum ReportFormat {
 
 #[test]
 fn enum_form_matches_the_runtime() {
-    let form = ReportFormat::form(()).unwrap();
+    let form = ReportFormat::form();
     assert_same(&form, &corpus_form("102-derived-enum-report-format"));
     let r = form
         .decode(r#"{"action":"accept","content":{"report_format":"html"}}"#)
@@ -252,7 +254,7 @@ enum Tone {
 
 #[test]
 fn enum_form_with_its_own_id_and_description() {
-    let form = Tone::form(()).unwrap();
+    let form = Tone::form();
     assert_same(&form, &corpus_form("103-derived-enum-tone"));
     assert_eq!(
         form.decode(r#"{"action":"accept","content":{"tone":"Casual"}}"#)
@@ -295,11 +297,9 @@ struct AllKinds {
 }
 
 fn all_kinds_form() -> TypedForm<AllKinds> {
-    AllKinds::form(AllKindsParts {
+    AllKinds::build(AllKindsParts {
         template: templates(),
         examples: templates(),
-        attachments: vec![],
-        images: vec![],
     })
     .unwrap()
 }
@@ -386,10 +386,10 @@ struct Goal {
 
 #[test]
 fn static_forms_are_built_once() {
-    let a = Goal::form(()).unwrap();
-    let b = Goal::form(()).unwrap();
+    let a = Goal::form();
+    let b = Goal::form();
     assert!(
-        std::ptr::eq(a.native_json(), b.native_json()),
+        std::ptr::eq(a.data().native_json(), b.data().native_json()),
         "the second call must share the first form"
     );
     assert!(std::ptr::eq(a.data(), b.data()));
@@ -398,9 +398,9 @@ fn static_forms_are_built_once() {
 #[test]
 fn single_text_question_matches_the_runtime_header_rule() {
     // N10: a single text question whose title equals the message gets an empty native header.
-    let form = Goal::form(()).unwrap();
+    let form = Goal::form();
     assert_same(&form, &corpus_form("105-derived-static-goal"));
-    let native: serde_json::Value = serde_json::from_str(form.native_json()).unwrap();
+    let native: serde_json::Value = serde_json::from_str(form.data().native_json()).unwrap();
     assert_eq!(native["message"], "");
 }
 
@@ -421,7 +421,7 @@ struct Naming {
 
 #[test]
 fn ids_follow_rename_all_and_raw_identifiers() {
-    let form = Naming::form(()).unwrap();
+    let form = Naming::form();
     assert_same(&form, &corpus_form("106-derived-naming"));
     let ids: Vec<&str> = form
         .data()
@@ -464,7 +464,7 @@ struct Docs {
 
 #[test]
 fn doc_comments_give_title_and_description() {
-    let form = Docs::form(()).unwrap();
+    let form = Docs::form();
     assert_same(&form, &corpus_form("107-derived-doc-comments"));
     let q = &form.data().questions()[0];
     assert_eq!(q.title, "What is the goal?");
@@ -493,7 +493,7 @@ struct ViaReexport {
 
 #[test]
 fn crate_attribute_names_the_runtime_path() {
-    let form = ViaReexport::form(()).unwrap();
+    let form = ViaReexport::form();
     assert_same(&form, &corpus_form("108-derived-via-reexport"));
     assert_eq!(form.data().message(), "Via a re-export");
 }
@@ -516,7 +516,7 @@ fn resource(uri: &str) -> ResourceOption {
 
 #[test]
 fn picks_match_the_runtime() {
-    let form = Picks::form(PicksParts {
+    let form = Picks::build(PicksParts {
         main: vec![resource("https://example.com/a")],
         others: vec![
             resource("https://example.com/a"),
@@ -541,7 +541,7 @@ fn picks_match_the_runtime() {
 
 #[test]
 fn r14_resource_parts_need_an_option() {
-    let err = Picks::form(PicksParts {
+    let err = Picks::build(PicksParts {
         main: vec![],
         others: vec![
             resource("https://example.com/a"),
@@ -549,15 +549,16 @@ fn r14_resource_parts_need_an_option() {
         ],
     })
     .unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert_eq!(err.code(), ErrorCode::InvalidArguments);
     assert!(
-        err.message.contains("questions[0].options"),
+        err.message()
+            .contains("questions[0] (field `main`).options: must have at least 1 option"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.contains("(R14)"), "{}", err.message);
+    assert!(err.message().contains("(R14)"), "{}", err.message());
     // One option is enough.
-    Picks::form(PicksParts {
+    Picks::build(PicksParts {
         main: vec![resource("https://example.com/a")],
         others: vec![
             resource("https://example.com/a"),
@@ -570,18 +571,18 @@ fn r14_resource_parts_need_an_option() {
 #[test]
 fn r20_resources_bound_within_the_run_time_option_count() {
     // `max_items = 2` needs at least two offered resources.
-    let err = Picks::form(PicksParts {
+    let err = Picks::build(PicksParts {
         main: vec![resource("https://example.com/a")],
         others: vec![resource("https://example.com/a")],
     })
     .unwrap_err();
-    assert!(err.message.contains("questions[1]"), "{}", err.message);
-    assert!(err.message.contains("(R20)"), "{}", err.message);
+    assert!(err.message().contains("questions[1]"), "{}", err.message());
+    assert!(err.message().contains("(R20)"), "{}", err.message());
 }
 
 #[test]
 fn r24_r26_resource_uris_are_validated_when_the_form_is_built() {
-    let err = Picks::form(PicksParts {
+    let err = Picks::build(PicksParts {
         main: vec![resource("templates/relative")],
         others: vec![
             resource("https://example.com/a?token=abc"),
@@ -589,23 +590,26 @@ fn r24_r26_resource_uris_are_validated_when_the_form_is_built() {
         ],
     })
     .unwrap_err();
+    // Each finding names the question's Rust field, in the message and as data.
     assert!(
-        err.message.contains("questions[0].options[0].uri"),
+        err.message()
+            .contains("questions[0] (field `main`).options[0].uri: \"templates/relative\""),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.contains("(R24)"), "{}", err.message);
-    assert!(
-        err.message.contains("questions[1].options[0].uri"),
-        "{}",
-        err.message
-    );
-    assert!(err.message.contains("(R26)"), "{}", err.message);
+    let findings = err.findings();
+    assert_eq!(findings.len(), 2, "{}", err.message());
+    assert_eq!(findings[0].path.to_string(), "questions[0].options[0].uri");
+    assert_eq!(findings[0].field.as_deref(), Some("main"));
+    assert_eq!(findings[0].rule, Some(forms_runtime::rules::Rule::R24));
+    assert_eq!(findings[1].path.question_index(), Some(1));
+    assert_eq!(findings[1].field.as_deref(), Some("others"));
+    assert_eq!(findings[1].rule, Some(forms_runtime::rules::Rule::R26));
 }
 
 #[test]
 fn r5_resource_uris_unique_in_a_question() {
-    let err = Picks::form(PicksParts {
+    let err = Picks::build(PicksParts {
         main: vec![
             resource("https://example.com/a"),
             resource("https://example.com/a"),
@@ -617,9 +621,10 @@ fn r5_resource_uris_unique_in_a_question() {
     })
     .unwrap_err();
     assert!(
-        err.message.contains("questions[0].options[1].uri"),
+        err.message()
+            .contains("questions[0] (field `main`).options[1].uri"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.contains("(R5)"), "{}", err.message);
+    assert!(err.message().contains("(R5)"), "{}", err.message());
 }

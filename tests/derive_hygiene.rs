@@ -94,7 +94,7 @@ pub mod bare {
 }
 
 use forms_runtime::data::ResourceOption;
-use forms_runtime::{DataForm, Form as _, Outcome};
+use forms_runtime::{DataForm, Form as _, Outcome, StaticForm};
 
 /// The derived form equals the runtime's form from the equivalent Data JSON.
 fn same(data: &DataForm, native: &str, json: &str) {
@@ -108,13 +108,13 @@ use common::corpus_form;
 
 #[test]
 fn shadowed_names_do_not_reach_the_generated_code() {
-    let form = shadowing::Shadowed::form(shadowing::ShadowedParts {
+    let form = shadowing::Shadowed::build(shadowing::ShadowedParts {
         template: vec![ResourceOption::new("https://example.com/t", "t", "Doc · T")],
     })
     .unwrap();
     same(
         form.data(),
-        form.native_json(),
+        form.data().native_json(),
         &corpus_form("111-derived-hygiene-shadowed"),
     );
     let s = form
@@ -129,10 +129,10 @@ fn shadowed_names_do_not_reach_the_generated_code() {
     assert_eq!(s.format, shadowing::Choice::Second);
     assert_eq!(s.formats, [shadowing::Choice::First]);
     assert_eq!(s.template.unwrap().as_str(), "https://example.com/t");
-    let c = shadowing::Choice::form(()).unwrap();
+    let c = shadowing::Choice::form();
     same(
         c.data(),
-        c.native_json(),
+        c.data().native_json(),
         &corpus_form("112-derived-hygiene-choice"),
     );
     assert_eq!(
@@ -144,14 +144,13 @@ fn shadowed_names_do_not_reach_the_generated_code() {
 
 #[test]
 fn no_implicit_prelude_module() {
-    let form = bare::Bare::form(bare::BareParts {
-        files: vec![],
+    let form = bare::Bare::build(bare::BareParts {
         links: vec![ResourceOption::new("https://example.com/l", "l", "Doc · L")],
     })
     .unwrap();
     same(
         form.data(),
-        form.native_json(),
+        form.data().native_json(),
         &corpus_form("113-derived-hygiene-bare"),
     );
     let b = form

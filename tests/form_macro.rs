@@ -11,10 +11,10 @@
 )]
 
 use forms_runtime::data::{ChoiceOption, Image, Question, QuestionSpec, ResourceOption};
-use forms_runtime::{form, DataForm, ErrorCode, FileRefView, FormError, PreparedForm, Response};
+use forms_runtime::{form, DataForm, ErrorCode, FileRefView, FormError, Outcome};
 
 /// Every question type and every key of the contract, written literally.
-fn full_literal_form() -> Result<PreparedForm, FormError> {
+fn full_literal_form() -> Result<DataForm, FormError> {
     form! {
         message: "Set up your weekly report",
         questions: [
@@ -78,10 +78,10 @@ const FULL_JSON: &str = r#"{
 #[test]
 fn literal_form_compiles_like_its_data_json() {
     let inline = full_literal_form().unwrap();
-    let json = PreparedForm::new(DataForm::from_json(FULL_JSON).unwrap());
-    assert_eq!(inline.native_json(), json.native_json());
-    assert_eq!(inline.data(), json.data());
-    assert_eq!(inline.data().to_json(), json.data().to_json());
+    let json = DataForm::from_json(FULL_JSON);
+    assert_eq!(inline.native_json(), json.as_ref().unwrap().native_json());
+    assert_eq!(&inline, json.as_ref().unwrap());
+    assert_eq!(inline.to_json(), json.as_ref().unwrap().to_json());
     // The native request is the real thing, not an empty shell.
     let native: serde_json::Value = serde_json::from_str(inline.native_json()).unwrap();
     assert_eq!(
@@ -102,7 +102,7 @@ fn static_form_is_built_once() {
     assert!(std::ptr::eq(a.native_json(), b.native_json()));
 }
 
-fn goal_form(title: &str) -> Result<PreparedForm, FormError> {
+fn goal_form(title: &str) -> Result<DataForm, FormError> {
     form! {
         message: "Tell me",
         questions: [ { id: "goal", type: text, title: {title}, required: false } ],
@@ -116,12 +116,12 @@ fn form_with_run_time_values_is_built_each_time() {
     assert!(!std::ptr::eq(a.native_json(), b.native_json()));
     assert_eq!(a, b);
     assert_eq!(
-        goal_form("Purpose").unwrap().data().questions()[0].title,
+        goal_form("Purpose").unwrap().questions()[0].title,
         "Purpose"
     );
 }
 
-fn template_form(templates: Vec<ResourceOption>) -> Result<PreparedForm, FormError> {
+fn template_form(templates: Vec<ResourceOption>) -> Result<DataForm, FormError> {
     form! {
         message: "Choose a report template",
         questions: [
@@ -139,7 +139,7 @@ fn interpolated_options_are_validated_at_run_time() {
         "Presentation · Business review",
     )];
     let form = template_form(good).unwrap();
-    assert_eq!(form.data().questions()[0].kind.resource_options().len(), 1);
+    assert_eq!(form.questions()[0].kind.resource_options().len(), 1);
 
     let bad = vec![ResourceOption::new(
         "https://example.com/review?token=abc",
@@ -147,28 +147,28 @@ fn interpolated_options_are_validated_at_run_time() {
         "Presentation · Business review",
     )];
     let err = template_form(bad).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert_eq!(err.code(), ErrorCode::InvalidArguments);
     assert!(
-        err.message.contains("questions[0].options[0].uri"),
+        err.message().contains("questions[0].options[0].uri"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.contains("(R26)"), "{}", err.message);
+    assert!(err.message().contains("(R26)"), "{}", err.message());
 }
 
 #[test]
 fn r14_interpolated_option_list_needs_one_option() {
     let err = template_form(Vec::new()).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArguments);
+    assert_eq!(err.code(), ErrorCode::InvalidArguments);
     assert!(
-        err.message.contains("questions[0].options"),
+        err.message().contains("questions[0].options"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.contains("(R14)"), "{}", err.message);
+    assert!(err.message().contains("(R14)"), "{}", err.message());
 }
 
-fn sections_form(options: &[ChoiceOption], max: u8) -> Result<PreparedForm, FormError> {
+fn sections_form(options: &[ChoiceOption], max: u8) -> Result<DataForm, FormError> {
     form! {
         message: "Pick sections",
         questions: [
@@ -192,10 +192,10 @@ fn r20_run_time_bounds_within_option_count() {
     let two = [choice("a", "A"), choice("b", "B")];
     // At the limit: maxItems equal to the option count.
     let form = sections_form(&two, 2).unwrap();
-    assert_eq!(form.data().selection_limits(0).unwrap().max_items, 2);
+    assert_eq!(form.selection_limits(0).unwrap().max_items, 2);
     let err = sections_form(&two, 3).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArguments);
-    assert!(err.message.contains("(R20)"), "{}", err.message);
+    assert_eq!(err.code(), ErrorCode::InvalidArguments);
+    assert!(err.message().contains("(R20)"), "{}", err.message());
 }
 
 #[test]
@@ -203,17 +203,17 @@ fn r5_interpolated_option_ids_must_be_unique() {
     let twice = [choice("a", "A"), choice("a", "Again")];
     let err = sections_form(&twice, 1).unwrap_err();
     assert!(
-        err.message.contains("questions[0].options[1].id"),
+        err.message().contains("questions[0].options[1].id"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.contains("(R5)"), "{}", err.message);
+    assert!(err.message().contains("(R5)"), "{}", err.message());
     assert!(sections_form(&[choice("a", "A"), choice("b", "B")], 1).is_ok());
 }
 
 #[test]
 fn r6_interpolated_question_id_checked_at_run_time() {
-    let make = |id: String| -> Result<PreparedForm, FormError> {
+    let make = |id: String| -> Result<DataForm, FormError> {
         form! {
             message: "Tell me",
             questions: [ { id: {id}, type: text, title: "Goal", required: false } ],
@@ -222,10 +222,10 @@ fn r6_interpolated_question_id_checked_at_run_time() {
     assert!(make("goal".to_owned()).is_ok());
     let err = make("9x".to_owned()).unwrap_err();
     assert!(
-        err.message
+        err.message()
             .contains(r#"questions[0].id: "9x" must start with an ASCII letter (R6)"#),
         "{}",
-        err.message
+        err.message()
     );
 }
 
@@ -289,8 +289,8 @@ fn every_kind_of_value_can_be_interpolated() {
         ],
     }
     .unwrap();
-    let json = PreparedForm::new(DataForm::from_json(FULL_JSON).unwrap());
-    assert_eq!(form.native_json(), json.native_json());
+    let json = DataForm::from_json(FULL_JSON);
+    assert_eq!(form.native_json(), json.as_ref().unwrap().native_json());
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn answers_decode_through_the_generic_accessors() {
         "template":"https://example.com/templates/review",
         "sources":["https://example.com/b"],
         "data":["file:///home/me/sales.csv"]}}"#;
-    let Response::Accept(answers) = form.check_response(response).unwrap() else {
+    let Outcome::Accepted(answers) = form.check_response(response).unwrap() else {
         panic!("expected accept");
     };
     assert_eq!(answers.text("goal"), Some("Why sales dipped"));
@@ -326,7 +326,7 @@ fn answers_decode_through_the_generic_accessors() {
     let err = form
         .check_response(r#"{"action":"accept","content":{"format":"docx","sources":["https://example.com/a"]}}"#)
         .unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidResponse);
+    assert_eq!(err.code(), ErrorCode::InvalidResponse);
 }
 
 #[test]
@@ -334,8 +334,7 @@ fn works_in_a_no_implicit_prelude_module() {
     #[no_implicit_prelude]
     mod plain {
         pub fn fixed(
-        ) -> ::core::result::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>
-        {
+        ) -> ::core::result::Result<::forms_runtime::DataForm, ::forms_runtime::FormError> {
             ::forms_runtime::form! {
                 message: "Tell me",
                 questions: [ { id: "goal", type: text, title: "Goal", required: false,
@@ -344,8 +343,7 @@ fn works_in_a_no_implicit_prelude_module() {
         }
         pub fn dynamic(
             title: &str,
-        ) -> ::core::result::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>
-        {
+        ) -> ::core::result::Result<::forms_runtime::DataForm, ::forms_runtime::FormError> {
             ::forms_runtime::form! {
                 message: "Tell me",
                 questions: [ { id: "goal", type: files, title: {title}, required: {true},
@@ -353,9 +351,9 @@ fn works_in_a_no_implicit_prelude_module() {
             }
         }
     }
-    assert_eq!(plain::fixed().unwrap().data().max_length(0), Some(10));
+    assert_eq!(plain::fixed().unwrap().max_length(0), Some(10));
     assert_eq!(
-        plain::dynamic("Files").unwrap().data().questions()[0].title,
+        plain::dynamic("Files").unwrap().questions()[0].title,
         "Files"
     );
 }
@@ -387,7 +385,7 @@ fn limits_at_their_edges_compile_and_build() {
         ],
     }
     .unwrap();
-    let data = form.data();
+    let data = &form;
     assert_eq!(data.questions().len(), 12);
     assert_eq!(data.max_length(0), Some(16000));
     assert_eq!(data.max_length(1), Some(1));
@@ -409,12 +407,12 @@ fn keys_may_be_written_as_json_strings() {
             "required":false,"maxLength":300}]}"#,
     )
     .unwrap();
-    assert_eq!(form.data(), &json);
+    assert_eq!(&form, &json);
 }
 
 #[test]
 fn r10_run_time_required_flag_reaches_the_native_request() {
-    let make = |required: bool| -> Result<PreparedForm, FormError> {
+    let make = |required: bool| -> Result<DataForm, FormError> {
         form! {
             message: "Tell me",
             questions: [ { id: "goal", type: text, title: "Goal", required: {required} } ],
@@ -433,7 +431,7 @@ fn r10_run_time_required_flag_reaches_the_native_request() {
 
 #[test]
 fn r2_interpolated_question_list_checked_at_run_time() {
-    let make = |questions: Vec<Question>| -> Result<PreparedForm, FormError> {
+    let make = |questions: Vec<Question>| -> Result<DataForm, FormError> {
         form! { message: "Tell me", questions: {questions} }
     };
     let goal = Question {
@@ -443,19 +441,16 @@ fn r2_interpolated_question_list_checked_at_run_time() {
         required: false,
         kind: QuestionSpec::Text { max_length: None },
     };
-    assert_eq!(
-        make(vec![goal.clone()]).unwrap().data().questions().len(),
-        1
-    );
+    assert_eq!(make(vec![goal.clone()]).unwrap().questions().len(), 1);
     let err = make(Vec::new()).unwrap_err();
     assert!(
-        err.message
+        err.message()
             .contains("questions: must have at least one question (R2)"),
         "{}",
-        err.message
+        err.message()
     );
     let err = make(vec![goal; 13]).unwrap_err();
-    assert!(err.message.contains("(R2)"), "{}", err.message);
+    assert!(err.message().contains("(R2)"), "{}", err.message());
 }
 
 #[test]

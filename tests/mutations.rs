@@ -116,13 +116,13 @@ fn corpus() -> Vec<(String, Vec<String>)> {
 fn check_form_text(text: &str) {
     match DataForm::from_json(text) {
         Ok(form) => {
-            let native: Value = serde_json::from_str(&form.native_json()).unwrap();
+            let native: Value = serde_json::from_str(form.native_json()).unwrap();
             assert_eq!(native["mode"], "form");
             assert_eq!(DataForm::from_json(&form.to_json()).unwrap(), form);
         }
         Err(e) => {
-            assert_eq!(e.code, ErrorCode::InvalidArguments, "{e}");
-            assert!(!e.message.is_empty());
+            assert_eq!(e.code(), ErrorCode::InvalidArguments, "{e}");
+            assert!(!e.message().is_empty());
         }
     }
 }
@@ -137,8 +137,8 @@ fn check_response_text(form: &DataForm, text: &str) {
             assert_eq!(serde_json::to_string(&again).unwrap(), payload);
         }
         Err(e) => {
-            assert_eq!(e.code, ErrorCode::InvalidResponse, "{e}");
-            assert!(!e.message.is_empty());
+            assert_eq!(e.code(), ErrorCode::InvalidResponse, "{e}");
+            assert!(!e.message().is_empty());
         }
     }
 }

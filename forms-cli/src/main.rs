@@ -21,8 +21,9 @@
 //!   unreadable file) or a failure to write the output; a message goes to standard error.
 #![forbid(unsafe_code)]
 
-use forms_runtime::descriptor::tool_descriptor;
-use forms_runtime::{DataForm, FormError};
+use forms_runtime::mcp::{tool_descriptor, ToolResult};
+use forms_runtime::rules::Rule;
+use forms_runtime::{DataForm, Finding, FormError, JsonPath};
 use serde::Serialize;
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
@@ -36,6 +37,7 @@ usage:
   forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
   forms descriptor                    the MCP tool descriptor
   forms --help                        this text
+  forms --version                     the version
 
 A missing FILE or RESP, or `-`, reads standard input. Output is one line of compact JSON.
 Exit status: 0 success; 1 contract failure, with {\"error\":{\"code\":...,\"message\":...}}
@@ -78,6 +80,7 @@ impl Input {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Command {
     Help,
+    Version,
     Check(Input),
     Native(Input),
     Answer { form: Input, response: Input },
@@ -180,6 +183,9 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
     if args.iter().any(|a| is_help(a)) {
         return Ok(Command::Help);
     }
+    if args.len() == 1 && args.iter().any(|a| a == "--version" || a == "-V") {
+        return Ok(Command::Version);
+    }
     let mut args = args.into_iter();
     let Some(command) = args.next() else {
         return Err(Usage("missing command".into()));
@@ -212,63 +218,75 @@ enum Outcome {
 /// Serializes `value` as compact JSON. The values printed here hold only strings, numbers,
 /// booleans, sequences and string-keyed maps, so this cannot fail in practice; should it,
 /// the failure is reported as a contract error instead of a panic.
-fn to_json<T: Serialize>(value: &T, code: fn(String) -> FormError) -> Outcome {
+fn to_json<T: Serialize>(value: &T, what: Document) -> Outcome {
     match serde_json::to_string(value) {
         Ok(s) => Outcome::Done(s),
-        Err(e) => Outcome::Failed(code(format!("cannot serialize the result: {e}"))),
+        Err(e) => Outcome::Failed(what.error(format!("cannot serialize the result: {e}"))),
     }
 }
 
-/// Decodes `bytes` as UTF-8, or reports with `code` that the input named `what` is not UTF-8.
-fn utf8<'a>(
-    bytes: &'a [u8],
-    what: &str,
-    code: fn(String) -> FormError,
-) -> Result<&'a str, FormError> {
+/// The two documents the command reads, each with its error code and the rule that text
+/// which is not JSON at all breaks.
+#[derive(Clone, Copy)]
+enum Document {
+    Arguments,
+    Response,
+}
+
+impl Document {
+    fn error(self, problem: String) -> FormError {
+        match self {
+            Document::Arguments => FormError::invalid_arguments(Finding::new(
+                JsonPath::arguments(),
+                Some(Rule::R3),
+                problem,
+            )),
+            Document::Response => FormError::invalid_response(Finding::new(
+                JsonPath::response(),
+                Some(Rule::V1),
+                problem,
+            )),
+        }
+    }
+}
+
+/// Decodes `bytes` as UTF-8, or reports that the document is not UTF-8.
+fn utf8(bytes: &[u8], what: Document) -> Result<&str, FormError> {
     std::str::from_utf8(bytes).map_err(|e| {
-        code(format!(
-            "{what}: not valid UTF-8 (invalid byte at offset {})",
+        what.error(format!(
+            "is not valid UTF-8 (invalid byte at offset {})",
             e.valid_up_to()
         ))
     })
 }
 
-fn invalid_arguments(message: String) -> FormError {
-    FormError::invalid_arguments(message)
-}
-
-fn invalid_response(message: String) -> FormError {
-    FormError::invalid_response(message)
-}
-
 /// Reads and validates the Data arguments from `input`.
-fn load_form(input: &Input, what: &str) -> Result<Result<DataForm, FormError>, Usage> {
+fn load_form(input: &Input) -> Result<Result<DataForm, FormError>, Usage> {
     let bytes = input.read()?;
-    Ok(utf8(&bytes, what, invalid_arguments).and_then(DataForm::from_json))
+    Ok(utf8(&bytes, Document::Arguments).and_then(DataForm::from_json))
 }
 
 fn run(command: Command) -> Result<Outcome, Usage> {
     Ok(match command {
         Command::Help => Outcome::Done(String::new()),
-        Command::Descriptor => to_json(&tool_descriptor(), invalid_arguments),
-        Command::Check(input) => match load_form(&input, "arguments")? {
+        Command::Version => Outcome::Done(format!("forms {}", env!("CARGO_PKG_VERSION"))),
+        Command::Descriptor => to_json(&tool_descriptor(), Document::Arguments),
+        Command::Check(input) => match load_form(&input)? {
             Ok(form) => Outcome::Done(form.to_json()),
             Err(e) => Outcome::Failed(e),
         },
-        Command::Native(input) => match load_form(&input, "arguments")? {
-            Ok(form) => Outcome::Done(form.native_json()),
+        Command::Native(input) => match load_form(&input)? {
+            Ok(form) => Outcome::Done(form.native_json().to_owned()),
             Err(e) => Outcome::Failed(e),
         },
         Command::Answer { form, response } => {
-            let form = match load_form(&form, "arguments")? {
+            let form = match load_form(&form)? {
                 Ok(form) => form,
                 Err(e) => return Ok(Outcome::Failed(e)),
             };
             let bytes = response.read()?;
-            match utf8(&bytes, "response", invalid_response)
-                .and_then(|text| form.check_response(text))
-            {
-                Ok(response) => to_json(&response, invalid_response),
+            match utf8(&bytes, Document::Response).and_then(|text| form.check_response(text)) {
+                Ok(outcome) => to_json(&outcome, Document::Response),
                 Err(e) => Outcome::Failed(e),
             }
         }
@@ -300,13 +318,10 @@ fn main() -> ExitCode {
     }
     let (line, code) = match run(command) {
         Ok(Outcome::Done(line)) => (line, ExitCode::SUCCESS),
-        Ok(Outcome::Failed(e)) => match serde_json::to_string(&e.payload()) {
-            Ok(line) => (line, ExitCode::from(1)),
-            Err(err) => {
-                eprintln!("forms: {e} (cannot serialize the error: {err})");
-                return ExitCode::from(1);
-            }
-        },
+        Ok(Outcome::Failed(e)) => (
+            ToolResult::from_error(&e).text().to_owned(),
+            ExitCode::from(1),
+        ),
         Err(Usage(message)) => return usage_error(&message),
     };
     match print_line(&line) {

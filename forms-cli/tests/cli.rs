@@ -348,7 +348,7 @@ fn answer_reports_a_bad_form_as_invalid_arguments() {
 fn descriptor_prints_the_tool_descriptor() {
     let run = forms(&["descriptor"], b"");
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let expected = serde_json::to_string(&forms_runtime::descriptor::tool_descriptor()).unwrap();
+    let expected = serde_json::to_string(&forms_runtime::mcp::tool_descriptor()).unwrap();
     assert_eq!(run.stdout, format!("{expected}\n"));
     let v = run.json();
     assert_eq!(v["name"], "form_elicitation_v2_request");

@@ -47,8 +47,9 @@ pub(crate) enum FieldKind<'a> {
     Resource { optional: bool },
     /// `Vec<Url>` with `#[form(resources)]`.
     Resources,
-    /// `Vec<FileRef>` with `#[form(files)]`.
-    Files,
+    /// `Vec<FileRef>` with `#[form(files)]`; `offered` when the form offers files chosen at
+    /// run time (`#[form(files, offered)]`).
+    Files { offered: bool },
 }
 
 impl FieldKind<'_> {
@@ -60,7 +61,7 @@ impl FieldKind<'_> {
             FieldKind::Multi { .. } => K::MultiSelect,
             FieldKind::Resource { .. } => K::Resource,
             FieldKind::Resources => K::Resources,
-            FieldKind::Files => K::Files,
+            FieldKind::Files { .. } => K::Files,
         }
     }
 
@@ -68,7 +69,7 @@ impl FieldKind<'_> {
     pub(crate) fn has_parts(&self) -> bool {
         matches!(
             self,
-            FieldKind::Resource { .. } | FieldKind::Resources | FieldKind::Files
+            FieldKind::Resource { .. } | FieldKind::Resources | FieldKind::Files { offered: true }
         )
     }
 
@@ -195,7 +196,9 @@ fn classify<'a>(cx: &Ctxt, ty: &'a Type, attrs: &Attrs) -> Option<FieldKind<'a>>
         }
         Some(_) => {
             if generic_arg(stripped, &["Vec"]).is_some_and(|(_, t)| is_named(t, "FileRef")) {
-                return Some(FieldKind::Files);
+                return Some(FieldKind::Files {
+                    offered: attrs.offered.is_set(),
+                });
             }
             cx.error_spanned_by(ty, "`#[form(files)]` needs a field of type `Vec<FileRef>`");
             None

@@ -26,7 +26,7 @@ pub(crate) enum Position {
 impl Position {
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Position::Struct => &["message", "rename_all", "crate"],
+            Position::Struct => &["message", "rename_all", "parts", "crate"],
             Position::Enum => &["message", "id", "description", "rename_all", "crate"],
             Position::Field => &[
                 "id",
@@ -40,6 +40,7 @@ impl Position {
                 "resource",
                 "resources",
                 "files",
+                "offered",
             ],
             Position::Variant => &["id", "title", "description", "thumbnail"],
         }
@@ -181,6 +182,8 @@ pub(crate) struct Attrs {
     pub(crate) resource: Attr<()>,
     pub(crate) resources: Attr<()>,
     pub(crate) files: Attr<()>,
+    pub(crate) offered: Attr<()>,
+    pub(crate) parts: Attr<syn::Ident>,
     pub(crate) accept: Attr<List>,
     pub(crate) docs: Docs,
     /// Every key written, even those whose value was refused, so that a later stage does not
@@ -358,6 +361,17 @@ impl Attrs {
             "resource" => parse_flag(meta, &key).map(|v| self.resource.set(cx, path, v)),
             "resources" => parse_flag(meta, &key).map(|v| self.resources.set(cx, path, v)),
             "files" => parse_flag(meta, &key).map(|v| self.files.set(cx, path, v)),
+            "offered" => parse_flag(meta, &key).map(|v| self.offered.set(cx, path, v)),
+            "parts" => parse_str(meta, &key).and_then(|v| {
+                let ident: syn::Ident = v.parse().map_err(|_| {
+                    syn::Error::new(
+                        v.span(),
+                        "`parts` takes the name of the struct to generate: `parts = \"ReportParts\"`",
+                    )
+                })?;
+                self.parts.set(cx, path, ident);
+                Ok(())
+            }),
             _ => Ok(()),
         };
         if let Err(e) = result {

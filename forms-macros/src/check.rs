@@ -308,6 +308,19 @@ fn check_field<'a>(
         _ => None,
     };
 
+    if let (Some(key), Some(k)) = (a.offered.key(), qkind) {
+        if k != QuestionKind::Files {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "`offered` applies only to `files` questions, not to `{k}` questions; \
+                     `resource` and `resources` questions always take their options from the \
+                     form's parts"
+                ),
+            );
+        }
+    }
+
     let limit_span = if a.max_items.is_set() {
         Some(attr::key_span(&a.max_items))
     } else if a.min_items.is_set() {

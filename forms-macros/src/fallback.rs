@@ -4,7 +4,7 @@
 
 use crate::ast::{Container, Data};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// Stub impls for `c`, which failed its checks.
 pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
@@ -20,14 +20,14 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
                     f.kind.as_ref().is_some_and(|k| k.has_parts())
                         || f.attrs.resource.is_set()
                         || f.attrs.resources.is_set()
-                        || f.attrs.files.is_set()
+                        || (f.attrs.files.is_set() && f.attrs.offered.is_set())
                 })
                 .map(|f| (f.ident, f.ident.to_string(), String::new()))
                 .collect();
             if parts.is_empty() {
                 (TokenStream::new(), quote!(()), TokenStream::new())
             } else {
-                let name = format_ident!("{}Parts", ident);
+                let name = crate::expand::parts_name(c);
                 (
                     crate::expand::parts_struct(c, &parts),
                     quote!(#name),
@@ -55,6 +55,17 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
         ),
         Data::Enum(_) => (TokenStream::new(), quote!(()), TokenStream::new()),
     };
+    let static_impl = if parts_def.is_empty() {
+        quote! {
+            impl #impl_generics __forms::StaticForm for #ident #ty_generics #where_clause {
+                fn form() -> __forms::TypedForm<Self> {
+                    __forms::never()
+                }
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #parts_def
         #[doc(hidden)]
@@ -63,7 +74,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
             #choice
             impl #impl_generics __forms::Form for #ident #ty_generics #where_clause {
                 type Parts = #parts_ty;
-                fn form(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
+                fn build(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {
                     __forms::failed()
                 }
                 fn __decode_response(
@@ -73,6 +84,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
                     __forms::failed()
                 }
             }
+            #static_impl
         };
     }
 }

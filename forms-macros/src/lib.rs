@@ -29,47 +29,8 @@ pub fn derive_form(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand::derive(&input).into()
 }
 
-/// Declares a Data form inline, in the contract's own vocabulary (the JSON keys of the
-/// `form_elicitation_v2_request` arguments).
-///
-/// Literal parts are checked at compile time with the rules the runtime uses (IDs, titles,
-/// counts, selection limits, images, URIs, unknown and repeated keys); every mistake of one
-/// invocation is reported in one compile, spanned at the key or value. Any value may instead
-/// be `{expr}`, a Rust value supplied at run time: a `&str`/`String` for text, a `bool` for
-/// `required`, a `u8`/`u16`/`u32` for a count, a `Vec<ChoiceOption>`/`Vec<ResourceOption>`
-/// for a whole `options` list, a `ChoiceOption`/`ResourceOption` for one option, an `Image`
-/// for an image. Run-time values are converted where they stand, in the order of the
-/// contract's fields.
-///
-/// The macro evaluates to `Result<forms_runtime::PreparedForm, forms_runtime::FormError>`:
-/// the form is validated with `DataForm::new` when it is built. A form without `{expr}` is
-/// built once per process and each evaluation returns a cheap clone.
-///
-/// ```
-/// use forms_runtime::data::ResourceOption;
-///
-/// let templates = vec![ResourceOption::new(
-///     "https://example.com/templates/review",
-///     "business-review",
-///     "Presentation · Business review",
-/// )];
-/// let form = forms_runtime::form! {
-///     message: "Set up your weekly report",
-///     questions: [
-///         { id: "goal", type: text, title: "What would you like to understand?",
-///           required: false, maxLength: 2000 },
-///         { id: "format", type: single_select, title: "Report format", required: true,
-///           options: [ { id: "pdf", title: "PDF", description: "Printable" },
-///                      { id: "html", title: "Web page" } ] },
-///         { id: "template", type: resource, title: "Relevant report templates",
-///           required: false, options: {templates} },
-///         { id: "data", type: files, title: "Upload your data", required: false,
-///           accept: [".csv", "text/csv"] },
-///     ],
-/// }?;
-/// assert_eq!(form.data().questions().len(), 4);
-/// # Ok::<(), forms_runtime::FormError>(())
-/// ```
+/// The implementation of `forms_runtime::form!`, which passes the runtime's path (`$crate`)
+/// before the form; see that macro for the documentation.
 #[proc_macro]
 pub fn form(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     inline::expand(input.into()).into()

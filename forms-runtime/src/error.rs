@@ -1,6 +1,10 @@
-//! Errors and the MCP tool-result envelope.
+//! Errors: the contract's six codes, [`FormError`], and the [`Finding`]s it carries, each at
+//! a structured [`JsonPath`].
+//!
+//! This module uses nothing else of the crate, so every other module can depend on it.
 
-use crate::answer::Response;
+use forms_rules::Rule;
+use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use std::fmt;
 
@@ -42,118 +46,373 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// An error of the contract: a code and a message that names the JSON path and the rule
-/// (`questions[3].options[0].id: "9x" must start with an ASCII letter (R6)`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{code}: {message}")]
+/// One step of a [`JsonPath`]: a property name or an array index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PathSegment {
+    /// A property of an object.
+    Key(String),
+    /// An element of an array.
+    Index(usize),
+}
+
+/// Where a finding sits in the JSON it was found in: the name of the document (`arguments`
+/// for Data arguments, `response` for a host response) and the steps from its root.
+///
+/// It displays as the contract's messages write it: `questions[2].options[0].id`,
+/// `content.goal`, `arguments["odd key"]`, and the document's name for the root itself.
+///
+/// ```
+/// use forms_runtime::{JsonPath, PathSegment};
+/// let path = JsonPath::arguments().key("questions").index(2).key("id");
+/// assert_eq!(path.to_string(), "questions[2].id");
+/// assert_eq!(path.segments()[1], PathSegment::Index(2));
+/// assert_eq!(path.question_index(), Some(2));
+/// assert_eq!(JsonPath::response().to_string(), "response");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct JsonPath {
+    document: &'static str,
+    segments: Vec<PathSegment>,
+}
+
+/// Property names longer than this are shortened when a path is displayed.
+const KEY_SHOWN_MAX: usize = 40;
+
+impl JsonPath {
+    /// The root of the Data arguments (`{message, questions}`).
+    pub fn arguments() -> JsonPath {
+        JsonPath {
+            document: "arguments",
+            segments: Vec::new(),
+        }
+    }
+
+    /// The root of a host response (`{action, content}`).
+    pub fn response() -> JsonPath {
+        JsonPath {
+            document: "response",
+            segments: Vec::new(),
+        }
+    }
+
+    /// This path extended by the property `key`.
+    pub fn key(mut self, key: impl Into<String>) -> JsonPath {
+        self.segments.push(PathSegment::Key(key.into()));
+        self
+    }
+
+    /// This path extended by the array index `index`.
+    pub fn index(mut self, index: usize) -> JsonPath {
+        self.segments.push(PathSegment::Index(index));
+        self
+    }
+
+    /// Extends this path by the property `key`, in place.
+    pub fn push_key(&mut self, key: impl Into<String>) {
+        self.segments.push(PathSegment::Key(key.into()));
+    }
+
+    /// Extends this path by the array index `index`, in place.
+    pub fn push_index(&mut self, index: usize) {
+        self.segments.push(PathSegment::Index(index));
+    }
+
+    /// The steps from the document's root; empty for the root itself.
+    pub fn segments(&self) -> &[PathSegment] {
+        &self.segments
+    }
+
+    /// Mutable access to the steps, for callers that rename a step.
+    pub fn segments_mut(&mut self) -> &mut Vec<PathSegment> {
+        &mut self.segments
+    }
+
+    /// The document's name: `arguments` or `response`.
+    pub fn document(&self) -> &'static str {
+        self.document
+    }
+
+    /// The index of the question this path is in: `Some(2)` for `questions[2]…` of the
+    /// arguments; `None` elsewhere.
+    pub fn question_index(&self) -> Option<usize> {
+        match self.segments.as_slice() {
+            [PathSegment::Key(k), PathSegment::Index(i), ..] if k == "questions" => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// Writes the path, with `note` (such as `` (field `template`) ``) after the first
+    /// `after` steps.
+    fn write(&self, f: &mut fmt::Formatter<'_>, note: Option<(usize, &str)>) -> fmt::Result {
+        if self.segments.is_empty() {
+            return f.write_str(self.document);
+        }
+        for (i, segment) in self.segments.iter().enumerate() {
+            match segment {
+                PathSegment::Key(k) if is_plain(k) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    write_shortened(f, k)?;
+                }
+                PathSegment::Key(k) => {
+                    if i == 0 {
+                        f.write_str(self.document)?;
+                    }
+                    f.write_str("[\"")?;
+                    for c in shortened(k) {
+                        write!(f, "{}", c.escape_debug())?;
+                    }
+                    f.write_str("\"]")?;
+                }
+                PathSegment::Index(n) => {
+                    if i == 0 {
+                        f.write_str(self.document)?;
+                    }
+                    write!(f, "[{n}]")?;
+                }
+            }
+            if let Some((after, text)) = note {
+                if i + 1 == after {
+                    f.write_str(text)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_plain(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'$'))
+}
+
+/// The characters of `key` as a path shows them: at most [`KEY_SHOWN_MAX`], then `…`.
+fn shortened(key: &str) -> impl Iterator<Item = char> + '_ {
+    let long = key.chars().nth(KEY_SHOWN_MAX).is_some();
+    key.chars().take(KEY_SHOWN_MAX).chain(long.then_some('…'))
+}
+
+fn write_shortened(f: &mut fmt::Formatter<'_>, key: &str) -> fmt::Result {
+    shortened(key).try_for_each(|c| fmt::Write::write_char(f, c))
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, None)
+    }
+}
+
+/// One problem found in a form or a response: where, which rule, and what is wrong.
+///
+/// It displays as one clause of the error message:
+/// `questions[0].id: "9x" must start with an ASCII letter (R6)`. For a form declared by a
+/// Rust type, the question's field is named too:
+/// ``questions[3] (field `template`).options[0].uri: …``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// Where the problem is.
+    pub path: JsonPath,
+    /// The Rust field the question at `path` was declared by, for a derived form.
+    pub field: Option<String>,
+    /// The contract rule that failed; `None` when the input is not JSON at all.
+    pub rule: Option<Rule>,
+    /// What is wrong, worded to follow the path (`"9x" must start with an ASCII letter`).
+    pub problem: String,
+}
+
+impl Finding {
+    /// A finding of `rule` at `path`.
+    pub fn new(path: JsonPath, rule: Option<Rule>, problem: impl Into<String>) -> Finding {
+        Finding {
+            path,
+            field: None,
+            rule,
+            problem: problem.into(),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.field {
+            Some(field) if self.path.question_index().is_some() => {
+                self.path
+                    .write(f, Some((2, &format!(" (field `{field}`)"))))?;
+            }
+            _ => self.path.write(f, None)?,
+        }
+        write!(f, ": {}", self.problem)?;
+        match self.rule {
+            Some(rule) => write!(f, " ({rule})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The most findings an error's message spells out; the rest are counted.
+pub const MESSAGE_FINDINGS_MAX: usize = 50;
+
+/// An error of the contract: one of the six [`ErrorCode`]s, the [`Finding`]s behind it, and
+/// a message for a person or a model to read.
+///
+/// The message joins the findings with `; ` (`questions[3].options[0].id: "9x" must start
+/// with an ASCII letter (R6)`); a program reads [`FormError::findings`] instead of parsing
+/// it. Errors that are not about the input's content (a timeout, a closed transport) carry a
+/// message and no findings.
+///
+/// `Debug` shows the same text as `Display`, so `fn main() -> Result<(), FormError>` (or a
+/// `?` into `Box<dyn Error>`) prints a readable error.
+///
+/// ```
+/// use forms_runtime::{DataForm, ErrorCode};
+/// use forms_runtime::rules::Rule;
+///
+/// let err = DataForm::from_json(r#"{"message":"Hi","questions":[]}"#).unwrap_err();
+/// assert_eq!(err.code(), ErrorCode::InvalidArguments);
+/// assert_eq!(err.message(), "questions: must have at least one question (R2)");
+/// let finding = &err.findings()[0];
+/// assert_eq!(finding.rule, Some(Rule::R2));
+/// assert_eq!(finding.path.to_string(), "questions");
+/// assert_eq!(
+///     err.to_json(),
+///     r#"{"error":{"code":"invalid_arguments","message":"questions: must have at least one question (R2)"}}"#
+/// );
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 pub struct FormError {
-    /// Which of the six codes.
-    pub code: ErrorCode,
-    /// What was wrong, for a person or a model to read.
-    pub message: String,
+    code: ErrorCode,
+    message: String,
+    findings: Vec<Finding>,
+    more: usize,
 }
 
 impl FormError {
-    /// An error with `code` and `message`.
+    /// An error with `code` and a free-form `message` and no findings (a timeout, a
+    /// transport failure).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         FormError {
             code,
             message: message.into(),
+            findings: Vec::new(),
+            more: 0,
         }
     }
 
-    /// An `invalid_arguments` error.
-    pub fn invalid_arguments(message: impl Into<String>) -> Self {
-        FormError::new(ErrorCode::InvalidArguments, message)
-    }
-
-    /// An `invalid_response` error.
-    pub fn invalid_response(message: impl Into<String>) -> Self {
-        FormError::new(ErrorCode::InvalidResponse, message)
-    }
-
-    /// The error as a tool-result payload: `{"error":{"code":…,"message":…}}`.
-    pub fn payload(&self) -> ErrorPayload<'_> {
-        ErrorPayload { error: self }
-    }
-}
-
-/// The tool-result payload of an error: `{"error":{"code":…,"message":…}}`.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct ErrorPayload<'a> {
-    /// The error.
-    pub error: &'a FormError,
-}
-
-/// An MCP tool result carrying its payload both as `structuredContent` and as JSON text in
-/// `content[0].text`. Made by [`ToolResult::answer`] (a checked response) or
-/// [`ToolResult::error`] (with `isError: true`), so the flag always matches the payload.
-///
-/// ```
-/// use forms_runtime::{FormError, ToolResult};
-/// let err = FormError::invalid_arguments("message: must not be empty or only whitespace (R1)");
-/// let payload = err.payload();
-/// let result = ToolResult::error(&payload);
-/// let json = serde_json::to_value(&result).unwrap();
-/// assert_eq!(json["isError"], true);
-/// assert_eq!(json["structuredContent"]["error"]["code"], "invalid_arguments");
-/// let text: serde_json::Value =
-///     serde_json::from_str(json["content"][0]["text"].as_str().unwrap()).unwrap();
-/// assert_eq!(text, json["structuredContent"]);
-/// ```
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolResult<'a, P: Serialize> {
-    content: [TextContent; 1],
-    #[serde(rename = "structuredContent")]
-    structured_content: &'a P,
-    #[serde(rename = "isError", skip_serializing_if = "is_false")]
-    is_error: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct TextContent {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: String,
-}
-
-impl<'a, 'f> ToolResult<'a, Response<'f>> {
-    /// The result of a checked host response (`accept`, `decline` or `cancel`); no `isError`.
-    pub fn answer(response: &'a Response<'f>) -> Self {
-        ToolResult::wrap(response, false)
-    }
-}
-
-impl<'a, 'e> ToolResult<'a, ErrorPayload<'e>> {
-    /// The result of an error, with `isError: true`.
-    pub fn error(payload: &'a ErrorPayload<'e>) -> Self {
-        ToolResult::wrap(payload, true)
-    }
-}
-
-impl<'a, P: Serialize> ToolResult<'a, P> {
-    fn wrap(payload: &'a P, is_error: bool) -> Self {
-        // Both payloads hold only strings and string-keyed maps, so serializing cannot fail;
-        // should it, the text carries the error instead of panicking.
-        let text = serde_json::to_string(payload).unwrap_or_else(|e| {
-            format!(
-                "{{\"error\":{{\"code\":\"invalid_response\",\"message\":{}}}}}",
-                serde_json::Value::String(e.to_string())
-            )
-        });
-        ToolResult {
-            content: [TextContent { kind: "text", text }],
-            structured_content: payload,
-            is_error,
+    /// An error made of `findings`, plus `more` findings that were not collected (a
+    /// checker stops after a bounded number). The message spells out at most
+    /// [`MESSAGE_FINDINGS_MAX`] findings and counts the rest.
+    pub fn from_findings(code: ErrorCode, findings: Vec<Finding>, more: usize) -> Self {
+        use fmt::Write as _;
+        let mut message = String::new();
+        for (i, finding) in findings.iter().take(MESSAGE_FINDINGS_MAX).enumerate() {
+            if i > 0 {
+                message.push_str("; ");
+            }
+            let _ = write!(message, "{finding}");
+        }
+        let unspelled = findings.len().saturating_sub(MESSAGE_FINDINGS_MAX) + more;
+        if unspelled > 0 {
+            let _ = write!(
+                message,
+                "; and {unspelled} more problem{}",
+                if unspelled == 1 { "" } else { "s" }
+            );
+        }
+        FormError {
+            code,
+            message,
+            findings,
+            more,
         }
     }
 
-    /// Whether the result is an error.
-    pub fn is_error(&self) -> bool {
-        self.is_error
+    /// An `invalid_arguments` error of one finding.
+    pub fn invalid_arguments(finding: Finding) -> Self {
+        FormError::from_findings(ErrorCode::InvalidArguments, vec![finding], 0)
+    }
+
+    /// An `invalid_response` error of one finding.
+    pub fn invalid_response(finding: Finding) -> Self {
+        FormError::from_findings(ErrorCode::InvalidResponse, vec![finding], 0)
+    }
+
+    /// Which of the six codes.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// What was wrong, for a person or a model to read.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The problems found, in document order; empty for errors that are not about the
+    /// input's content.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// How many further problems exist beyond [`FormError::findings`] (the checker stopped
+    /// collecting).
+    pub fn more_findings(&self) -> usize {
+        self.more
+    }
+
+    /// Names the Rust field of each question in the findings' text: `fields[i]` declared
+    /// question `i`. Used for forms declared by a Rust type.
+    pub fn with_fields(mut self, fields: &[&str]) -> Self {
+        for finding in &mut self.findings {
+            if let Some(name) = finding.path.question_index().and_then(|i| fields.get(i)) {
+                finding.field = Some((*name).to_owned());
+            }
+        }
+        let (code, findings, more) = (self.code, self.findings, self.more);
+        if findings.is_empty() {
+            return FormError {
+                code,
+                message: self.message,
+                findings,
+                more,
+            };
+        }
+        FormError::from_findings(code, findings, more)
+    }
+
+    /// The tool-result payload, `{"error":{"code":…,"message":…}}`, as a JSON value.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::json!({"error": {"code": self.code.as_str(), "message": self.message}})
+    }
+
+    /// The tool-result payload, `{"error":{"code":…,"message":…}}`, as compact JSON text.
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
     }
 }
+
+/// Serializes as the inner object of the payload: `{"code":…,"message":…}`.
+impl Serialize for FormError {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("FormError", 2)?;
+        st.serialize_field("code", &self.code)?;
+        st.serialize_field("message", &self.message)?;
+        st.end()
+    }
+}
+
+impl fmt::Display for FormError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl fmt::Debug for FormError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for FormError {}

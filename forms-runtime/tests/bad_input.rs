@@ -15,14 +15,14 @@ const VALID: &str = r#"{"message":"Tell me","questions":[{"id":"goal","type":"te
 
 fn refused(text: &str) -> FormError {
     let err = DataForm::from_json(text).expect_err("the input must be refused");
-    assert_eq!(err.code, ErrorCode::InvalidArguments, "{}", err.message);
-    assert!(!err.message.is_empty());
+    assert_eq!(err.code(), ErrorCode::InvalidArguments, "{}", err.message());
+    assert!(!err.message().is_empty());
     err
 }
 
 fn refused_value(value: &Value) -> FormError {
     let err = DataForm::from_value(value).expect_err("the input must be refused");
-    assert_eq!(err.code, ErrorCode::InvalidArguments, "{}", err.message);
+    assert_eq!(err.code(), ErrorCode::InvalidArguments, "{}", err.message());
     err
 }
 
@@ -43,9 +43,9 @@ fn non_json_text_is_refused() {
     ] {
         let err = refused(text);
         assert!(
-            err.message.starts_with("arguments: not valid JSON"),
+            err.message().starts_with("arguments: is not valid JSON"),
             "{}",
-            err.message
+            err.message()
         );
     }
 }
@@ -54,7 +54,10 @@ fn non_json_text_is_refused() {
 fn empty_input_is_refused() {
     for text in ["", "   ", "\n\t"] {
         let err = refused(text);
-        assert_eq!(err.message, "arguments: not valid JSON: the text is empty");
+        assert_eq!(
+            err.message(),
+            "arguments: is not valid JSON: the text is empty (R3)"
+        );
     }
 }
 
@@ -63,18 +66,18 @@ fn json_that_is_not_an_object_is_refused() {
     for text in ["[]", "[{}]", "null", "true", "42", "\"form\"", "1.5"] {
         let err = refused(text);
         assert!(
-            err.message
+            err.message()
                 .starts_with("arguments: expected an object with `message` and `questions`"),
             "{}",
-            err.message
+            err.message()
         );
-        assert!(err.message.ends_with("(R3)"), "{}", err.message);
+        assert!(err.message().ends_with("(R3)"), "{}", err.message());
     }
     let err = refused_value(&json!(["message", "questions"]));
     assert!(
-        err.message.contains("found an array (R3)"),
+        err.message().contains("found an array (R3)"),
         "{}",
-        err.message
+        err.message()
     );
 }
 
@@ -84,17 +87,17 @@ fn deep_nesting_is_refused_without_overflowing_the_stack() {
     let arrays = format!("{}{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
     let err = refused(&arrays);
     assert!(
-        err.message.contains("recursion limit exceeded"),
+        err.message().contains("recursion limit exceeded"),
         "{}",
-        err.message
+        err.message()
     );
 
     let objects = format!("{}1{}", "{\"a\":".repeat(DEPTH), "}".repeat(DEPTH));
     let err = refused(&objects);
     assert!(
-        err.message.contains("recursion limit exceeded"),
+        err.message().contains("recursion limit exceeded"),
         "{}",
-        err.message
+        err.message()
     );
 
     // Deep nesting inside an otherwise valid form, where a property value is expected.
@@ -105,9 +108,9 @@ fn deep_nesting_is_refused_without_overflowing_the_stack() {
     );
     let err = refused(&inner);
     assert!(
-        err.message.contains("recursion limit exceeded"),
+        err.message().contains("recursion limit exceeded"),
         "{}",
-        err.message
+        err.message()
     );
 
     // Unclosed: the depth limit trips before the end of the text is reached.
@@ -125,9 +128,9 @@ fn nesting_up_to_the_limit_is_parsed_and_then_refused_as_unknown() {
     );
     let err = refused(&text);
     assert!(
-        err.message.contains("questions[0].x: is not a property"),
+        err.message().contains("questions[0].x: is not a property"),
         "{}",
-        err.message
+        err.message()
     );
 }
 
@@ -140,17 +143,17 @@ fn deep_values_are_refused_by_from_value() {
     }
     let err = refused_value(&value);
     assert!(
-        err.message.contains("nest more than 127 levels"),
+        err.message().contains("nest more than 127 levels"),
         "{}",
-        err.message
+        err.message()
     );
     let mut deep_form: Value = serde_json::from_str(VALID).unwrap();
     deep_form["questions"][0]["x"] = value;
     let err = refused_value(&deep_form);
     assert!(
-        err.message.contains("nest more than 127 levels"),
+        err.message().contains("nest more than 127 levels"),
         "{}",
-        err.message
+        err.message()
     );
     // Dropping a 100,000-deep `Value` recurses once per level; leak it instead.
     std::mem::forget(deep_form);
@@ -168,17 +171,21 @@ fn a_two_mib_document_is_refused_before_parsing() {
     let err = refused(&text);
     let took = started.elapsed();
     assert!(
-        err.message.contains("refused before parsing (R4)"),
+        err.message().contains("refused before parsing (R4)"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.starts_with("arguments: "), "{}", err.message);
+    assert!(
+        err.message().starts_with("arguments: "),
+        "{}",
+        err.message()
+    );
     assert!(took < Duration::from_secs(2), "took {took:?}");
 
     // Non-ASCII text counts by UTF-16 units: 700,000 `😀` are 1.4 M units in 2.8 MB.
     let text = format!(r#"{{"message":"{}"}}"#, "😀".repeat(700_000));
     let err = refused(&text);
-    assert!(err.message.contains("(R4)"), "{}", err.message);
+    assert!(err.message().contains("(R4)"), "{}", err.message());
 }
 
 #[test]
@@ -202,29 +209,29 @@ fn duplicate_keys_are_refused_at_every_level() {
     let top = r#"{"message":"Tell me","message":"Again","questions":[]}"#;
     let err = refused(top);
     assert!(
-        err.message
+        err.message()
             .starts_with("message: repeats a property name (line 1, column"),
         "{}",
-        err.message
+        err.message()
     );
-    assert!(err.message.ends_with("(R3)"), "{}", err.message);
+    assert!(err.message().ends_with("(R3)"), "{}", err.message());
 
     let nested = r#"{"message":"Tell me","questions":[{"id":"goal","type":"text","title":"Goal","title":"Other","required":false}]}"#;
     let err = refused(nested);
     assert!(
-        err.message
+        err.message()
             .starts_with("questions[0].title: repeats a property name"),
         "{}",
-        err.message
+        err.message()
     );
 
     let deeper = r#"{"message":"Pick","questions":[{"id":"t","type":"resource","title":"T","required":false,"options":[{"uri":"https://e.com/a","name":"a","title":"A","thumbnail":{"src":"https://e.com/p.png","src":"https://e.com/q.png"}}]}]}"#;
     let err = refused(deeper);
     assert!(
-        err.message
+        err.message()
             .starts_with("questions[0].options[0].thumbnail.src: repeats a property name"),
         "{}",
-        err.message
+        err.message()
     );
 
     // An unknown property repeated is still a duplicate, even in a large object.
@@ -232,18 +239,18 @@ fn duplicate_keys_are_refused_at_every_level() {
     let big = format!(r#"{{{many}"k7":2,"message":"m","questions":[]}}"#);
     let err = refused(&big);
     assert!(
-        err.message.starts_with("k7: repeats a property name"),
+        err.message().starts_with("k7: repeats a property name"),
         "{}",
-        err.message
+        err.message()
     );
 
     // Keys equal after unescaping are the same key.
     let escaped = r#"{"message":"Tell me","mess\u0061ge":"x","questions":[]}"#;
     let err = refused(escaped);
     assert!(
-        err.message.contains("repeats a property name"),
+        err.message().contains("repeats a property name"),
         "{}",
-        err.message
+        err.message()
     );
 }
 
@@ -256,7 +263,7 @@ fn numbers_where_strings_belong_are_refused() {
         "questions[0].id: expected a string, found a number (R6)",
         "questions[0].title: expected a string, found a number (R8)",
     ] {
-        assert!(err.message.contains(part), "{part} in {}", err.message);
+        assert!(err.message().contains(part), "{part} in {}", err.message());
     }
 }
 
@@ -265,33 +272,33 @@ fn null_for_optional_fields_is_refused() {
     let text = r#"{"message":"Tell me","questions":[{"id":"goal","type":"text","title":"Goal","description":null,"required":false,"maxLength":null}]}"#;
     let err = refused(text);
     assert!(
-        err.message.contains(
+        err.message().contains(
             "questions[0].description: expected a string, found null; leave an optional \
              property out instead of writing null (R9)"
         ),
         "{}",
-        err.message
+        err.message()
     );
     assert!(
-        err.message
+        err.message()
             .contains("questions[0].maxLength: expected an integer, found null"),
         "{}",
-        err.message
+        err.message()
     );
     let text = r#"{"message":"Pick","questions":[{"id":"t","type":"resource","title":"T","required":false,"options":[{"uri":"https://e.com/a","name":"a","title":"A","icons":null,"thumbnail":null}]}]}"#;
     let err = refused(text);
     assert!(
-        err.message
+        err.message()
             .contains("questions[0].options[0].icons: expected an array of images, found null"),
         "{}",
-        err.message
+        err.message()
     );
     assert!(
-        err.message.contains(
+        err.message().contains(
             "questions[0].options[0].thumbnail: expected an image object with `src`, found null"
         ),
         "{}",
-        err.message
+        err.message()
     );
 }
 
@@ -307,14 +314,14 @@ fn lone_surrogates_are_refused() {
         let text = VALID.replace("Tell me", s);
         let err = refused(&text);
         assert!(
-            err.message.starts_with("arguments: not valid JSON:"),
+            err.message().starts_with("arguments: is not valid JSON:"),
             "{}",
-            err.message
+            err.message()
         );
         assert!(
-            err.message.contains("surrogate") || err.message.contains("escape"),
+            err.message().contains("surrogate") || err.message().contains("escape"),
             "{}",
-            err.message
+            err.message()
         );
     }
     // A proper pair is a character outside the Basic Multilingual Plane.
@@ -327,9 +334,9 @@ fn trailing_garbage_is_refused() {
     for tail in ["x", "{}", ",", "]", " 1", "\n{\"a\":1}"] {
         let err = refused(&format!("{VALID}{tail}"));
         assert!(
-            err.message.contains("trailing characters"),
+            err.message().contains("trailing characters"),
             "{}",
-            err.message
+            err.message()
         );
     }
     // Trailing whitespace is not garbage.
@@ -340,8 +347,8 @@ fn trailing_garbage_is_refused() {
 fn a_byte_order_mark_is_refused() {
     let err = refused(&format!("\u{feff}{VALID}"));
     assert_eq!(
-        err.message,
-        "arguments: not valid JSON: the text starts with a byte order mark (U+FEFF)"
+        err.message(),
+        "arguments: is not valid JSON: the text starts with a byte order mark (U+FEFF) (R3)"
     );
 }
 
@@ -365,9 +372,9 @@ fn nan_and_infinity_literals_are_refused() {
         );
         let err = refused(&text);
         assert!(
-            err.message.starts_with("arguments: not valid JSON:"),
+            err.message().starts_with("arguments: is not valid JSON:"),
             "{lit}: {}",
-            err.message
+            err.message()
         );
     }
 }
@@ -391,19 +398,24 @@ fn wrong_shapes_everywhere_are_reported_together() {
         "questions[3].minItems: expected an integer, found a string (R18)",
         "questions[4].options[0].icons[0]: expected an image object with `src`, found a number (R25)",
     ] {
-        assert!(err.message.contains(part), "{part} in {}", err.message);
+        assert!(err.message().contains(part), "{part} in {}", err.message());
     }
     // Placeholders for broken values produce no follow-on findings.
-    assert!(!err.message.contains("questions[0].id"), "{}", err.message);
     assert!(
-        !err.message.contains("questions[1].options[0].id"),
+        !err.message().contains("questions[0].id"),
         "{}",
-        err.message
+        err.message()
     );
     assert!(
-        !err.message.contains("questions[4].options[0].icons[0].src"),
+        !err.message().contains("questions[1].options[0].id"),
         "{}",
-        err.message
+        err.message()
+    );
+    assert!(
+        !err.message()
+            .contains("questions[4].options[0].icons[0].src"),
+        "{}",
+        err.message()
     );
 }
 
@@ -439,7 +451,7 @@ fn arbitrary_bytes_never_panic() {
         };
         match DataForm::from_json(&text) {
             Ok(form) => assert_eq!(DataForm::from_json(&form.to_json()).unwrap(), form),
-            Err(e) => assert_eq!(e.code, ErrorCode::InvalidArguments),
+            Err(e) => assert_eq!(e.code(), ErrorCode::InvalidArguments),
         }
     }
 }
@@ -470,10 +482,10 @@ fn large_hostile_forms_are_checked_in_linear_time() {
         assert!(text.len() < 1_048_576);
         let err = refused(text);
         assert!(err
-            .message
+            .message()
             .contains("questions[0].options: must have at most 24 options"));
         assert!(
-            err.message.len() < 20_000,
+            err.message().len() < 20_000,
             "the message lists at most 50 findings"
         );
     }
@@ -496,16 +508,16 @@ fn text_and_values_share_the_depth_limit() {
         let from_text = refused(&text);
         let from_value = refused_value(&nested(depth));
         assert_eq!(
-            from_text.message.contains("expected an object"),
+            from_text.message().contains("expected an object"),
             parses,
             "{depth}: {}",
-            from_text.message
+            from_text.message()
         );
         assert_eq!(
-            from_value.message.contains("expected an object"),
+            from_value.message().contains("expected an object"),
             parses,
             "{depth}: {}",
-            from_value.message
+            from_value.message()
         );
     }
 }

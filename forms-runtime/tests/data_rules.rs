@@ -59,7 +59,7 @@ fn parse(v: &Value) -> Result<DataForm, FormError> {
 }
 
 fn accepted(v: &Value) -> DataForm {
-    parse(v).unwrap_or_else(|e| panic!("expected the form to be accepted: {}", e.message))
+    parse(v).unwrap_or_else(|e| panic!("expected the form to be accepted: {}", e.message()))
 }
 
 /// The rule tag of the entry of `message` that starts with `path: `.
@@ -94,16 +94,16 @@ fn rule_at(message: &str, path: &str) -> Option<String> {
 fn refused(v: &Value, path: &str, rule: Rule) -> String {
     let err = parse(v).expect_err("expected the form to be refused");
     assert_refused(&err, path, rule);
-    err.message
+    err.message().to_owned()
 }
 
 fn assert_refused(err: &FormError, path: &str, rule: Rule) {
-    assert_eq!(err.code, ErrorCode::InvalidArguments, "{}", err.message);
+    assert_eq!(err.code(), ErrorCode::InvalidArguments, "{}", err.message());
     assert_eq!(
-        rule_at(&err.message, path).as_deref(),
+        rule_at(err.message(), path).as_deref(),
         Some(rule.as_str()),
         "expected `{path}: … ({rule})` in: {}",
-        err.message
+        err.message()
     );
 }
 
@@ -324,14 +324,14 @@ fn r4_arguments_at_most_1_mib_of_compact_json() {
     refused(&over_by_message, "arguments", Rule::R4);
 
     // Forms built in Rust are measured too, before trimming (the title has spaces).
-    DataForm::new(f.spec().clone()).unwrap_or_else(|e| panic!("{}", e.message));
+    DataForm::new(f.spec().clone()).unwrap_or_else(|e| panic!("{}", e.message()));
     let mut spec: FormSpec = f.spec().clone();
     spec.questions[0].title = "  Relevant report templates  ".into();
     DataForm::new(spec.clone()).unwrap();
     spec.questions[0].title.push(' ');
     let err = DataForm::new(spec).unwrap_err();
     assert_refused(&err, "arguments", Rule::R4);
-    assert!(err.message.contains("found 1048577"), "{}", err.message);
+    assert!(err.message().contains("found 1048577"), "{}", err.message());
 }
 
 #[test]

@@ -7,7 +7,7 @@
     clippy::indexing_slicing
 )]
 
-use forms_runtime::descriptor::{id_pattern, tool_descriptor, SCHEMA_DIALECT, TOOL_NAME};
+use forms_runtime::mcp::{id_pattern, tool_descriptor, SCHEMA_DIALECT, TOOL_NAME};
 use forms_runtime::rules::limits;
 use forms_runtime::DataForm;
 use serde_json::{json, Value};

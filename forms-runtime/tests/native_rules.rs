@@ -52,7 +52,7 @@ fn resource(n: u32) -> ResourceOption {
 /// The native params, parsed back.
 fn native(f: &DataForm) -> Value {
     let text = f.native_json();
-    let parsed: Value = serde_json::from_str(&text).unwrap();
+    let parsed: Value = serde_json::from_str(text).unwrap();
     assert_eq!(parsed, serde_json::to_value(f.native()).unwrap());
     parsed
 }

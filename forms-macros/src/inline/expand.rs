@@ -9,21 +9,23 @@ use super::ir::{Choice, Form, Image, Int, Limits, Options, Question, Resource, S
 use proc_macro2::{Group, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-/// The code of a form that passed every check; `fixed` when it has no `{expr}`.
-pub(crate) fn form(form: &Form, fixed: bool) -> TokenStream {
-    let rt = quote!(::forms_runtime::__private::inline);
+/// The code of a form that passed every check; `fixed` when it has no `{expr}`. `krate` is
+/// the path of the runtime (`$crate` when called through `forms_runtime::form!`).
+pub(crate) fn form(form: &Form, fixed: bool, krate: &TokenStream) -> TokenStream {
+    let rt = rt();
     let spec = spec(form);
     let name = quote::format_ident!("FORM", span = Span::mixed_site());
     if fixed {
         quote! {{
-            static #name: #rt::Lazy<
-                #rt::Result<::forms_runtime::PreparedForm, ::forms_runtime::FormError>,
-            > = #rt::Lazy::new(|| #rt::prepare(#spec));
+            use #krate::__private::inline as __forms_rt;
+            static #name: #rt::Lazy<#rt::Result<#rt::DataForm, #rt::FormError>> =
+                #rt::Lazy::new(|| #rt::prepare(#spec));
             #rt::Clone::clone(&*#name)
         }}
     } else {
         let value = quote::format_ident!("form", span = Span::mixed_site());
         quote! {{
+            use #krate::__private::inline as __forms_rt;
             // The user's `{expr}` blocks are kept as written.
             #[allow(unused_braces)]
             let #value = #rt::prepare(#spec);
@@ -34,22 +36,23 @@ pub(crate) fn form(form: &Form, fixed: bool) -> TokenStream {
 
 /// The code of an invocation that failed its checks: the errors, then a value of the right
 /// type so that no follow-on error hides them.
-pub(crate) fn fallback(errors: TokenStream) -> TokenStream {
+pub(crate) fn fallback(errors: TokenStream, krate: &TokenStream) -> TokenStream {
     quote! {{
         #errors
-        ::forms_runtime::__private::inline::unreachable_form()
+        #krate::__private::inline::unreachable_form()
     }}
 }
 
+/// The runtime's `__private::inline`, as the block of the expansion imports it.
 fn rt() -> TokenStream {
-    quote!(::forms_runtime::__private::inline)
+    quote!(__forms_rt)
 }
 
 /// A call of the conversion `func` on an interpolation, spanned at the user's expression.
 fn convert(func: &str, g: &Group) -> TokenStream {
     let span = g.span();
     let func = proc_macro2::Ident::new(func, span);
-    quote_spanned!(span=> ::forms_runtime::__private::inline::#func(#g))
+    quote_spanned!(span=> __forms_rt::#func(#g))
 }
 
 fn string(s: &Slot<Str>) -> TokenStream {

@@ -19,15 +19,35 @@ use proc_macro2::TokenStream;
 
 /// Expands one `form! { … }` invocation.
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
+    let (krate, input) = split_krate(input);
     let cx = Ctxt::new();
     let top = parse::parse_input(&cx, input);
     let form = check::form(&cx, &top);
     match (cx.into_compile_errors(), form) {
-        (None, Some(form)) => expand::form(&form, !top.has_interp()),
-        (Some(errors), _) => expand::fallback(errors),
+        (None, Some(form)) => expand::form(&form, !top.has_interp(), &krate),
+        (Some(errors), _) => expand::fallback(errors, &krate),
         (None, None) => expand::fallback(
             syn::Error::new(proc_macro2::Span::call_site(), "invalid form").to_compile_error(),
+            &krate,
         ),
+    }
+}
+
+/// The runtime's path and the form: `forms_runtime::form!` passes `$crate ;` before the
+/// form, so a renamed dependency works; called without it, the path is `::forms_runtime`.
+fn split_krate(input: TokenStream) -> (TokenStream, TokenStream) {
+    let tokens: Vec<proc_macro2::TokenTree> = input.into_iter().collect();
+    let semi = tokens
+        .iter()
+        .position(|t| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';'));
+    match semi {
+        Some(i) => {
+            let mut tokens = tokens.into_iter();
+            let krate: TokenStream = tokens.by_ref().take(i).collect();
+            let form: TokenStream = tokens.skip(1).collect();
+            (krate, form)
+        }
+        None => (quote::quote!(::forms_runtime), tokens.into_iter().collect()),
     }
 }
 

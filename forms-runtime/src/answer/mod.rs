@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use forms_runtime::data::{ChoiceOption, FormSpec, Question, QuestionSpec};
-//! use forms_runtime::{DataForm, Response};
+//! use forms_runtime::{DataForm, Outcome};
 //!
 //! let choice = |id: &str, title: &str| ChoiceOption {
 //!     id: id.into(),
@@ -30,22 +30,22 @@
 //!     }],
 //! })?;
 //!
-//! let response = form.check_response(r#"{"action":"accept","content":{"format":"pdf"}}"#)?;
-//! let answers = response.answers().expect("an accepted response");
-//! assert_eq!(answers.choice("format"), Some("pdf"));
+//! let outcome = form.check_response(r#"{"action":"accept","content":{"format":"pdf"}}"#)?;
 //! // The tool-result payload, content keys in question order.
 //! assert_eq!(
-//!     serde_json::to_string(&response).unwrap(),
+//!     serde_json::to_string(&outcome).unwrap(),
 //!     r#"{"action":"accept","content":{"format":"pdf"}}"#
 //! );
+//! let Outcome::Accepted(answers) = outcome else { unreachable!() };
+//! assert_eq!(answers.choice("format"), Some("pdf"));
 //!
-//! assert_eq!(form.check_response(r#"{"action":"decline"}"#)?, Response::Decline);
+//! assert_eq!(form.check_response(r#"{"action":"decline"}"#)?, Outcome::Declined);
 //!
 //! let err = form
 //!     .check_response(r#"{"action":"accept","content":{"format":"pdfx"}}"#)
 //!     .unwrap_err();
-//! assert_eq!(err.code, forms_runtime::ErrorCode::InvalidResponse);
-//! assert_eq!(err.message, r#"content.format: "pdfx" is not an offered option id (V4)"#);
+//! assert_eq!(err.code(), forms_runtime::ErrorCode::InvalidResponse);
+//! assert_eq!(err.message(), r#"content.format: "pdfx" is not an offered option id (V4)"#);
 //! # Ok::<(), forms_runtime::FormError>(())
 //! ```
 
@@ -53,19 +53,24 @@ mod seed;
 mod ser;
 
 use crate::data::{DataForm, QuestionSpec};
-use crate::error::FormError;
+use crate::error::{Finding, FormError, JsonPath};
 use forms_rules::Rule;
 use serde::de::DeserializeSeed;
 
 pub(crate) use seed::{Action, Sink};
 
-/// A checked host response. It serializes as the tool-result payload
-/// (`{"action":"accept","content":{…}}`, `{"action":"decline"}`, `{"action":"cancel"}`), ready
-/// for [`ToolResult::answer`](crate::ToolResult::answer).
+/// What the person did with a form, once the host's response passed every rule: the one
+/// three-way result of the untyped path ([`DataForm::check_response`] gives
+/// `Outcome<Answers>`) and the typed one ([`TypedForm::decode`](crate::TypedForm::decode)
+/// gives `Outcome<T>`).
+///
+/// `Outcome<Answers>` serializes as the tool-result payload (`{"action":"accept",
+/// "content":{…}}`, `{"action":"decline"}`, `{"action":"cancel"}`), ready for
+/// [`ToolResult::from_outcome`](crate::mcp::ToolResult::from_outcome).
 ///
 /// ```
 /// use forms_runtime::data::{FormSpec, Question, QuestionSpec};
-/// use forms_runtime::{DataForm, ToolResult};
+/// use forms_runtime::{DataForm, Outcome};
 ///
 /// let form = DataForm::new(FormSpec {
 ///     message: "What would you like to understand?".into(),
@@ -77,44 +82,54 @@ pub(crate) use seed::{Action, Sink};
 ///         kind: QuestionSpec::Text { max_length: None },
 ///     }],
 /// })?;
-/// let response = form.check_response(r#"{"action":"cancel","_meta":{"reason":"closed"}}"#)?;
-/// let result = serde_json::to_value(ToolResult::answer(&response)).unwrap();
-/// assert_eq!(result["structuredContent"], serde_json::json!({"action": "cancel"}));
+/// let outcome = form.check_response(r#"{"action":"cancel","_meta":{"reason":"closed"}}"#)?;
+/// assert!(matches!(outcome, Outcome::Cancelled));
+/// assert_eq!(serde_json::to_string(&outcome).unwrap(), r#"{"action":"cancel"}"#);
 /// # Ok::<(), forms_runtime::FormError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Response<'f> {
-    /// The person submitted the form; the answers satisfy every rule.
-    Accept(Answers<'f>),
-    /// The person declined to answer. No answers (V8).
-    Decline,
+pub enum Outcome<T> {
+    /// The person submitted the form; the answers passed every rule.
+    Accepted(T),
+    /// The person declined. No answers (V8).
+    Declined,
     /// The person cancelled. No answers (V8).
-    Cancel,
+    Cancelled,
 }
 
-impl<'f> Response<'f> {
+impl<T> Outcome<T> {
     /// The wire name of the action: `"accept"`, `"decline"` or `"cancel"`.
     pub fn action(&self) -> &'static str {
         match self {
-            Response::Accept(_) => "accept",
-            Response::Decline => "decline",
-            Response::Cancel => "cancel",
+            Outcome::Accepted(_) => "accept",
+            Outcome::Declined => "decline",
+            Outcome::Cancelled => "cancel",
         }
     }
 
-    /// The answers of an accepted response; `None` for decline and cancel.
-    pub fn answers(&self) -> Option<&Answers<'f>> {
+    /// The answers of an accepted form; `None` for decline and cancel.
+    pub fn accepted(self) -> Option<T> {
         match self {
-            Response::Accept(a) => Some(a),
-            Response::Decline | Response::Cancel => None,
+            Outcome::Accepted(t) => Some(t),
+            Outcome::Declined | Outcome::Cancelled => None,
         }
     }
 
-    /// The answers of an accepted response, by value; `None` for decline and cancel.
-    pub fn into_answers(self) -> Option<Answers<'f>> {
+    /// A borrowed view: `Outcome<&T>`.
+    pub fn as_ref(&self) -> Outcome<&T> {
         match self {
-            Response::Accept(a) => Some(a),
-            Response::Decline | Response::Cancel => None,
+            Outcome::Accepted(t) => Outcome::Accepted(t),
+            Outcome::Declined => Outcome::Declined,
+            Outcome::Cancelled => Outcome::Cancelled,
+        }
+    }
+
+    /// Maps the answers of an accepted form with `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Outcome::Accepted(t) => Outcome::Accepted(f(t)),
+            Outcome::Declined => Outcome::Declined,
+            Outcome::Cancelled => Outcome::Cancelled,
         }
     }
 }
@@ -129,7 +144,7 @@ pub struct Answers<'f> {
 
 /// One question's answer. Every `usize` is an index into the question's options.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// A `text` answer, as given (possibly empty when the question is optional).
     Text(String),
     /// A `single_select` answer: the chosen option.
@@ -146,7 +161,7 @@ pub enum Answer {
 
 /// One item of a `files` answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileAnswer {
+pub(crate) enum FileAnswer {
     /// An offered resource, by its index in the question's options.
     Offered(usize),
     /// A file the person added (rule R27).
@@ -190,24 +205,15 @@ impl<'f> Answers<'f> {
         self.form
     }
 
-    /// The answer to the question at `question_index`; `None` when unanswered.
-    pub fn get(&self, question_index: usize) -> Option<&Answer> {
+    fn get(&self, question_index: usize) -> Option<&Answer> {
         self.slots.get(question_index)?.as_ref()
     }
 
-    /// The answer to the question with `id`; `None` when unanswered or no such question.
-    pub fn answer(&self, id: &str) -> Option<&Answer> {
-        self.get(self.form.question_index(id)?)
-    }
-
-    /// One slot per question, in question order.
-    pub fn slots(&self) -> &[Option<Answer>] {
-        &self.slots
-    }
-
-    /// The slots, by value (one per question, in question order).
-    pub fn into_slots(self) -> Vec<Option<Answer>> {
-        self.slots
+    /// Whether the question with `id` was answered.
+    pub fn is_answered(&self, id: &str) -> bool {
+        self.form
+            .question_index(id)
+            .is_some_and(|i| self.get(i).is_some())
     }
 
     /// How many questions were answered.
@@ -402,7 +408,7 @@ impl DataForm {
     /// Any failure, including text that is not JSON, is one `invalid_response` error whose
     /// message names the path and the rule (`content.format: "pdfx" is not an offered option
     /// id (V4)`); no answer is returned with it.
-    pub fn check_response(&self, text: &str) -> Result<Response<'_>, FormError> {
+    pub fn check_response(&self, text: &str) -> Result<Outcome<Answers<'_>>, FormError> {
         self.check_slots(Source::Text(text))
     }
 
@@ -411,11 +417,11 @@ impl DataForm {
     pub fn check_response_value(
         &self,
         value: &serde_json::Value,
-    ) -> Result<Response<'_>, FormError> {
+    ) -> Result<Outcome<Answers<'_>>, FormError> {
         self.check_slots(Source::Value(value))
     }
 
-    fn check_slots(&self, source: Source<'_>) -> Result<Response<'_>, FormError> {
+    fn check_slots(&self, source: Source<'_>) -> Result<Outcome<Answers<'_>>, FormError> {
         let mut sink = SlotSink {
             form: self,
             slots: std::iter::repeat_with(|| None)
@@ -423,12 +429,12 @@ impl DataForm {
                 .collect(),
         };
         Ok(match self.check_into(source, &mut sink)? {
-            Action::Accept => Response::Accept(Answers {
+            Action::Accept => Outcome::Accepted(Answers {
                 form: self,
                 slots: sink.slots,
             }),
-            Action::Decline => Response::Decline,
-            Action::Cancel => Response::Cancel,
+            Action::Decline => Outcome::Declined,
+            Action::Cancel => Outcome::Cancelled,
         })
     }
 
@@ -448,17 +454,21 @@ impl DataForm {
             }
             Source::Value(value) => seed.deserialize(value),
         };
-        result.map_err(|e| failure(&ctx, &e))
+        result.map_err(|e| failure(&ctx, source, &e))
     }
 }
 
 /// The `invalid_response` error for a failed check: the recorded rule failure, else the
 /// deserializer's own error (text that is not JSON).
-fn failure(ctx: &seed::Ctx<'_>, e: &serde_json::Error) -> FormError {
-    let message = match ctx.take_failure() {
-        Some(m) => m,
-        None if e.is_data() => format!("response: {e} ({})", Rule::V1),
-        None => format!("response: is not valid JSON: {e} ({})", Rule::V1),
+fn failure(ctx: &seed::Ctx<'_>, source: Source<'_>, e: &serde_json::Error) -> FormError {
+    let finding = match (ctx.take_failure(), source) {
+        (Some(f), _) => f,
+        (None, Source::Text(text)) if !e.is_data() => Finding::new(
+            JsonPath::response(),
+            Some(Rule::V1),
+            crate::syntax::not_json(text, e),
+        ),
+        (None, _) => Finding::new(JsonPath::response(), Some(Rule::V1), e.to_string()),
     };
-    FormError::invalid_response(message)
+    FormError::invalid_response(finding)
 }

@@ -9,6 +9,7 @@
 //! ran (serde_json would otherwise append a text position).
 
 use crate::data::{DataForm, Question, QuestionSpec};
+use crate::error::{Finding, JsonPath};
 use forms_rules::{limits, Rule, SelectionLimits};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::cell::Cell;
@@ -20,7 +21,7 @@ const QUOTE_MAX: usize = 80;
 /// The state shared by the seeds of one check: the form and the first failure.
 pub(crate) struct Ctx<'f> {
     pub(crate) form: &'f DataForm,
-    failure: Cell<Option<String>>,
+    failure: Cell<Option<Finding>>,
 }
 
 impl<'f> Ctx<'f> {
@@ -31,31 +32,35 @@ impl<'f> Ctx<'f> {
         }
     }
 
-    /// Records `message` (the first one wins) and returns the error that stops deserializing.
-    fn fail<E: de::Error>(&self, message: String) -> E {
-        let first = self.failure.take().unwrap_or(message);
+    /// Records a finding of `rule` at `path` (the first one wins) and returns the error that
+    /// stops deserializing.
+    fn fail<E: de::Error>(&self, path: JsonPath, rule: Rule, problem: String) -> E {
+        let first = self
+            .failure
+            .take()
+            .unwrap_or_else(|| Finding::new(path, Some(rule), problem));
         self.failure.set(Some(first));
         E::custom("invalid response")
     }
 
     /// Fails with `{path}: must be {what}, found {found} ({rule})`.
-    fn wrong<E: de::Error>(
-        &self,
-        path: impl fmt::Display,
-        what: &str,
-        found: Found,
-        rule: Rule,
-    ) -> E {
-        self.fail(format!(
-            "{path}: must be {what}, found {} ({rule})",
-            found.as_str()
-        ))
+    fn wrong<E: de::Error>(&self, path: JsonPath, what: &str, found: Found, rule: Rule) -> E {
+        self.fail(
+            path,
+            rule,
+            format!("must be {what}, found {}", found.as_str()),
+        )
     }
 
     /// The recorded failure, if any.
-    pub(crate) fn take_failure(&self) -> Option<String> {
+    pub(crate) fn take_failure(&self) -> Option<Finding> {
         self.failure.take()
     }
+}
+
+/// The path of the answer to the question `id`: `content.<id>`.
+fn content_of(id: &str) -> JsonPath {
+    JsonPath::response().key("content").key(id)
 }
 
 /// Where checked answers go, one value at a time, in the order the response gives them.
@@ -227,7 +232,7 @@ seed!(sink ResponseSeed => Action);
 impl<S> ResponseSeed<'_, '_, S> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
         self.ctx.wrong(
-            "response",
+            JsonPath::response(),
             "an object with `action` (and `content` when accepting)",
             found,
             Rule::V1,
@@ -260,10 +265,11 @@ impl<'de, S: Sink> Visitor<'de> for ResponseSeed<'_, '_, S> {
         let mut content: Option<u64> = None;
         let mut meta = false;
         let duplicate = |key: &str| -> A::Error {
-            ctx.fail(format!(
-                "response: the key `{key}` is given more than once ({})",
-                Rule::V1
-            ))
+            ctx.fail(
+                JsonPath::response(),
+                Rule::V1,
+                format!("the key `{key}` is given more than once"),
+            )
         };
         while let Some(key) = map.next_key_seed(TopKeySeed { ctx })? {
             match key {
@@ -295,10 +301,11 @@ impl<'de, S: Sink> Visitor<'de> for ResponseSeed<'_, '_, S> {
             }
         }
         match action {
-            None => Err(ctx.fail(format!(
-                "response: `action` is missing; it must be \"accept\", \"decline\" or \"cancel\" ({})",
-                Rule::V1
-            ))),
+            None => Err(ctx.fail(
+                JsonPath::response(),
+                Rule::V1,
+                "`action` is missing; it must be \"accept\", \"decline\" or \"cancel\"".to_owned(),
+            )),
             Some(a @ (Action::Decline | Action::Cancel)) => {
                 if content.is_some() {
                     Err(no_content(ctx, a))
@@ -310,11 +317,11 @@ impl<'de, S: Sink> Visitor<'de> for ResponseSeed<'_, '_, S> {
                 let answered = content.unwrap_or(0);
                 for (i, q) in ctx.form.questions().iter().enumerate() {
                     if q.required && answered & bit(i) == 0 {
-                        return Err(ctx.fail(format!(
-                            "content.{}: is required and was not answered ({})",
-                            q.id,
-                            Rule::V2
-                        )));
+                        return Err(ctx.fail(
+                            content_of(&q.id),
+                            Rule::V2,
+                            "is required and was not answered".to_owned(),
+                        ));
                     }
                 }
                 Ok(Action::Accept)
@@ -333,12 +340,15 @@ fn bit(index: usize) -> u64 {
 }
 
 fn no_content<E: de::Error>(ctx: &Ctx<'_>, action: Action) -> E {
-    ctx.fail(format!(
-        "content: a \"{}\" response carries no content ({}, {})",
-        action.as_str(),
+    ctx.fail(
+        JsonPath::response().key("content"),
         Rule::V1,
-        Rule::V8
-    ))
+        format!(
+            "a \"{}\" response carries no content; decline and cancel never yield answers, \
+             see V8",
+            action.as_str()
+        ),
+    )
 }
 
 struct TopKeySeed<'c, 'f> {
@@ -359,11 +369,14 @@ impl<'de> Visitor<'de> for TopKeySeed<'_, '_> {
             "action" => Ok(TopKey::Action),
             "content" => Ok(TopKey::Content),
             "_meta" => Ok(TopKey::Meta),
-            _ => Err(self.ctx.fail(format!(
-                "response: unknown key {}; a response has only `action`, `content` and `_meta` ({})",
-                Quoted(v),
-                Rule::V1
-            ))),
+            _ => Err(self.ctx.fail(
+                JsonPath::response(),
+                Rule::V1,
+                format!(
+                    "unknown key {}; a response has only `action`, `content` and `_meta`",
+                    Quoted(v)
+                ),
+            )),
         }
     }
 }
@@ -376,7 +389,8 @@ const ACTIONS: &str = "\"accept\", \"decline\" or \"cancel\"";
 
 impl ActionSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.wrong("action", ACTIONS, found, Rule::V1)
+        self.ctx
+            .wrong(JsonPath::response().key("action"), ACTIONS, found, Rule::V1)
     }
 }
 
@@ -398,11 +412,14 @@ impl<'de> Visitor<'de> for ActionSeed<'_, '_> {
             "accept" => Ok(Action::Accept),
             "decline" => Ok(Action::Decline),
             "cancel" => Ok(Action::Cancel),
-            _ => Err(self.ctx.fail(format!(
-                "action: {} is not one of \"accept\", \"decline\", \"cancel\" ({})",
-                Quoted(v),
-                Rule::V1
-            ))),
+            _ => Err(self.ctx.fail(
+                JsonPath::response().key("action"),
+                Rule::V1,
+                format!(
+                    "{} is not one of \"accept\", \"decline\", \"cancel\"",
+                    Quoted(v)
+                ),
+            )),
         }
     }
 }
@@ -414,7 +431,12 @@ struct MetaSeed<'c, 'f> {
 
 impl MetaSeed<'_, '_> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx.wrong("_meta", "an object", found, Rule::V1)
+        self.ctx.wrong(
+            JsonPath::response().key("_meta"),
+            "an object",
+            found,
+            Rule::V1,
+        )
     }
 }
 
@@ -448,8 +470,12 @@ struct ContentSeed<'c, 'f, S> {
 
 impl<S> ContentSeed<'_, '_, S> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
-        self.ctx
-            .wrong("content", "an object keyed by question id", found, Rule::V1)
+        self.ctx.wrong(
+            JsonPath::response().key("content"),
+            "an object keyed by question id",
+            found,
+            Rule::V1,
+        )
     }
 }
 
@@ -474,17 +500,18 @@ impl<'de, S: Sink> Visitor<'de> for ContentSeed<'_, '_, S> {
         let mut next = 0;
         while let Some(index) = map.next_key_seed(QuestionKeySeed { ctx, next })? {
             let Some(question) = questions.get(index) else {
-                return Err(ctx.fail(format!(
-                    "content: question {index} is out of range ({})",
-                    Rule::V2
-                )));
+                return Err(ctx.fail(
+                    JsonPath::response().key("content"),
+                    Rule::V2,
+                    format!("question {index} is out of range"),
+                ));
             };
             if answered & bit(index) != 0 {
-                return Err(ctx.fail(format!(
-                    "content.{}: is given more than once ({})",
-                    question.id,
-                    Rule::V2
-                )));
+                return Err(ctx.fail(
+                    content_of(&question.id),
+                    Rule::V2,
+                    "is given more than once".to_owned(),
+                ));
             }
             answered |= bit(index);
             next = index + 1;
@@ -522,11 +549,11 @@ impl<'de> Visitor<'de> for QuestionKeySeed<'_, '_> {
         }
         match questions.iter().position(|q| same(&q.id, v)) {
             Some(i) => Ok(i),
-            None => Err(self.ctx.fail(format!(
-                "content: {} is not a question id of the form ({})",
-                Quoted(v),
-                Rule::V2
-            ))),
+            None => Err(self.ctx.fail(
+                JsonPath::response().key("content"),
+                Rule::V2,
+                format!("{} is not a question id of the form", Quoted(v)),
+            )),
         }
     }
 }
@@ -583,30 +610,26 @@ fn offered_name(question: &Question, index: usize) -> &str {
 }
 
 /// The failure for `v` at `path`, which names no option of `question`.
-fn not_offered<E: de::Error>(
-    ctx: &Ctx<'_>,
-    path: fmt::Arguments<'_>,
-    v: &str,
-    question: &Question,
-) -> E {
+fn not_offered<E: de::Error>(ctx: &Ctx<'_>, path: JsonPath, v: &str, question: &Question) -> E {
     let what = match question.kind {
         QuestionSpec::SingleSelect { .. } | QuestionSpec::MultiSelect { .. } => "option id",
         _ => "URI",
     };
-    ctx.fail(format!(
-        "{path}: {} is not an offered {what} ({})",
-        Quoted(v),
-        answer_rule(question)
-    ))
+    ctx.fail(
+        path,
+        answer_rule(question),
+        format!("{} is not an offered {what}", Quoted(v)),
+    )
 }
 
 /// The failure for an answer the sink cannot keep: the form and the sink's type disagree,
 /// which the derive prevents; reported rather than trusted.
 fn unfit<E: de::Error>(ctx: &Ctx<'_>, question: &Question) -> E {
-    ctx.fail(format!(
-        "content.{}: the checked answer does not fit the field's type",
-        question.id
-    ))
+    ctx.fail(
+        content_of(&question.id),
+        answer_rule(question),
+        "the checked answer does not fit the field's type".to_owned(),
+    )
 }
 
 fn limits_of(ctx: &Ctx<'_>, index: usize) -> SelectionLimits {
@@ -627,7 +650,7 @@ struct AnswerSeed<'c, 'f, S> {
 impl<S> AnswerSeed<'_, '_, S> {
     fn wrong<E: de::Error>(&self, found: Found) -> E {
         self.ctx.wrong(
-            format_args!("content.{}", self.question.id),
+            content_of(&self.question.id),
             answer_shape(self.question),
             found,
             answer_rule(self.question),
@@ -640,8 +663,10 @@ impl<S> AnswerSeed<'_, '_, S> {
             .form
             .max_length(self.index)
             .unwrap_or(limits::MAX_LENGTH_DEFAULT);
-        forms_rules::check_text_answer(v, max, self.question.required)
-            .map_err(|e| self.ctx.fail(format!("content.{}: {e}", self.question.id)))
+        forms_rules::check_text_answer(v, max, self.question.required).map_err(|e| {
+            self.ctx
+                .fail(content_of(&self.question.id), e.rule, e.problem)
+        })
     }
 
     /// `kept` is what the sink said; `false` fails the check.
@@ -669,14 +694,8 @@ impl<'de, S: Sink> Visitor<'de> for AnswerSeed<'_, '_, S> {
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         let question = self.question;
         let index = || {
-            offered(question, v).ok_or_else(|| {
-                not_offered(
-                    self.ctx,
-                    format_args!("content.{}", question.id),
-                    v,
-                    question,
-                )
-            })
+            offered(question, v)
+                .ok_or_else(|| not_offered(self.ctx, content_of(&question.id), v, question))
         };
         let q = self.index;
         let kept = match &question.kind {
@@ -755,7 +774,7 @@ impl<'de, S: Sink> Visitor<'de> for AnswerSeed<'_, '_, S> {
         }
         // V4, V6 and V7 (an empty answer to an optional question is kept as given).
         forms_rules::check_answer_count(question.kind.kind(), count, limits, question.required)
-            .map_err(|v| ctx.fail(format!("content.{}: {v}", question.id)))
+            .map_err(|v| ctx.fail(content_of(&question.id), v.rule, v.problem))
     }
 }
 
@@ -789,7 +808,7 @@ impl<S> ItemSeed<'_, '_, S> {
             _ => "an offered URI (a string)",
         };
         self.ctx.wrong(
-            format_args!("content.{}[{}]", self.question.id, self.position),
+            content_of(&self.question.id).index(self.position),
             what,
             found,
             answer_rule(self.question),
@@ -798,13 +817,14 @@ impl<S> ItemSeed<'_, '_, S> {
 
     /// The failure for an item given twice.
     fn repeated<E: de::Error>(&self, given: &str) -> E {
-        self.ctx.fail(format!(
-            "content.{}[{}]: {} is given more than once; items must be distinct ({})",
-            self.question.id,
-            self.position,
-            Quoted(given),
-            answer_rule(self.question)
-        ))
+        self.ctx.fail(
+            content_of(&self.question.id).index(self.position),
+            answer_rule(self.question),
+            format!(
+                "{} is given more than once; items must be distinct",
+                Quoted(given)
+            ),
+        )
     }
 }
 
@@ -845,21 +865,19 @@ impl<'de, S: Sink> Visitor<'de> for ItemSeed<'_, '_, S> {
             let id = &question.id;
             let at = self.position;
             if !matches!(self.items, Items::Files) {
-                return Err(not_offered(
-                    self.ctx,
-                    format_args!("content.{id}[{at}]"),
-                    v,
-                    question,
-                ));
+                return Err(not_offered(self.ctx, content_of(id).index(at), v, question));
             }
             let file = forms_rules::check_file_uri(v).map_err(|e| {
-                self.ctx.fail(format!(
-                    "content.{id}[{at}]: {} is not an offered URI, and as a user-added file it {} ({}, {})",
-                    Quoted(v),
-                    e.problem,
-                    e.rule,
-                    Rule::V6
-                ))
+                self.ctx.fail(
+                    content_of(id).index(at),
+                    Rule::V6,
+                    format!(
+                        "{} is not an offered URI, and as a user-added file it {}; see {}",
+                        Quoted(v),
+                        e.problem,
+                        e.rule
+                    ),
+                )
             })?;
             if !self.keep {
                 return Ok(());

@@ -4,17 +4,24 @@
 //! Written with typed `Serialize` impls (never through a `serde_json::Value` map, which would
 //! sort the keys). Values are what the host sent: strings and arrays of strings.
 
-use super::{Answer, Answers, FileAnswer, Response};
+use super::{Answer, Answers, FileAnswer, Outcome};
 use crate::data::QuestionSpec;
 use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 use serde::Serialize;
 
-impl Serialize for Response<'_> {
+/// `{"action":"accept","content":…}` with the answers as `content`, or
+/// `{"action":"decline"}` / `{"action":"cancel"}`.
+impl<T: Serialize> Serialize for Outcome<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Response::Accept(answers) => answers.serialize(s),
-            Response::Decline | Response::Cancel => {
-                let mut st = s.serialize_struct("Response", 1)?;
+            Outcome::Accepted(content) => {
+                let mut st = s.serialize_struct("Outcome", 2)?;
+                st.serialize_field("action", "accept")?;
+                st.serialize_field("content", content)?;
+                st.end()
+            }
+            Outcome::Declined | Outcome::Cancelled => {
+                let mut st = s.serialize_struct("Outcome", 1)?;
                 st.serialize_field("action", self.action())?;
                 st.end()
             }
@@ -22,23 +29,12 @@ impl Serialize for Response<'_> {
     }
 }
 
+/// The `content` object: the answered questions' values as the host sent them, in question
+/// order.
 impl Serialize for Answers<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Response", 2)?;
-        st.serialize_field("action", "accept")?;
-        st.serialize_field("content", &Content(self))?;
-        st.end()
-    }
-}
-
-/// The `content` object.
-struct Content<'a, 'f>(&'a Answers<'f>);
-
-impl Serialize for Content<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let answers = self.0;
-        let mut map = s.serialize_map(Some(answers.answered()))?;
-        for (q, slot) in answers.form.questions().iter().zip(&answers.slots) {
+        let mut map = s.serialize_map(Some(self.answered()))?;
+        for (q, slot) in self.form.questions().iter().zip(&self.slots) {
             if let Some(answer) = slot {
                 map.serialize_entry(
                     &q.id,

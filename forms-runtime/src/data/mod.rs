@@ -10,6 +10,9 @@ pub(crate) use validate::Violations;
 
 use crate::error::FormError;
 use forms_rules::SelectionLimits;
+use once_cell::sync::OnceCell;
+use std::fmt;
+use std::sync::Arc;
 
 /// Limits of one question with their defaults filled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +22,11 @@ pub(crate) struct Resolved {
     pub(crate) max_items: u32,
 }
 
-/// A validated Data form. It can only be made by [`DataForm::new`] or
-/// [`DataForm::from_json`], so every value of this type satisfies rules R1–R27.
+/// A validated Data form. It can only be made by [`DataForm::new`], [`DataForm::from_json`]
+/// or [`DataForm::from_value`], so every value of this type satisfies rules R1–R27.
+///
+/// Cloning is cheap (one reference count), and the native request is compiled once, the
+/// first time it is asked for: a form built at start-up can be handed to every request.
 ///
 /// ```
 /// use forms_runtime::data::{FormSpec, Question, QuestionSpec};
@@ -39,10 +45,33 @@ pub(crate) struct Resolved {
 /// assert_eq!(form.max_length(0), Some(4000));
 /// # Ok::<(), forms_runtime::FormError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct DataForm {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     spec: FormSpec,
     resolved: Vec<Resolved>,
+    native_json: OnceCell<String>,
+}
+
+impl PartialEq for DataForm {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+            || (self.inner.spec == other.inner.spec && self.inner.resolved == other.inner.resolved)
+    }
+}
+
+impl Eq for DataForm {}
+
+impl fmt::Debug for DataForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DataForm")
+            .field("message", &self.inner.spec.message)
+            .field("questions", &self.inner.spec.questions)
+            .finish()
+    }
 }
 
 impl DataForm {
@@ -54,35 +83,52 @@ impl DataForm {
     }
 
     pub(crate) fn from_parts(spec: FormSpec, resolved: Vec<Resolved>) -> DataForm {
-        DataForm { spec, resolved }
+        DataForm {
+            inner: Arc::new(Inner {
+                spec,
+                resolved,
+                native_json: OnceCell::new(),
+            }),
+        }
+    }
+
+    /// The native `openai/elicitation/create` params (rules N1–N10) as compact JSON text,
+    /// compiled the first time they are asked for and kept; see [`DataForm::native`] for the
+    /// typed view.
+    pub fn native_json(&self) -> &str {
+        self.inner.native_json.get_or_init(|| {
+            // These types serialize only strings, integers, sequences and string-keyed maps,
+            // so serialization to a string cannot fail.
+            serde_json::to_string(&self.native()).unwrap_or_default()
+        })
     }
 
     /// The form header.
     pub fn message(&self) -> &str {
-        &self.spec.message
+        &self.inner.spec.message
     }
 
     /// The questions, in display order.
     pub fn questions(&self) -> &[Question] {
-        &self.spec.questions
+        &self.inner.spec.questions
     }
 
     /// The whole validated model.
     pub fn spec(&self) -> &FormSpec {
-        &self.spec
+        &self.inner.spec
     }
 
     /// The position of the question with `id`.
     pub fn question_index(&self, id: &str) -> Option<usize> {
-        self.spec.questions.iter().position(|q| q.id == id)
+        self.inner.spec.questions.iter().position(|q| q.id == id)
     }
 
     /// The `maxLength` of the text question at `index`, default applied (R11); `None` when
     /// there is no such text question.
     pub fn max_length(&self, index: usize) -> Option<u32> {
-        let q = self.spec.questions.get(index)?;
+        let q = self.inner.spec.questions.get(index)?;
         match q.kind {
-            QuestionSpec::Text { .. } => self.resolved.get(index).map(|r| r.max_length),
+            QuestionSpec::Text { .. } => self.inner.resolved.get(index).map(|r| r.max_length),
             _ => None,
         }
     }
@@ -90,11 +136,11 @@ impl DataForm {
     /// The selection limits of the array question at `index`, defaults applied (R18, R19);
     /// `None` when there is no such array question.
     pub fn selection_limits(&self, index: usize) -> Option<SelectionLimits> {
-        let q = self.spec.questions.get(index)?;
+        let q = self.inner.spec.questions.get(index)?;
         if !q.kind.kind().is_array() {
             return None;
         }
-        self.resolved.get(index).map(|r| SelectionLimits {
+        self.inner.resolved.get(index).map(|r| SelectionLimits {
             min_items: r.min_items,
             max_items: r.max_items,
         })
@@ -129,9 +175,9 @@ impl DataForm {
     ///        "title":"Goal","required":false,"default":"x"}]}"#,
     /// )
     /// .unwrap_err();
-    /// assert_eq!(err.code, ErrorCode::InvalidArguments);
-    /// assert!(err.message.contains(r#"questions[0].id: "9x" must start with an ASCII letter (R6)"#));
-    /// assert!(err.message.contains("questions[0].default: is not accepted"));
+    /// assert_eq!(err.code(), ErrorCode::InvalidArguments);
+    /// assert!(err.message().contains(r#"questions[0].id: "9x" must start with an ASCII letter (R6)"#));
+    /// assert!(err.message().contains("questions[0].default: is not accepted"));
     /// # Ok::<(), forms_runtime::FormError>(())
     /// ```
     pub fn from_json(text: &str) -> Result<DataForm, FormError> {

@@ -36,7 +36,7 @@ use super::serialize::utf8_bytes_utf16_len;
 use super::validate;
 use super::DataForm;
 use super::Violations;
-use crate::error::FormError;
+use crate::error::{Finding, FormError, JsonPath};
 use forms_rules::{self as rules, keys, limits, QuestionKind, Rule, Violation};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
@@ -59,9 +59,13 @@ pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
 /// Validates Data arguments already parsed into a `serde_json::Value`.
 pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormError> {
     let tree = tree_of_value(value, 0).ok_or_else(|| {
-        FormError::invalid_arguments(format!(
-            "arguments: not valid Data arguments: arrays and objects nest more than {MAX_DEPTH} \
-             levels deep"
+        FormError::invalid_arguments(Finding::new(
+            JsonPath::arguments(),
+            None,
+            format!(
+                "not valid Data arguments: arrays and objects nest more than {MAX_DEPTH} levels \
+                 deep"
+            ),
         ))
     })?;
     from_tree(&tree)
@@ -170,9 +174,13 @@ fn prescan(text: &str) -> Result<(), FormError> {
         return Ok(());
     }
     rules::check_arguments_size_at_least(compact_len_lower_bound(text, cap)).map_err(|v| {
-        FormError::invalid_arguments(format!(
-            "arguments: {}; the text cannot fit and was refused before parsing ({})",
-            v.problem, v.rule
+        FormError::invalid_arguments(Finding::new(
+            JsonPath::arguments(),
+            Some(v.rule),
+            format!(
+                "{}; the text cannot fit and was refused before parsing",
+                v.problem
+            ),
         ))
     })
 }
@@ -365,21 +373,22 @@ fn parse_tree(text: &str) -> Result<Json, FormError> {
     .and_then(|tree| de.end().map(|()| tree));
     parsed.map_err(|e| {
         if let Some(path) = ctx.duplicate.take() {
-            return FormError::invalid_arguments(format!(
-                "{path}: repeats a property name (line {}, column {}); each property may appear \
-                 only once (R3)",
-                e.line(),
-                e.column()
+            return FormError::invalid_arguments(Finding::new(
+                validate::path_of(&path),
+                Some(Rule::R3),
+                format!(
+                    "repeats a property name (line {}, column {}); each property may appear \
+                     only once",
+                    e.line(),
+                    e.column()
+                ),
             ));
         }
-        let why = if text.starts_with('\u{feff}') {
-            "the text starts with a byte order mark (U+FEFF)".to_owned()
-        } else if text.trim().is_empty() {
-            "the text is empty".to_owned()
-        } else {
-            e.to_string()
-        };
-        FormError::invalid_arguments(format!("arguments: not valid JSON: {why}"))
+        FormError::invalid_arguments(Finding::new(
+            JsonPath::arguments(),
+            Some(Rule::R3),
+            crate::syntax::not_json(text, &e),
+        ))
     })
 }
 
@@ -1220,7 +1229,7 @@ mod tests {
     }
 
     fn tree(text: &str) -> Json {
-        parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message))
+        parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message()))
     }
 
     const SAMPLES: &[&str] = &[

@@ -4,18 +4,14 @@
 
 use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use super::{DataForm, Resolved};
-use crate::error::FormError;
+use crate::error::{ErrorCode, Finding, FormError, JsonPath};
 use forms_rules::{self as rules, limits, Violation};
-use std::fmt::Write as _;
 
 /// Every violation found in one pass, each with the JSON path it belongs to.
 #[derive(Debug, Default)]
 pub(crate) struct Violations {
     list: Vec<(String, Option<String>, Violation)>,
 }
-
-/// The most violations one error message spells out.
-const REPORT_MAX: usize = 50;
 
 /// Values shorter than this are quoted in messages; longer ones are not repeated.
 const QUOTE_MAX: usize = 40;
@@ -72,24 +68,69 @@ impl Violations {
     }
 
     /// One `invalid_arguments` error listing every violation, in the order found. At most
-    /// [`REPORT_MAX`] are spelled out; the message then says how many more there are.
+    /// `MESSAGE_FINDINGS_MAX` are spelled out; the message then says how many more there are.
     pub(crate) fn into_error(self) -> FormError {
-        let mut message = String::new();
-        for (i, (path, value, v)) in self.list.iter().enumerate() {
-            if i > 0 {
-                message.push_str("; ");
-            }
-            if i == REPORT_MAX {
-                let _ = write!(message, "and {} more problems", self.list.len() - i);
-                break;
-            }
-            let _ = match value {
-                Some(val) => write!(message, "{path}: {val:?} {v}"),
-                None => write!(message, "{path}: {v}"),
-            };
-        }
-        FormError::invalid_arguments(message)
+        let findings = self
+            .list
+            .into_iter()
+            .map(|(path, value, v)| {
+                let problem = match value {
+                    Some(val) => format!("{val:?} {}", v.problem),
+                    None => v.problem,
+                };
+                Finding::new(path_of(&path), Some(v.rule), problem)
+            })
+            .collect();
+        FormError::from_findings(ErrorCode::InvalidArguments, findings, 0)
     }
+}
+
+/// Reads back a path rendered as `questions[2].options[0].id` or `arguments["odd key"]`.
+/// Transitional: the parser still carries rendered paths.
+pub(crate) fn path_of(rendered: &str) -> JsonPath {
+    let mut path = JsonPath::arguments();
+    let rest = rendered.strip_prefix("arguments").unwrap_or(rendered);
+    let mut chars = rest.chars().peekable();
+    let mut key = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => {
+                if !key.is_empty() {
+                    path.push_key(std::mem::take(&mut key));
+                }
+            }
+            '[' => {
+                if !key.is_empty() {
+                    path.push_key(std::mem::take(&mut key));
+                }
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    let mut quoted = String::new();
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '\\' => {
+                                if let Some(n) = chars.next() {
+                                    quoted.push(n);
+                                }
+                            }
+                            '"' => break,
+                            c => quoted.push(c),
+                        }
+                    }
+                    let _ = chars.next(); // ']'
+                    path.push_key(quoted);
+                } else {
+                    let digits: String = chars.by_ref().take_while(|c| *c != ']').collect();
+                    path.push_index(digits.parse().unwrap_or(0));
+                }
+            }
+            c => key.push(c),
+        }
+    }
+    if !key.is_empty() {
+        path.push_key(key);
+    }
+    path
 }
 
 fn check_image(out: &mut Violations, path: &str, image: &Image) {

@@ -458,11 +458,4 @@ impl DataForm {
     pub fn native(&self) -> NativeRequest<'_> {
         NativeRequest::new(self)
     }
-
-    /// The native request params as compact JSON text (see [`DataForm::native`]).
-    pub fn native_json(&self) -> String {
-        // These types serialize only strings, integers, sequences and string-keyed maps, so
-        // serialization to a string cannot fail.
-        serde_json::to_string(&self.native()).unwrap_or_default()
-    }
 }

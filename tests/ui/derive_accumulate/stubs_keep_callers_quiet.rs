@@ -23,9 +23,9 @@ enum Format {
 fn main() {
     // The derive failed, yet these calls type-check against its stub impls: the only errors
     // are the derive's own.
-    let form = Setup::form(SetupParts { template: vec![] }).unwrap();
+    let form = Setup::build(SetupParts { template: vec![] }).unwrap();
     if let Ok(Outcome::Accepted(setup)) = form.decode("{}") {
         let _: String = setup.goal;
     }
-    let _ = Format::form(());
+    let _ = Format::build(());
 }

@@ -9,10 +9,10 @@ struct Setup {
     #[form(resource)]
     template: Option<Url>,
     /// Data
-    #[form(files)]
+    #[form(files, offered)]
     data: Vec<FileRef>,
 }
 
 fn main() {
-    let _ = Setup::form(SetupParts { template: vec![] });
+    let _ = Setup::build(SetupParts { template: vec![] });
 }

@@ -8,5 +8,5 @@ struct Setup {
 }
 
 fn main() {
-    let _ = Setup::form(SetupParts { goal: vec![] });
+    let _ = Setup::build(SetupParts { goal: vec![] });
 }

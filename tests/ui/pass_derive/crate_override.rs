@@ -16,6 +16,6 @@ pub struct Reexported {
 }
 
 fn main() {
-    let form = Reexported::form(()).unwrap();
+    let form = Reexported::build(()).unwrap();
     assert_eq!(form.data().message(), "Through a re-export");
 }

@@ -16,7 +16,7 @@ pub enum ReportFormat {
 }
 
 fn main() {
-    let form = ReportFormat::form(()).unwrap();
+    let form = ReportFormat::build(()).unwrap();
     assert_eq!(form.data().questions()[0].id, "report_format");
     assert_eq!(ReportFormat::WebPage.id(), "web-page");
     let answer = r#"{"action":"accept","content":{"report_format":"printable-pdf"}}"#;

@@ -1,7 +1,7 @@
 //! Every limit exactly at its bound compiles.
 #![deny(warnings)]
 
-use forms_runtime::{FileRef, Form};
+use forms_runtime::{FileRef, Form, StaticForm};
 
 /// Twenty-four options, the most a choice question may have (R12).
 #[derive(Form, Debug)]
@@ -73,7 +73,7 @@ pub struct AtTheLimits {
 }
 
 fn main() {
-    let form = AtTheLimits::form(AtTheLimitsParts { q5: vec![] }).unwrap();
+    let form = AtTheLimits::form();
     assert_eq!(form.data().questions().len(), 12);
     assert_eq!(form.data().max_length(0), Some(16000));
 }

@@ -1,17 +1,20 @@
 //! Items the macros' generated code names through `::forms_runtime::__private`. Not part of
 //! the public API; no item here carries a version number.
 
+pub mod decode;
+pub mod inline;
+
+pub use decode::*;
 pub use forms_rules as rules;
 pub use once_cell::sync::Lazy;
 
+pub use crate::answer::Outcome;
 pub use crate::data::{
     ChoiceOption, DataForm, FormSpec, Image, Question, QuestionSpec, ResourceOption,
 };
 pub use crate::error::FormError;
 pub use crate::typed::{
-    choice_of, decode_into, missing, Cell, Cells, ChoiceCell, ChoiceMeta, ChoiceOf, ChoicesCell,
-    FileRef, FilesCell, Form, FormChoice, Outcome, ResponseSource, TextCell, TypedForm, UrlCell,
-    UrlsCell,
+    ChoiceMeta, FileRef, Form, FormChoice, ResponseSource, StaticForm, TypedForm,
 };
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
@@ -78,29 +81,53 @@ pub fn accept(list: Option<&[&str]>) -> Option<Vec<String>> {
     list.map(|a| a.iter().map(|s| (*s).to_owned()).collect())
 }
 
-/// Validates the form (R1–R27) and prepares it: native request compiled, offered URIs parsed.
+/// Validates the form (R1–R27) and prepares it: native request compiled, offered URIs
+/// parsed. `fields[i]` is the Rust field that declared question `i`; errors name it.
 pub fn build<T, const N: usize>(
     message: &str,
     questions: [Question; N],
+    fields: [&str; N],
 ) -> Result<TypedForm<T>, FormError> {
-    let data = DataForm::new(FormSpec {
+    DataForm::new(FormSpec {
         message: message.to_owned(),
         questions: Vec::from(questions),
-    })?;
-    TypedForm::from_data(data)
+    })
+    .and_then(TypedForm::from_data)
+    .map_err(|e| e.with_fields(&fields))
+}
+
+/// The form of a type without run-time parts, from its build. The derive checked every rule
+/// at compile time, with the same functions the build runs, so the build cannot fail; if it
+/// ever did, the compile-time and run-time checks disagree, which is a bug in this crate,
+/// reported as such rather than answered with a form that breaks the contract.
+#[allow(clippy::panic)]
+pub fn checked<T>(built: Result<TypedForm<T>, FormError>) -> TypedForm<T> {
+    match built {
+        Ok(form) => form,
+        Err(e) => panic!(
+            "forms: a form checked at compile time failed its run-time check ({e}); \
+             please report this bug"
+        ),
+    }
 }
 
 /// A clone of a form built once per process.
-pub fn cached<T>(form: &Lazy<Result<TypedForm<T>, FormError>>) -> Result<TypedForm<T>, FormError> {
-    Result::clone(form)
+pub fn cached<T>(form: &Lazy<TypedForm<T>>) -> TypedForm<T> {
+    TypedForm::clone(form)
+}
+
+/// The body of the stub `StaticForm` impl emitted when the derive reported errors; never
+/// reached, since the crate does not compile.
+#[allow(clippy::panic)]
+pub fn never<T>() -> T {
+    panic!("the form's `#[derive(Form)]` reported compile errors")
 }
 
 /// The body of the stub impls emitted when the derive reported errors; never reached, since
 /// the crate does not compile.
 pub fn failed<T>() -> Result<T, FormError> {
-    Err(FormError::invalid_arguments(
+    Err(FormError::new(
+        crate::ErrorCode::InvalidArguments,
         "the form's `#[derive(Form)]` reported compile errors",
     ))
 }
-
-pub use crate::private_inline::*;

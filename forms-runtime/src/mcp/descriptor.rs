@@ -4,7 +4,7 @@
 //! The descriptor carries the tool's name, its behavioral description (four sections: *When
 //! to call*, *Question types*, *Build the form*, *Results and boundaries*), the JSON input
 //! schema of the Data arguments and the annotations. It advertises no `outputSchema`; results
-//! still carry structured content (see [`ToolResult`](crate::ToolResult)).
+//! still carry structured content (see [`ToolResult`](super::ToolResult)).
 //!
 //! Every number in the description and the schema comes from [`forms_rules::limits`], so the
 //! descriptor cannot drift from the checks the runtime applies. The schema is at most as
@@ -16,7 +16,7 @@
 //! object properties keep the order written here) even though `serde_json` sorts `Value` maps.
 //!
 //! ```
-//! use forms_runtime::descriptor::{tool_descriptor, TOOL_NAME};
+//! use forms_runtime::mcp::{tool_descriptor, TOOL_NAME};
 //! let d = tool_descriptor();
 //! assert_eq!(d.name, TOOL_NAME);
 //! assert!(d.annotations.read_only_hint);
@@ -76,6 +76,7 @@ pub struct ToolAnnotations {
 /// A JSON Schema node, with the keywords the descriptor uses. Absent keywords are omitted;
 /// present ones are written in the order of the fields below.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Schema {
     /// `$schema`: the dialect, on the root only.
     #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
@@ -147,6 +148,7 @@ pub struct Schema {
 
 /// An ordered map of names to schemas (`properties`, `$defs`), serialized in insertion order.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Properties(pub Vec<(&'static str, Schema)>);
 
 impl Properties {
