@@ -10,6 +10,8 @@
 //! ASCII letter (R6)`), the macros write the Rust item (`question id `_goal` must start with an
 //! ASCII letter; see rule R6`).
 //!
+//! Every rule code (`R1`–`R27`, `N1`–`N10`, `V1`–`V8`) is defined in the workspace's `RULES.md`.
+//!
 //! Lengths are counted in Unicode scalar values (`str::chars`), except the 1 MiB argument
 //! limit of R4, which counts UTF-16 code units as the host's adapter does.
 //!
@@ -143,45 +145,123 @@ pub mod limits {
     pub const IMAGE_SRC_MAX: usize = 262_144;
 }
 
-/// A rule of the contract, numbered as in the design (`R1`–`R27` for the Data arguments,
-/// `V1`–`V8` for host answers).
+/// A rule of the contract, numbered as in the design: `R1`–`R27` for the Data arguments and
+/// `V1`–`V8` for host answers.
+///
+/// Each variant's documentation is the rule's sentence in `RULES.md` (at the root of the
+/// workspace), which also names the question types a rule applies to and the tests that prove
+/// it. The native request's rules `N1`–`N10` are defined there too; they have no variant,
+/// because compiling a valid form to its native request cannot fail, so no message cites them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum Rule {
+    /// The form's `message` is a required string of 1–80 characters that is not blank (not empty or
+    /// only whitespace).
     R1,
+    /// A form has 1–12 `questions`, and their display order is kept everywhere, including the order
+    /// of the native properties.
     R2,
+    /// Every object of the arguments is strict: a property the contract does not define for that
+    /// object is refused wherever it appears (this is how `_meta`, `userOptions` and other
+    /// host-only properties are refused).
     R3,
+    /// The arguments' compact JSON serialization is at most 1 MiB, 1,048,576 UTF-16 code units
+    /// (what JavaScript's `JSON.stringify(args).length` gives), and input text too long to possibly
+    /// fit is refused before it is parsed.
     R4,
+    /// Question IDs are unique in the form, choice option IDs are unique in their question, and
+    /// resource option URIs are unique in their question.
     R5,
+    /// A question ID or choice option ID matches `^[A-Za-z][A-Za-z0-9_-]{0,63}$`: an ASCII letter
+    /// followed by at most 63 ASCII letters, digits, `_` or `-`.
     R6,
+    /// A question's `type` is one of `text`, `single_select`, `multi_select`, `resource`,
+    /// `resources` or `files`.
     R7,
+    /// A question's `title` is required, and once trimmed it is nonempty and at most 80 characters.
     R8,
+    /// A question's `description` is optional and at most 2,000 characters.
     R9,
+    /// A question's `required` is an explicit boolean that must always be given; it has no default.
     R10,
+    /// A `text` question's optional `maxLength` is an integer from 1 to 16,000, and 4,000 when it
+    /// is omitted.
     R11,
+    /// A `single_select` question has 1–24 choice `options`.
     R12,
+    /// A `multi_select` question has 1–24 choice `options` and optional `minItems` and `maxItems`.
     R13,
+    /// A `resource` question has 1–24 resource `options`.
     R14,
+    /// A `resources` question has 1–24 resource `options` and optional `minItems` and `maxItems`.
     R15,
+    /// A `files` question has an optional list of 0–24 resource `options`, optional `minItems` and
+    /// `maxItems`, and an optional `accept` list.
     R16,
+    /// Selection limits (`minItems` and `maxItems`) are accepted only on `multi_select`,
+    /// `resources` and `files` questions.
     R17,
+    /// `minItems` is an integer from 0 to 24 that defaults to 1 when the question is required and
+    /// to 0 otherwise, and a required question cannot have `minItems: 0`.
     R18,
+    /// `maxItems` is an integer from 1 to 24 that defaults to the number of options, or to 24 for
+    /// `files`.
     R19,
+    /// `minItems` is at most `maxItems`, and for `multi_select` and `resources` neither bound may
+    /// exceed the number of options.
     R20,
+    /// There is no default and no preselection anywhere: `default`, `defaults`, `selected`,
+    /// `preselected` and `selection` are refused wherever they appear.
     R21,
+    /// A `files` question's `accept` list has 1–12 entries, each a filename extension (`.csv`) or a
+    /// MIME type (`text/csv`, `image/*`), and no entry repeats an earlier one (ignoring case).
     R22,
+    /// A choice option has an `id` (R6), a `title` that once trimmed is nonempty and at most 500
+    /// characters, an optional `description` of at most 1,000 characters, and an optional
+    /// `thumbnail` Image or its older alias `preview`, never both.
     R23,
+    /// A resource option has a `uri` that is an absolute URI of at most 8,192 characters, a `name`
+    /// and a `title` that once trimmed are nonempty and at most 500 characters, an optional
+    /// `description` of at most 1,000 characters, an optional `mimeType` of at most 100 characters,
+    /// at most 2 `icons` Images, and an optional `thumbnail` Image.
     R24,
+    /// An Image has a `src` of at most 262,144 characters that is an HTTPS URL or a base64 data URI
+    /// of `image/png`, `image/jpeg`, `image/jpg`, `image/gif`, `image/webp` or `image/avif`, and an
+    /// optional `mimeType` of at most 100 characters; SVG data URIs, `http:` images and `file:`
+    /// images are refused.
     R25,
+    /// A resource URI or an image URL has no username or password and no credential-like query
+    /// parameter, except `sig` on an HTTPS image whose host matches
+    /// `^sdmntpr[a-z0-9]*\.oaiusercontent\.com$` (case-insensitive).
     R26,
+    /// A user-added file answer is a `file:` URI with an empty or `localhost` authority and an
+    /// absolute path, with no username, password, query or fragment, whose decoded path keeps its
+    /// shape: no `//` share prefix, no encoded `/` or `\`, no `.` or `..` segments and no control
+    /// characters.
     R27,
+    /// A host response is `{"action":"accept","content":{…}}`, `{"action":"decline"}` or
+    /// `{"action":"cancel"}` (an optional `_meta` object is ignored), and any other shape,
+    /// including a repeated key, is refused.
     V1,
+    /// The `content` keys are question IDs, each at most once, an unknown key is refused, and every
+    /// required question must be answered.
     V2,
+    /// A `text` answer is a string of at most `maxLength` characters (Unicode scalar values), and a
+    /// required text answer contains a non-whitespace character.
     V3,
+    /// A `single_select` answer is one exact option ID, and a `multi_select` answer is an array of
+    /// distinct exact option IDs whose count is within `minItems` and `maxItems`.
     V4,
+    /// A `resource` answer is one exact offered URI, skipping the question leaves its key out, and
+    /// `""`, `[]` and `null` are refused.
     V5,
+    /// A `resources` answer is an array of distinct exact offered URIs, and a `files` answer is an
+    /// array of distinct offered URIs or user-added `file:` URIs (R27), each with a count within
+    /// `minItems` and `maxItems`.
     V6,
+    /// An optional `text` answer may be empty or omitted, and an optional array answer may be empty
+    /// or omitted even when its `minItems` is above 0.
     V7,
+    /// Decline, cancel, timeouts and errors never yield answers.
     V8,
 }
 
