@@ -666,3 +666,75 @@ fn r3_question_keys_are_the_common_ones_and_each_kinds_own() {
     assert!(!keys::question_kind(QuestionKind::Resources).contains(&"accept"));
     assert!(!keys::RESOURCE_OPTION.contains(&"_meta"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// JavaScript whitespace (trimming and "not blank" in R1, R8, R23, R24, V3)
+
+#[test]
+fn r8_js_whitespace_differs_from_rust_only_on_feff_and_0085() {
+    for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+        let expected = match c {
+            '\u{feff}' => true,
+            '\u{85}' => false,
+            c => c.is_whitespace(),
+        };
+        assert_eq!(is_js_whitespace(c), expected, "U+{:04X}", u32::from(c));
+    }
+    assert_eq!(js_trim("\u{feff}\u{2028} a b \u{3000}\u{a0}"), "a b");
+    assert_eq!(js_trim("\u{85}a\u{85}"), "\u{85}a\u{85}");
+    assert_eq!(js_trim_start("\u{feff}a "), "a ");
+    assert_eq!(js_trim_end(" a\u{feff}"), " a");
+    assert!(is_js_blank(""));
+    assert!(is_js_blank(
+        "\u{feff}\t\u{b}\u{c}\r\n\u{1680}\u{202f}\u{205f}"
+    ));
+    assert!(!is_js_blank("\u{85}"));
+    assert!(!is_js_blank("\u{180e}")); // Mongolian vowel separator: Cf since Unicode 6.3
+    assert!(!is_js_blank("\u{200b}")); // zero width space: Cf
+}
+
+#[test]
+fn r8_title_of_only_feff_is_refused() {
+    let v = check_title("\u{feff}").unwrap_err();
+    assert_eq!(v.rule, Rule::R8);
+    assert_eq!(v.problem, "must not be empty or only whitespace");
+    assert_eq!(
+        check_title(" \u{feff}\u{3000} ").unwrap_err().rule,
+        Rule::R8
+    );
+}
+
+#[test]
+fn r8_title_of_only_0085_is_accepted() {
+    assert_eq!(check_title("\u{85}").unwrap(), "\u{85}");
+    assert_eq!(check_title("\u{85}a\u{85}").unwrap(), "\u{85}a\u{85}");
+}
+
+#[test]
+fn r8_title_of_80_characters_after_a_leading_feff_is_accepted_trimmed() {
+    let eighty = "a".repeat(80);
+    let title = format!("\u{feff}{eighty}");
+    assert_eq!(check_title(&title).unwrap(), eighty);
+    let v = check_title(&format!("\u{85}{eighty}")).unwrap_err();
+    assert_eq!(v.problem, "must be at most 80 characters, found 81");
+}
+
+#[test]
+fn r1_r23_r24_not_blank_uses_js_whitespace() {
+    assert_eq!(check_message("\u{feff}").unwrap_err().rule, Rule::R1);
+    assert!(check_message("\u{85}").is_ok());
+    assert_eq!(check_option_title("\u{feff} ").unwrap_err().rule, Rule::R23);
+    assert_eq!(
+        check_resource_label("\u{feff}").unwrap_err().rule,
+        Rule::R24
+    );
+    assert_eq!(check_resource_label("\u{feff}x\u{feff}").unwrap(), "x");
+}
+
+#[test]
+fn v3_required_text_of_only_feff_is_refused() {
+    let v = check_text_answer("\u{feff}", 10, true).unwrap_err();
+    assert_eq!(v.rule, Rule::V3);
+    assert!(check_text_answer("\u{feff}", 10, false).is_ok());
+    assert!(check_text_answer("\u{85}", 10, true).is_ok());
+}

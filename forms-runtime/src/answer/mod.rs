@@ -458,7 +458,11 @@ fn failure(ctx: &seed::Ctx<'_>, e: &serde_json::Error) -> FormError {
     let message = match ctx.take_failure() {
         Some(m) => m,
         None if e.is_data() => format!("response: {e} ({})", Rule::V1),
-        None => format!("response: is not valid JSON: {e} ({})", Rule::V1),
+        None => format!(
+            "response: is not valid JSON: {} ({})",
+            forms_rules::describe_json_error(&e.to_string()),
+            Rule::V1
+        ),
     };
     FormError::invalid_response(message)
 }

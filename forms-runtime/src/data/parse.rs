@@ -377,7 +377,7 @@ fn parse_tree(text: &str) -> Result<Json, FormError> {
         } else if text.trim().is_empty() {
             "the text is empty".to_owned()
         } else {
-            e.to_string()
+            forms_rules::describe_json_error(&e.to_string()).into_owned()
         };
         FormError::invalid_arguments(format!("arguments: not valid JSON: {why}"))
     })
