@@ -44,7 +44,7 @@ pub use text::{
 };
 pub use uri::{
     check_file_uri, check_resource_uri, is_credential_param, parse_uri, FileUri, UriParts,
-    CREDENTIAL_PARAMS,
+    CREDENTIAL_INFIXES, CREDENTIAL_SUFFIXES, CREDENTIAL_WORDS,
 };
 
 use std::collections::HashMap;

@@ -152,7 +152,7 @@ fn credential_params_are_matched_case_insensitively_and_decoded() {
     ] {
         assert!(is_credential_param(name), "{name}");
     }
-    assert!(!is_credential_param("tokens"));
+    assert!(!is_credential_param("tokenizer"));
     assert!(!is_credential_param("page"));
     for uri in [
         "https://e.com/?token=1",
@@ -180,7 +180,6 @@ fn credential_params_are_matched_case_insensitively_and_decoded() {
         "https://e.com/token/123", // in the path, not a parameter
         "https://e.com/?q=token",  // as a value
         "https://e.com/#section-2",
-        "https://e.com/?api+key=1", // `+` is a space: `api key`
     ] {
         assert!(check_resource_uri(uri).is_ok(), "{uri}");
     }
@@ -737,4 +736,162 @@ fn v3_required_text_of_only_feff_is_refused() {
     assert_eq!(v.rule, Rule::V3);
     assert!(check_text_answer("\u{feff}", 10, false).is_ok());
     assert!(check_text_answer("\u{85}", 10, true).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credential-like parameter names by any spelling (R26)
+
+#[test]
+fn r26_credential_param_names_are_judged_by_their_words() {
+    for name in [
+        "token",
+        "token%5B%5D",
+        "token%5b%5d",
+        "token[]",
+        "token[0]",
+        "user[token]",
+        "+token",
+        "%20token",
+        "token+",
+        "accessToken",
+        "AccessToken",
+        "access-token",
+        "access.token",
+        "access%5Ftoken",
+        "accesstoken",
+        "private_token",
+        "PRIVATE-TOKEN",
+        "sessionToken",
+        "session",
+        "session_id",
+        "sessionid",
+        "PHPSESSID",
+        "jwt",
+        "id_token_hint",
+        "oauth_token",
+        "oauth2Token",
+        "X-Amz-Signature",
+        "X-Amz-Security-Token",
+        "X-Amz-Credential",
+        "AWSAccessKeyId",
+        "GoogleAccessId",
+        "x-goog-signature",
+        "x-ms-signature",
+        "api_key",
+        "api-key",
+        "api+key",
+        "apiKey",
+        "APIKey",
+        "APIKEY",
+        "x-api-key",
+        "Ocp-Apim-Subscription-Key",
+        "client_secret",
+        "clientSecret",
+        "key",
+        "KEY",
+        "key[]",
+        "sig",
+        "Signature",
+        "auth",
+        "auth_token",
+        "authorization",
+        "Authorization",
+        "password",
+        "userPassword",
+        "passwd",
+        "pwd",
+        "pass",
+        "credentials",
+        "bearer",
+        "hmac",
+        "tokens",
+        "secret",
+    ] {
+        assert!(
+            is_credential_param(name),
+            "{name} should be credential-like"
+        );
+        // Brackets are not URI characters: written in a URI they are escaped.
+        let name = name.replace('[', "%5B").replace(']', "%5D");
+        let uri = format!("https://e.com/x?a=1&{name}=v");
+        let v = check_resource_uri(&uri).expect_err(&uri);
+        assert_eq!(v.rule, Rule::R26, "{uri}");
+        let uri = format!("https://e.com/x#{name}=v");
+        assert_eq!(check_resource_uri(&uri).unwrap_err().rule, Rule::R26);
+    }
+    for name in [
+        "author",
+        "authors",
+        "authority",
+        "authuser",
+        "monkey",
+        "keyword",
+        "keys",
+        "sort_key",
+        "sortKey",
+        "hotkey",
+        "tokenizer",
+        "secretary",
+        "page",
+        "sort",
+        "q",
+        "design",
+        "signal",
+        "signup",
+        "passenger",
+        "bypass",
+        "compass",
+        "state",
+        "lang",
+        "utm_source",
+        "",
+    ] {
+        assert!(!is_credential_param(name), "{name} should be ordinary");
+        let uri = format!("https://e.com/x?{name}=v&page=2#{name}=w");
+        assert!(check_resource_uri(&uri).is_ok(), "{uri}");
+    }
+}
+
+#[test]
+fn r26_credential_param_message_names_the_decoded_parameter() {
+    let v = check_resource_uri("https://e.com/?token%5B%5D=1").unwrap_err();
+    assert_eq!(
+        v.problem,
+        "must not carry the credential-like parameter `token[]`"
+    );
+    // A name whose escapes are not UTF-8 is still judged by its words.
+    assert!(is_credential_param("%ff-token"));
+    assert!(is_credential_param("token%"));
+}
+
+#[test]
+fn r26_sig_exception_is_the_word_sig_alone_on_the_signed_image_host() {
+    let host = "https://sdmntprwestus.oaiusercontent.com/f.png";
+    for ok in ["sig", "SIG", "Sig", "%73ig", "sig%5B%5D"] {
+        let src = format!("{host}?se=1&{ok}=abc");
+        assert!(check_image_src(&src).is_ok(), "{src}");
+    }
+    for bad in [
+        "signature",
+        "sig_token",
+        "x-sig-key",
+        "token",
+        "accessToken",
+        "key",
+    ] {
+        let src = format!("{host}?sig=abc&{bad}=x");
+        assert_eq!(check_image_src(&src).unwrap_err().rule, Rule::R26, "{src}");
+    }
+    assert_eq!(
+        check_image_src("https://example.com/f.png?Sig=abc")
+            .unwrap_err()
+            .rule,
+        Rule::R26
+    );
+    assert_eq!(
+        check_resource_uri(&format!("{host}?sig=abc"))
+            .unwrap_err()
+            .rule,
+        Rule::R26
+    );
 }

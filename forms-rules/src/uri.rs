@@ -3,46 +3,150 @@
 use crate::{char_len, limits, Rule, Violation};
 use std::net::Ipv6Addr;
 
-/// Query and fragment parameter names that carry credentials (R26), compared
-/// case-insensitively after percent-decoding (`+` read as a space). Parameters are separated by
-/// `&`, `;` or `?`. Any of these in a resource URI or an image URL refuses it; the one
-/// exception is `sig` on an image served from an `sdmntpr*.oaiusercontent.com` host.
-pub const CREDENTIAL_PARAMS: &[&str] = &[
+/// Words that make a query or fragment parameter name credential-like (R26).
+///
+/// A parameter name is judged as a server reads it and in every spelling of its words:
+///
+/// 1. It is decoded: `+` is a space and `%XX` escapes are decoded (`%74oken` is `token`).
+/// 2. It is split into words at every character that is not a letter (`_`, `-`, `.`, space,
+///    `[`, `]`, digits, …) and where the case changes (`accessToken` → `access`, `token`;
+///    `X-Amz-Signature` → `x`, `amz`, `signature`; `APIKey` → `api`, `key`), and the words are
+///    lowercased. A `[]` suffix (`token[]`) and array keys (`user[token]`) are words like any
+///    other.
+/// 3. The words are also joined into one lowercase word (`access_token` → `accesstoken`),
+///    which catches names written without separators or case changes.
+///
+/// The name is credential-like when any of its words is one of these; when the joined word
+/// contains one of [`CREDENTIAL_INFIXES`] or ends with one of [`CREDENTIAL_SUFFIXES`]; or
+/// when the joined word is `key` (a name that is only `key`). So `token`, `access_token`,
+/// `accessToken`, `access-token`, `token[]`, `oauth_token`, `sessionToken`, `jwt`,
+/// `X-Amz-Signature`, `api+key`, `APIKey` and `auth` are refused, while `author`,
+/// `authority`, `authuser`, `monkey`, `keyword`, `sort_key`, `tokenizer`, `secretary`, `page`
+/// and `sort` are ordinary names. `authorization` is refused (it is the name of the HTTP
+/// header that carries credentials).
+pub const CREDENTIAL_WORDS: &[&str] = &[
     "token",
-    "access_token",
-    "id_token",
-    "refresh_token",
-    "auth",
-    "auth_token",
-    "authorization",
-    "api_key",
-    "apikey",
-    "api-key",
-    "key",
-    "sig",
-    "signature",
+    "tokens",
+    "secret",
+    "secrets",
     "password",
+    "passwords",
     "passwd",
     "pwd",
-    "secret",
-    "client_secret",
+    "pass",
+    "passphrase",
     "credential",
     "credentials",
-    "x-amz-signature",
-    "x-amz-credential",
-    "x-amz-security-token",
-    "awsaccesskeyid",
-    "x-goog-signature",
-    "x-goog-credential",
-    "googleaccessid",
-    "x-ms-signature",
+    "auth",
+    "authorization",
+    "bearer",
+    "jwt",
+    "signature",
+    "sig",
+    "hmac",
+    "session",
+    "apikey",
 ];
 
-/// Whether `name` (already percent-decoded) is a credential-like parameter (R26).
+/// Credential words that are refused anywhere inside a parameter name's joined word (see
+/// [`CREDENTIAL_WORDS`]): `xapikey`, `awsaccesskeyid`, `userpassword`, `xgoogcredential`.
+pub const CREDENTIAL_INFIXES: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "signature",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "secretkey",
+    "clientkey",
+    "signingkey",
+    "subscriptionkey",
+    "jwt",
+];
+
+/// Credential words that are refused at the end of a parameter name's joined word (see
+/// [`CREDENTIAL_WORDS`]): `accesstoken`, `idtoken`, `clientsecret`, `phpsessid`,
+/// `googleaccessid`. Only at the end, so that `tokenizer` and `secretary` stay ordinary.
+pub const CREDENTIAL_SUFFIXES: &[&str] = &[
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "pwd",
+    "sessionid",
+    "sessid",
+    "accessid",
+    "accesskeyid",
+];
+
+/// A parameter name decoded as a server reads it: `+` is a space, `%XX` escapes are decoded
+/// (bytes that are not UTF-8 become U+FFFD).
+fn decode_param_name(name: &str) -> String {
+    let spaced = name.replace('+', " ");
+    match percent_decode(&spaced) {
+        Some(decoded) => decoded,
+        None => String::from_utf8_lossy(&percent_decode_bytes(&spaced).0).into_owned(),
+    }
+}
+
+/// The lowercase words of a decoded parameter name (see [`CREDENTIAL_WORDS`]).
+fn name_words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphabetic() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+        let next = chars.get(i + 1).copied();
+        // A word starts at an uppercase letter after a lowercase one (`accessToken`), and at
+        // the last uppercase letter of a run followed by a lowercase one (`APIKey`).
+        let boundary = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+            });
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Whether `name`, a query or fragment parameter name as written in the URI (escapes and
+/// `+` not yet decoded), is credential-like (R26): see [`CREDENTIAL_WORDS`] for the rule.
+///
+/// ```
+/// use forms_rules::is_credential_param;
+/// assert!(is_credential_param("access_token"));
+/// assert!(is_credential_param("accessToken"));
+/// assert!(is_credential_param("token%5B%5D"));
+/// assert!(is_credential_param("X-Amz-Signature"));
+/// assert!(!is_credential_param("author"));
+/// assert!(!is_credential_param("monkey"));
+/// ```
 pub fn is_credential_param(name: &str) -> bool {
-    CREDENTIAL_PARAMS
-        .iter()
-        .any(|p| p.eq_ignore_ascii_case(name))
+    credential_words_of(name).is_some()
+}
+
+/// The words of `name` when it is credential-like, else `None`.
+fn credential_words_of(name: &str) -> Option<Vec<String>> {
+    let words = name_words(&decode_param_name(name));
+    let joined: String = words.concat();
+    let credential = words.iter().any(|w| CREDENTIAL_WORDS.contains(&w.as_str()))
+        || CREDENTIAL_INFIXES.iter().any(|w| joined.contains(w))
+        || CREDENTIAL_SUFFIXES.iter().any(|w| joined.ends_with(w))
+        || joined == "key";
+    credential.then_some(words)
 }
 
 /// The parts of an absolute RFC 3986 URI, borrowed from the text.
@@ -268,40 +372,59 @@ fn hex_value(c: u8) -> Option<u8> {
 /// Decodes `%XX` escapes of a text that [`parse_uri`] accepted. Returns `None` if the decoded
 /// bytes are not UTF-8.
 pub(crate) fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let (bytes, whole) = percent_decode_bytes(s);
+    if whole {
+        String::from_utf8(bytes).ok()
+    } else {
+        None
+    }
+}
+
+/// Decodes the `%XX` escapes of `s` into bytes; a `%` that starts no escape is kept. The flag
+/// is false when there was such a `%`.
+fn percent_decode_bytes(s: &str) -> (Vec<u8>, bool) {
     let b = s.as_bytes();
     let Some(first) = b.iter().position(|&c| c == b'%') else {
-        return Some(s.to_owned());
+        return (b.to_vec(), true);
     };
+    let mut whole = true;
     let mut out = Vec::with_capacity(b.len());
-    out.extend_from_slice(b.get(..first)?);
+    out.extend_from_slice(b.get(..first).unwrap_or_default());
     let mut i = first;
-    while let Some(&c) = b.get(i) {
-        if c == b'%' {
-            let (h, l) = (hex_value(*b.get(i + 1)?)?, hex_value(*b.get(i + 2)?)?);
+    while let Some(rest) = b.get(i..).filter(|r| !r.is_empty()) {
+        let escape = match rest {
+            [b'%', h, l, ..] => hex_value(*h).zip(hex_value(*l)),
+            _ => None,
+        };
+        if let Some((h, l)) = escape {
             out.push(h << 4 | l);
             i += 3;
         } else {
-            // Copy the run up to the next escape at once.
-            let rest = b.get(i..)?;
-            let run = rest.iter().position(|&c| c == b'%').unwrap_or(rest.len());
-            out.extend_from_slice(rest.get(..run)?);
+            // Copy the run up to the next escape at once (a lone `%` is kept).
+            whole &= rest.first() != Some(&b'%');
+            let run = 1 + rest
+                .iter()
+                .skip(1)
+                .position(|&c| c == b'%')
+                .unwrap_or(rest.len() - 1);
+            out.extend_from_slice(rest.get(..run).unwrap_or_default());
             i += run;
         }
     }
-    String::from_utf8(out).ok()
+    (out, whole)
 }
 
-/// The names of the `name=value` parameters of a query or fragment, percent-decoded.
+/// The names of the `name=value` parameters of a query or fragment, as written.
 ///
 /// Parameters are separated by `&` or `;`, and also by `?`, so that parameters after a route
 /// in a fragment (`#/callback?access_token=…`) or a nested query are found too.
-fn param_names(part: &str) -> impl Iterator<Item = String> + '_ {
+fn param_names(part: &str) -> impl Iterator<Item = &str> + '_ {
     part.split(['&', ';', '?'])
         .filter(|p| !p.is_empty())
-        .map(|p| {
-            let name = p.split_once('=').map_or(p, |(n, _)| n);
-            percent_decode(&name.replace('+', " ")).unwrap_or_else(|| name.to_owned())
-        })
+        .map(|p| p.split_once('=').map_or(p, |(n, _)| n))
 }
 
 /// R26: refuses user information and credential-like parameters in the query or fragment.
@@ -315,12 +438,18 @@ pub(crate) fn check_credentials(parts: &UriParts<'_>, allow_sig: bool) -> Result
     }
     for part in [parts.query, parts.fragment].into_iter().flatten() {
         for name in param_names(part) {
-            if is_credential_param(&name) && !(allow_sig && name.eq_ignore_ascii_case("sig")) {
-                return Err(Violation::new(
-                    Rule::R26,
-                    format!("must not carry the credential-like parameter `{name}`"),
-                ));
+            let Some(words) = credential_words_of(name) else {
+                continue;
+            };
+            // The scoped image exception: a name that is only the word `sig`.
+            if allow_sig && words.len() == 1 && words.first().is_some_and(|w| w == "sig") {
+                continue;
             }
+            let shown = decode_param_name(name);
+            return Err(Violation::new(
+                Rule::R26,
+                format!("must not carry the credential-like parameter `{shown}`"),
+            ));
         }
     }
     Ok(())
