@@ -55,10 +55,9 @@ fn parse_uri_ip_literals() {
     assert_eq!((u.host, u.port), ("[::1]", None));
     let u = parts("https://[::ffff:192.0.2.1]");
     assert_eq!(u.host, "[::ffff:192.0.2.1]");
-    // IPvFuture.
-    assert_eq!(parts("https://[v1.fe80::a+en1]/x").host, "[v1.fe80::a+en1]");
-    assert_eq!(parts("https://[VF.x:y]/").host, "[VF.x:y]");
     for bad in [
+        "https://[v1.fe80::a+en1]/x", // IPvFuture: WHATWG parsers cannot read it
+        "https://[VF.x:y]/",
         "https://[v.x]/",     // no version digits
         "https://[v1.]/",     // nothing after the dot
         "https://[v1x]/",     // no dot
@@ -91,7 +90,9 @@ fn parse_uri_ports_and_userinfo() {
 #[test]
 fn parse_uri_percent_escapes_and_characters() {
     assert!(parse_uri("https://e.com/%41%7e").is_some());
-    assert!(parse_uri("https://ex%41mple.com/").is_some());
+    // WHATWG decodes escapes in the host of a special scheme only.
+    assert!(parse_uri("https://ex%41mple.com/").is_none());
+    assert!(parse_uri("foo://ex%41mple.com/").is_some());
     for bad in [
         "https://e.com/%",
         "https://e.com/%4",
@@ -560,7 +561,12 @@ fn max_length_and_text_answers() {
 
 #[test]
 fn file_uris() {
-    assert_eq!(check_file_uri("file:///a/b%2Fc").unwrap().path, "/a/b/c");
+    assert_eq!(check_file_uri("file:///a/b%20c").unwrap().path, "/a/b c");
+    // An encoded separator would change the path's shape once decoded (R27).
+    assert_eq!(
+        check_file_uri("file:///a/b%2Fc").unwrap_err().rule,
+        Rule::R27
+    );
     assert_eq!(check_file_uri("file://LocalHost/x").unwrap().path, "/x");
     for bad in [
         "file:/x",
@@ -894,4 +900,164 @@ fn r26_sig_exception_is_the_word_sig_alone_on_the_signed_image_host() {
             .rule,
         Rule::R26
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// User-added files keep their shape (R27)
+
+#[test]
+fn r27_decoded_path_keeps_its_shape() {
+    for (uri, path) in [
+        ("file:///home/me/a.csv", "/home/me/a.csv"),
+        ("file://localhost/home/me/a.csv", "/home/me/a.csv"),
+        ("file://LOCALHOST/tmp/x", "/tmp/x"),
+        ("file:///C:/Users/me/a.csv", "/C:/Users/me/a.csv"),
+        ("file:///a/.b/..c/...", "/a/.b/..c/..."),
+        ("file:///a%2e.csv", "/a..csv"),
+        ("file:///a//b", "/a//b"),
+        ("file:///", "/"),
+        ("file:///%C3%A9t%C3%A9", "/\u{e9}t\u{e9}"),
+    ] {
+        assert_eq!(check_file_uri(uri).unwrap().path, path, "{uri}");
+    }
+    for (bad, why) in [
+        ("file:////server/share/a.csv", "network share"),
+        ("file://localhost//server/share/a.csv", "network share"),
+        ("file:///%2Fserver/share/a.csv", "separator"),
+        ("file:///a%2fb", "separator"),
+        ("file:///a%5Cb", "separator"),
+        ("file:///a%5cb", "separator"),
+        ("file:///a/../b", "`..`"),
+        ("file:///a/./b", "`..`"),
+        ("file:///a/..", "`..`"),
+        ("file:///..", "`..`"),
+        ("file:///a/%2e%2e/b", "`..`"),
+        ("file:///a/%2E/b", "`..`"),
+        ("file:///a/.%2E/b", "`..`"),
+        ("file:///a%00b", "control"),
+        ("file:///a%0Ab", "control"),
+        ("file:///a%09b", "control"),
+        ("file:///a%1Fb", "control"),
+        ("file:///a%7Fb", "control"),
+        ("file:///a%C2%85b", "control"),
+        ("file:///a%C2%9Fb", "control"),
+        ("file://server/share/a.csv", "authority"),
+        ("file://localhost:80/a", "authority"),
+        ("file://u@localhost/a", "authority"),
+        ("file://127.0.0.1/a", "authority"),
+    ] {
+        let v = check_file_uri(bad).unwrap_err();
+        assert_eq!(v.rule, Rule::R27, "{bad}");
+        assert!(v.problem.contains(why), "{bad}: {}", v.problem);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URIs read as WHATWG parsers read them (R24–R26)
+
+#[test]
+fn r26_https_without_slashes_or_host_is_refused() {
+    for bad in [
+        "https:user:secret@example.com/x",
+        "https:/user:secret@example.com/x",
+        "HTTPS:user:secret@example.com/x",
+        "http:user:pw@example.com/x",
+        "https:example.com/x",
+        "https:/example.com/x",
+        "https:///example.com/x",
+        "https://",
+        "https://:443/x",
+        "wss:host/x",
+        "ftp:/host/x",
+        "file:/etc/passwd",
+        "file:etc/passwd",
+        "https:\\\\example.com\\x",
+        "https:/\\example.com/x",
+        "https://example.com\\@evil.com/",
+        " https://example.com/",
+        "https://example.com/ ",
+        "\u{1}https://example.com/",
+        "https://example.com/\u{0}",
+        "https://exa\tmple.com/",
+        "https://example.com/a\nb",
+        "https://ex%61mple.com/",
+        "https://%2e%2e/x",
+        "https://example%2ecom/x",
+        "https://0x7f.1/",
+        "https://127.1/",
+        "https://017.0.0.1/",
+        "https://1.2.3.4./",
+        "https://a.1/",
+        "https://a.0x1/",
+        "https://256.0.0.1/",
+        "https://[v1.x]/",
+        "foo://:80/x",
+        "foo://u@/x",
+        "https://example.com/a/../b",
+        "https://example.com/a/%2e%2E/b",
+        "https://example.com/./b",
+        "https://example.com/a/.",
+        "foo://h/a/../b",
+        "foo:/a/./b",
+        "file://localhost:80/x",
+    ] {
+        assert!(parse_uri(bad).is_none(), "{bad:?}");
+        assert!(check_resource_uri(bad).is_err(), "{bad:?}");
+        assert!(check_image_src(bad).is_err(), "{bad:?}");
+    }
+    for ok in [
+        "HTTPS://EXAMPLE.com/x",
+        "https://example.com",
+        "https://1.2.3.4/",
+        "https://1.a/",
+        "https://a..b/",
+        "https://example.com./",
+        "https://[::FFFF:1.2.3.4]:8443/",
+        "https://example.com:/x",
+        "https://example.com:00443/x",
+        "https://example.com/a%2e%2e/b",
+        "https://example.com/a..b/.c/",
+        "urn:a/../b", // an opaque path: kept as written
+        "mailto:someone@example.com",
+        "foo://ex%41mple/x",
+        "foo:///x",
+        "file:///C:/x",
+        "file://server/share/x",
+    ] {
+        assert!(check_resource_uri(ok).is_ok(), "{ok:?}");
+    }
+    let v = check_resource_uri("https:user:secret@example.com/x").unwrap_err();
+    assert_eq!(v.rule, Rule::R24);
+}
+
+#[test]
+fn r24_r25_ports_above_65535_and_non_digit_ports_are_refused() {
+    for bad in [
+        "https://example.com:99999999999999999999/x",
+        "https://example.com:65536/x",
+        "https://example.com:4294967376/x", // 2^32 + 80
+        "https://example.com:8o/x",
+        "https://example.com:+80/x",
+        "https://example.com:-1/x",
+        "https://example.com:80 /x",
+        "https://example.com:0x50/x",
+        "https://[::1]:65536/x",
+        "foo://h:70000/x",
+    ] {
+        assert!(parse_uri(bad).is_none(), "{bad}");
+        assert_eq!(
+            check_resource_uri(bad).unwrap_err().rule,
+            Rule::R24,
+            "{bad}"
+        );
+        assert_eq!(check_image_src(bad).unwrap_err().rule, Rule::R25, "{bad}");
+    }
+    for ok in [
+        "https://example.com:65535/x",
+        "https://example.com:0/x",
+        "https://example.com:000000000000443/x",
+    ] {
+        assert!(check_resource_uri(ok).is_ok(), "{ok}");
+        assert!(check_image_src(ok).is_ok(), "{ok}");
+    }
 }

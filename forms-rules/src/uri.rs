@@ -214,14 +214,6 @@ fn class(b: u8) -> u8 {
     CLASSES[b as usize]
 }
 
-fn is_unreserved(b: u8) -> bool {
-    class(b) & UNRESERVED != 0
-}
-
-fn is_sub_delim(b: u8) -> bool {
-    class(b) & SUB_DELIM != 0
-}
-
 /// Checks that every byte of `s` is in one of the classes of `mask` or starts a valid `%XX`
 /// escape.
 #[inline]
@@ -252,38 +244,140 @@ fn escapes(s: &str, mask: u8) -> Option<bool> {
 
 const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON_AT;
 
+/// An RFC 3986 host: an IPv6 literal in brackets, or a reg-name (an IPv4 address is one). The
+/// IPvFuture literals of RFC 3986 (`[v1.x]`) are refused: WHATWG parsers cannot read them.
 fn valid_host(host: &str) -> bool {
     if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        if let Some(rest) = inner.strip_prefix(['v', 'V']) {
-            // IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
-            return match rest.split_once('.') {
-                Some((hex, tail)) => {
-                    !hex.is_empty()
-                        && hex.bytes().all(|c| c.is_ascii_hexdigit())
-                        && !tail.is_empty()
-                        && tail
-                            .bytes()
-                            .all(|c| is_unreserved(c) || is_sub_delim(c) || c == b':')
-                }
-                None => false,
-            };
-        }
         return inner.parse::<Ipv6Addr>().is_ok();
     }
     all_chars(host, UNRESERVED | SUB_DELIM)
 }
 
-/// Parses `s` as an absolute RFC 3986 URI (`scheme ":" hier-part [ "?" query ] [ "#" fragment ]`).
-/// Returns `None` when it is not one: relative references, spaces, non-ASCII characters and
-/// broken `%` escapes are all refused.
+/// A port: decimal digits (leading zeros allowed) of a number at most 65,535, or empty (RFC
+/// 3986 allows an empty port; it means the scheme's default).
+fn valid_port(port: &str) -> bool {
+    port.bytes().all(|c| c.is_ascii_digit())
+        && port.trim_start_matches('0').len() <= 5
+        && (port.is_empty() || port.parse::<u32>().is_ok_and(|p| p <= u32::from(u16::MAX)))
+}
+
+/// The schemes WHATWG URL parsers ("what hosts use") treat as special, ASCII lowercase.
+const SPECIAL_SCHEMES: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
+
+/// Whether a path segment is `.` or `..`, also written with `%2e` (which WHATWG parsers read
+/// as a dot in a segment of its own).
+fn is_dot_segment(segment: &str) -> bool {
+    segment.len() <= 6
+        && matches!(
+            segment.to_ascii_lowercase().as_str(),
+            "." | ".." | "%2e" | ".%2e" | "%2e." | "%2e%2e"
+        )
+}
+
+/// Whether a host of a special scheme is one a WHATWG parser reads as written (up to ASCII
+/// case): no `%` escapes (WHATWG decodes them, so `ex%61mple.com` is `example.com`), and when
+/// the last label is a number (WHATWG then reads the host as an IPv4 address, so `0x7f.1` is
+/// `127.0.0.1`), exactly four decimal labels 0–255 without leading zeros.
+fn whatwg_host_agrees(host: &str) -> bool {
+    if host.starts_with('[') {
+        return true; // An IPv6 literal, already parsed.
+    }
+    if host.contains('%') {
+        return false;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let last = match labels.as_slice() {
+        [.., last, ""] if labels.len() > 1 => *last,
+        [.., last] => *last,
+        [] => "",
+    };
+    let hex = |l: &str| {
+        l.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x"))
+            && l.bytes().skip(2).all(|c| c.is_ascii_hexdigit())
+    };
+    let numeric = (!last.is_empty() && last.bytes().all(|c| c.is_ascii_digit())) || hex(last);
+    if !numeric {
+        return true;
+    }
+    labels.len() == 4
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && l.len() <= 3
+                && l.bytes().all(|c| c.is_ascii_digit())
+                && !(l.len() > 1 && l.starts_with('0'))
+                && l.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
+}
+
+/// Whether a WHATWG URL parser (what hosts use; the `url` crate is one) reads `parts` as
+/// written: the same scheme and host (up to ASCII case), port, path and query.
+///
+/// - A special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`, in any case) has an
+///   authority (`//`): WHATWG reads `https:user:pw@host/x` and `https:/host` as if they had
+///   one. All but `file` name a host. A `file` URI has no port and no user information.
+/// - A special host has no `%` escape and is not an IPv4 address in another notation.
+/// - An empty host has no port and no user information (WHATWG refuses them).
+/// - A hierarchical path (after an authority, or starting with `/`) has no `.` or `..`
+///   segment, also written `%2e` (WHATWG removes them).
+///
+/// Spaces, control characters, backslashes and non-ASCII characters, which WHATWG strips,
+/// rewrites or encodes, are already refused by the RFC 3986 grammar. One difference is kept:
+/// WHATWG writes `'` in the query of a special URL as `%27`, the same character to a server.
+fn whatwg_agrees(parts: &UriParts<'_>) -> bool {
+    let special = SPECIAL_SCHEMES
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(parts.scheme));
+    let file = parts.scheme.eq_ignore_ascii_case("file");
+    if special {
+        if parts.authority.is_none() || !whatwg_host_agrees(parts.host) {
+            return false;
+        }
+        if file && (parts.port.is_some() || parts.userinfo.is_some()) {
+            return false;
+        }
+        if !file && parts.host.is_empty() {
+            return false;
+        }
+    }
+    if parts.authority.is_some()
+        && parts.host.is_empty()
+        && (parts.port.is_some() || parts.userinfo.is_some())
+    {
+        return false;
+    }
+    let hierarchical = parts.authority.is_some() || parts.path.starts_with('/');
+    !(hierarchical && parts.path.split('/').any(is_dot_segment))
+}
+
+/// Parses `s` as an absolute RFC 3986 URI (`scheme ":" hier-part [ "?" query ] [ "#" fragment ]`)
+/// that a WHATWG URL parser reads the same way. Returns `None` when it is not one: relative
+/// references, spaces, control and non-ASCII characters, backslashes, broken `%` escapes,
+/// ports above 65,535, and anything a WHATWG parser would read differently (an `https:` URI
+/// without `//` and a host, a `%` escape in an `https` host, `.` and `..` path segments, …:
+/// see the rules below) are all refused.
+///
+/// WHATWG agreement: a special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`, in any
+/// case) needs `//`, and all but `file` a nonempty host; a `file` URI has no port or user
+/// information; a special host has no `%` escape and, when its last label is a number, is a
+/// plain dotted-decimal IPv4 address; an empty host has no port or user information; a path
+/// after an authority or starting with `/` has no `.` or `..` segment (nor `%2e`); IPvFuture
+/// literals are refused. The scheme and a special host may differ from a WHATWG reading in
+/// ASCII case only, and the query of a special URI in `'` (which WHATWG writes as `%27`).
 ///
 /// ```
 /// let u = forms_rules::parse_uri("https://example.com:8443/a/b?x=1#top").unwrap();
 /// assert_eq!((u.scheme, u.host, u.port, u.path), ("https", "example.com", Some("8443"), "/a/b"));
 /// assert!(forms_rules::parse_uri("/relative/path").is_none());
 /// assert!(forms_rules::parse_uri("https://example.com/a b").is_none());
+/// assert!(forms_rules::parse_uri("https:user:pw@example.com/x").is_none());
+/// assert!(forms_rules::parse_uri("https://example.com:65536/").is_none());
 /// ```
 pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
+    split_uri(s).filter(whatwg_agrees)
+}
+
+/// The RFC 3986 grammar of [`parse_uri`], without the WHATWG agreement.
+fn split_uri(s: &str) -> Option<UriParts<'_>> {
     let colon = s.find(':')?;
     let scheme = s.get(..colon)?;
     let mut sb = scheme.bytes();
@@ -336,7 +430,7 @@ pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
             Some(i) => {
                 host = hostport.get(..i)?;
                 let p = hostport.get(i + 1..)?;
-                if !p.bytes().all(|c| c.is_ascii_digit()) {
+                if !valid_port(p) {
                     return None;
                 }
                 port = Some(p);
@@ -490,36 +584,28 @@ pub struct FileUri {
 }
 
 /// R27: a user-added file answer: `file:` scheme, empty or `localhost` authority, an absolute
-/// path, and no username, password, query or fragment.
+/// path, and no username, password, port, query or fragment; and the decoded path keeps its
+/// shape: it does not start with `//` (`file:////server/share/x` is a network share), has no
+/// encoded `/` or `\` (`%2F`, `%5C`), no `.` or `..` segment (also written `%2e`), and no
+/// control character (C0, DEL, C1) once decoded.
+///
+/// A Windows drive path is a local absolute path like any other: `file:///C:/x.csv` gives the
+/// path `/C:/x.csv`, as WHATWG parsers read it.
 ///
 /// ```
 /// let f = forms_rules::check_file_uri("file:///home/me/q3%20sales.csv").unwrap();
 /// assert_eq!(f.path, "/home/me/q3 sales.csv");
 /// assert!(forms_rules::check_file_uri("file://server/share/x.csv").is_err());
+/// assert!(forms_rules::check_file_uri("file:////server/share/x.csv").is_err());
+/// assert!(forms_rules::check_file_uri("file:///home/me/../x.csv").is_err());
 /// ```
 pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
-    let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
     // The usual form, `file:///` and an absolute path of plain path characters and `%XX`
-    // escapes, is what `parse_uri` splits into an empty authority and that path, with no
+    // escapes, is what `split_uri` splits into an empty authority and that path, with no
     // query or fragment: take the path directly.
     if let Some(path) = uri.strip_prefix("file://") {
-        let plain = if path.starts_with('/') {
-            escapes(path, PCHAR | SLASH)
-        } else {
-            None
-        };
-        if plain == Some(false) {
-            // Nothing to decode, and no NUL, which is not a path character.
-            return Ok(FileUri {
-                path: path.to_owned(),
-            });
-        }
-        if plain == Some(true) {
-            let path = percent_decode(path).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
-            if path.contains('\0') {
-                return Err(bad("must not contain a NUL character"));
-            }
-            return Ok(FileUri { path });
+        if path.starts_with('/') && all_chars(path, PCHAR | SLASH) {
+            return local_path(path);
         }
     }
     check_file_uri_parsed(uri)
@@ -528,7 +614,7 @@ pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
 /// [`check_file_uri`] through the general URI parser.
 fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
     let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
-    let parts = parse_uri(uri).ok_or_else(|| bad("must be an absolute `file://` URI"))?;
+    let parts = split_uri(uri).ok_or_else(|| bad("must be an absolute `file://` URI"))?;
     if !parts.scheme.eq_ignore_ascii_case("file") {
         return Err(bad("must use the `file:` scheme"));
     }
@@ -551,9 +637,34 @@ fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
     if !parts.path.starts_with('/') {
         return Err(bad("must name an absolute path"));
     }
-    let path = percent_decode(parts.path).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
-    if path.contains('\0') {
-        return Err(bad("must not contain a NUL character"));
+    local_path(parts.path)
+}
+
+/// R27: the path of a user-added file URI (absolute, of path characters and valid escapes),
+/// decoded, when it keeps its shape once decoded.
+fn local_path(raw: &str) -> Result<FileUri, Violation> {
+    let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
+    let lower = raw.to_ascii_lowercase();
+    if lower.contains("%2f") || lower.contains("%5c") {
+        return Err(bad(
+            "must not encode a path separator (`%2F` or `%5C`); the decoded path must keep \
+             its shape",
+        ));
+    }
+    let path = percent_decode(raw).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
+    if path.starts_with("//") {
+        return Err(bad(
+            "must not start with `//` (a network share); it must name a local absolute path",
+        ));
+    }
+    if path.split('/').any(|s| s == "." || s == "..") {
+        return Err(bad("must not have `.` or `..` path segments"));
+    }
+    if let Some(c) = path.chars().find(|c| c.is_control()) {
+        return Err(bad(&format!(
+            "must not contain a control character (U+{:04X}) once decoded",
+            u32::from(c)
+        )));
     }
     Ok(FileUri { path })
 }
@@ -569,6 +680,13 @@ mod tests {
             "file:///Users/me/Documents/pricing-changes.pdf",
             "file:///Users/me/Downloads/q2%20churn%20by%20segment.csv",
             "file:///a/b%2Fc",
+            "file:////server/share/a.csv",
+            "file://localhost//server/a",
+            "file:///a/%2e%2e/b",
+            "file:///a/./b",
+            "file:///a%C2%85",
+            "FILE:////server/x",
+            "FILE:///a/../b",
             "file:///%C3%A9t%C3%A9.txt",
             "file:///",
             "file:///%ff",
