@@ -42,6 +42,28 @@ fn refused_form(json: &str) -> String {
     err.message
 }
 
+/// A `files` question offering `offered`, at most 4 items.
+fn files_form(offered: &[&str]) -> DataForm {
+    let options: Vec<String> = offered
+        .iter()
+        .map(|u| format!(r#"{{"uri":"{u}","name":"n","title":"t"}}"#))
+        .collect();
+    let json = form_with(&format!(
+        r#"{{"id":"f","type":"files","title":"F","required":false,"maxItems":4,
+            "options":[{}]}}"#,
+        options.join(",")
+    ));
+    DataForm::from_json(&json).unwrap()
+}
+
+/// An accepting response with `items` as the answer to the `files` question `f`.
+fn files_answer(items: &[&str]) -> String {
+    format!(
+        r#"{{"action":"accept","content":{{"f":{}}}}}"#,
+        serde_json::to_string(items).unwrap()
+    )
+}
+
 /// The `invalid_response` message of a refused response.
 fn refused_response(form: &DataForm, response: &str) -> String {
     let Err(err) = form.check_response(response) else {
@@ -381,4 +403,80 @@ fn r26_credential_params_by_another_spelling_are_refused_in_forms() {
     }
     let ok = "https://example.com/x?author=1&monkey=2&keyword=3&page=4&sort=5";
     assert!(DataForm::from_json(&resource_form(ok)).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same file twice (V6)
+
+#[test]
+fn v6_offered_file_and_user_added_spelling_of_it_are_one_item() {
+    let form = files_form(&["file:///tmp/a.csv", "https://example.com/b.csv"]);
+    for items in [
+        ["file:///tmp/a.csv", "file://localhost/tmp/a.csv"],
+        ["file://localhost/tmp/a.csv", "file:///tmp/a.csv"],
+        ["file:///tmp/a.csv", "file:///tmp/%61.csv"],
+        ["file:///tmp/%61.csv", "file:///tmp/a.csv"],
+        ["file:///tmp/a.csv", "FILE:///tmp/a.csv"],
+    ] {
+        let message = refused_response(&form, &files_answer(&items));
+        assert!(message.contains("content.f[1]"), "{items:?}: {message}");
+        assert!(
+            message.contains("given more than once"),
+            "{items:?}: {message}"
+        );
+        assert!(message.contains("(V6)"), "{items:?}: {message}");
+    }
+    // Distinct files stay distinct.
+    for items in [
+        &["file:///tmp/a.csv", "file:///tmp/b.csv"][..],
+        &[
+            "file:///tmp/a.csv",
+            "https://example.com/b.csv",
+            "file:///tmp/A.csv",
+        ],
+    ] {
+        assert!(
+            form.check_response(&files_answer(items)).is_ok(),
+            "{items:?}"
+        );
+    }
+}
+
+#[test]
+fn v6_two_offered_spellings_of_one_file_are_one_item() {
+    let form = files_form(&["file:///srv/x.csv", "file://localhost/srv/x.csv"]);
+    let message = refused_response(
+        &form,
+        &files_answer(&["file:///srv/x.csv", "file://localhost/srv/x.csv"]),
+    );
+    assert!(message.contains("(V6)"), "{message}");
+    assert!(form
+        .check_response(&files_answer(&["file://localhost/srv/x.csv"]))
+        .is_ok());
+}
+
+#[test]
+fn r27_remote_shares_and_reshaped_paths_are_refused_as_user_added_files() {
+    let form = files_form(&[]);
+    for uri in [
+        "file:////server/share/a.csv",
+        "file://localhost//server/share/a.csv",
+        "file://server/share/a.csv",
+        "file:///%2Fserver/share/a.csv",
+        "file:///a%5Cb.csv",
+        "file:///home/me/../../etc/passwd",
+        "file:///home/me/%2e%2e/x",
+        "file:///a%00.csv",
+        "file:///a%C2%85.csv",
+    ] {
+        let message = refused_response(&form, &files_answer(&[uri]));
+        assert!(message.contains("(R27, V6)"), "{uri}: {message}");
+    }
+    for uri in [
+        "file:///home/me/a.csv",
+        "file://localhost/home/me/a.csv",
+        "file:///C:/Users/me/a.csv",
+    ] {
+        assert!(form.check_response(&files_answer(&[uri])).is_ok(), "{uri}");
+    }
 }
