@@ -251,7 +251,6 @@ fn image_sources_are_https_or_raster_data_uris() {
         "data:text/plain;base64,AAAA",
         "data:image/bmp;base64,Qk0=",
         "data:image/png,AAAA",
-        "data:image/png;charset=x;base64,AAAA",
     ] {
         assert_eq!(check_image_src(bad).unwrap_err().rule, Rule::R25, "{bad}");
     }
@@ -1059,5 +1058,47 @@ fn r24_r25_ports_above_65535_and_non_digit_ports_are_refused() {
     ] {
         assert!(check_resource_uri(ok).is_ok(), "{ok}");
         assert!(check_image_src(ok).is_ok(), "{ok}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Image data URIs (R25, RFC 2397)
+
+#[test]
+fn r25_data_uri_scheme_type_and_base64_are_case_insensitive() {
+    for ok in [
+        "data:image/png;base64,AAAA",
+        "data:image/png;BASE64,AAAA",
+        "data:image/png;Base64,AAAA",
+        "data:image/PNG;base64,AAAA",
+        "data:IMAGE/png;base64,AAAA",
+        "DATA:image/png;base64,AAAA",
+        "Data:Image/Jpeg;Base64,AAAA",
+        "data:image/webp;name=a.png;base64,AAAA",
+        "data:image/png;charset=x;name=a.png;BASE64,AAAA",
+    ] {
+        assert!(check_image_src(ok).is_ok(), "{ok}");
+    }
+    for bad in [
+        "data:image/svg+xml;base64,PHN2Zz4=",
+        "data:image/SVG+XML;BASE64,PHN2Zz4=",
+        "DATA:IMAGE/SVG+XML;base64,PHN2Zz4=",
+        "data:image/svg+xml;name=a.png;base64,PHN2Zz4=",
+        "data:image/png;base64;name=a.svg,AAAA", // base64 is last
+        "data:image/png;name=a.png,AAAA",        // not base64
+        "data:image/png;base64x,AAAA",
+        "data:image/png;name;base64,AAAA", // parameter without a value
+        "data:image/png;=x;base64,AAAA",   // without a name
+        "data:image/png;n=a b;base64,AAAA", // a space
+        "data:image/png;n=\"a\";base64,AAAA",
+        "data:image/png ;base64,AAAA",
+        "data:image/png;base64 ,AAAA",
+        "data:image/png;;base64,AAAA",
+        "data:image;base64,AAAA",
+        "data:;base64,AAAA",
+        "data:text/plain;name=x.png;base64,AAAA",
+        "data:image/png;base64",
+    ] {
+        assert_eq!(check_image_src(bad).unwrap_err().rule, Rule::R25, "{bad}");
     }
 }

@@ -480,3 +480,24 @@ fn r27_remote_shares_and_reshaped_paths_are_refused_as_user_added_files() {
         assert!(form.check_response(&files_answer(&[uri])).is_ok(), "{uri}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Image data URIs (R25)
+
+#[test]
+fn r25_data_uris_are_read_case_insensitively_with_parameters() {
+    for ok in [
+        "data:image/png;BASE64,AAAA",
+        "DATA:IMAGE/PNG;base64,AAAA",
+        "data:image/png;name=a.png;base64,AAAA",
+    ] {
+        assert!(DataForm::from_json(&image_form(ok)).is_ok(), "{ok}");
+    }
+    for bad in [
+        "data:image/SVG+XML;BASE64,PHN2Zz4=",
+        "data:image/svg+xml;name=a.png;base64,PHN2Zz4=",
+    ] {
+        let message = refused_form(&image_form(bad));
+        assert!(message.contains("(R25)"), "{bad}: {message}");
+    }
+}
