@@ -439,13 +439,13 @@ fn every_code_in_a_corpus_verdict_is_in_rules_md() {
                 .collect();
             if let Err(e) = form.check_response_value(&r["response"]) {
                 refused += 1;
-                if codes_in(&e.message).is_empty() {
+                if codes_in(e.message()).is_empty() {
                     problems.push(format!(
                         "{file} response {i}: {:?} cites no rule",
-                        e.message
+                        e.message()
                     ));
                 }
-                messages.push(e.message);
+                messages.push(e.message().to_owned());
             }
             for m in &messages {
                 for code in codes_in(m) {

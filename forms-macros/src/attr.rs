@@ -120,21 +120,27 @@ impl Docs {
                 for line in s.value().split('\n') {
                     let line = line.strip_suffix('\r').unwrap_or(line);
                     let line = line.strip_prefix(' ').unwrap_or(line);
-                    self.lines.push((line.trim_end().to_owned(), attr.clone()));
+                    self.lines
+                        .push((forms_rules::js_trim_end(line).to_owned(), attr.clone()));
                 }
             }
         }
     }
 
     fn first_line(&self) -> Option<usize> {
-        self.lines.iter().position(|(l, _)| !l.trim().is_empty())
+        self.lines
+            .iter()
+            .position(|(l, _)| !forms_rules::is_js_blank(l))
     }
 
     /// The first nonblank line, trimmed, with the doc attribute it came from.
     pub(crate) fn title(&self) -> Option<(String, TokenStream)> {
         let i = self.first_line()?;
         let (line, attr) = self.lines.get(i)?;
-        Some((line.trim().to_owned(), attr.to_token_stream()))
+        Some((
+            forms_rules::js_trim(line).to_owned(),
+            attr.to_token_stream(),
+        ))
     }
 
     /// The lines after the title: lines of a paragraph joined by a space, paragraphs by a
@@ -142,11 +148,11 @@ impl Docs {
     pub(crate) fn description(&self) -> Option<(String, TokenStream)> {
         let start = self.first_line()? + 1;
         let rest = self.lines.get(start..)?;
-        let first = rest.iter().find(|(l, _)| !l.trim().is_empty())?;
+        let first = rest.iter().find(|(l, _)| !forms_rules::is_js_blank(l))?;
         let mut paragraphs: Vec<String> = Vec::new();
         let mut current = String::new();
         for (line, _) in rest {
-            let t = line.trim();
+            let t = forms_rules::js_trim(line);
             if t.is_empty() {
                 if !current.is_empty() {
                     paragraphs.push(std::mem::take(&mut current));

@@ -72,14 +72,48 @@ pub fn check_image_src(src: &str) -> Result<(), Violation> {
     check_credentials(&parts, is_signed_image_host(parts.host))
 }
 
+/// An RFC 2045 `token`: printable ASCII but for space and `()<>@,;:\"/[]?=`.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|c| {
+            c.is_ascii_graphic()
+                && !matches!(
+                    c,
+                    b'(' | b')'
+                        | b'<'
+                        | b'>'
+                        | b'@'
+                        | b','
+                        | b';'
+                        | b':'
+                        | b'\\'
+                        | b'"'
+                        | b'/'
+                        | b'['
+                        | b']'
+                        | b'?'
+                        | b'='
+                )
+        })
+}
+
+/// A base64 image data URI (RFC 2397): `data:image/<type>[;<name>=<value>]…;base64,<data>`.
+/// The scheme, the media type and `base64` are case-insensitive; parameters (`name=a.png`)
+/// may come before `;base64`.
 fn check_data_uri(src: &str) -> Result<(), Violation> {
     let bad = |why: String| Violation::new(Rule::R25, why);
-    let rest = src
-        .strip_prefix("data:image/")
-        .ok_or_else(|| bad("a data URI must be `data:image/<type>;base64,<data>`".into()))?;
-    let (subtype, data) = rest.split_once(";base64,").ok_or_else(|| {
-        bad("a data URI must be base64: `data:image/<type>;base64,<data>`".into())
-    })?;
+    let shape = || bad("a data URI must be `data:image/<type>;base64,<data>`".into());
+    // The caller matched `data:` in any case.
+    let (header, data) = src
+        .get(5..)
+        .and_then(|rest| rest.split_once(','))
+        .ok_or_else(shape)?;
+    let mut params = header.split(';');
+    let media = params.next().unwrap_or_default();
+    let (ty, subtype) = media.split_once('/').ok_or_else(shape)?;
+    if !ty.eq_ignore_ascii_case("image") {
+        return Err(shape());
+    }
     if !DATA_URI_IMAGE_TYPES
         .iter()
         .any(|t| t.eq_ignore_ascii_case(subtype))
@@ -88,6 +122,26 @@ fn check_data_uri(src: &str) -> Result<(), Violation> {
             "must not be an `image/{subtype}` data URI; only png, jpeg, jpg, gif, webp and avif \
              are accepted"
         )));
+    }
+    let params: Vec<&str> = params.collect();
+    let (last, middle) = params.split_last().ok_or_else(|| {
+        bad("a data URI must be base64: `data:image/<type>;base64,<data>`".into())
+    })?;
+    if !last.eq_ignore_ascii_case("base64") {
+        return Err(bad(
+            "a data URI must be base64: `data:image/<type>;base64,<data>`".into(),
+        ));
+    }
+    for p in middle {
+        if !p
+            .split_once('=')
+            .is_some_and(|(name, value)| is_token(name) && is_token(value))
+        {
+            return Err(bad(
+                "a data URI parameter before `;base64` must be `<name>=<value>` (RFC 2045 tokens)"
+                    .into(),
+            ));
+        }
     }
     let body = data.trim_end_matches('=');
     let padding = data.len() - body.len();

@@ -29,6 +29,7 @@ mod accept;
 mod image;
 mod kind;
 mod selection;
+mod text;
 mod uri;
 
 pub use accept::{check_accept_count, check_accept_list, check_accept_token};
@@ -40,9 +41,12 @@ pub use selection::{
     check_answer_count, check_option_count, check_selection_limits, option_count_problem,
     resolve_selection_limits, SelectionLimits, SelectionProblem,
 };
+pub use text::{
+    describe_json_error, is_js_blank, is_js_whitespace, js_trim, js_trim_end, js_trim_start,
+};
 pub use uri::{
     check_file_uri, check_resource_uri, is_credential_param, parse_uri, FileUri, UriParts,
-    CREDENTIAL_PARAMS,
+    CREDENTIAL_INFIXES, CREDENTIAL_SUFFIXES, CREDENTIAL_WORDS,
 };
 
 use std::collections::HashMap;
@@ -371,9 +375,10 @@ fn check_max_chars(s: &str, max: usize, rule: Rule) -> Result<(), Violation> {
     }
 }
 
-/// Trims `s` and checks it is nonempty and at most `max` characters; returns the trimmed text.
+/// Trims `s` (JavaScript's whitespace set, [`js_trim`]) and checks it is nonempty and at most
+/// `max` characters; returns the trimmed text.
 fn check_trimmed(s: &str, max: usize, rule: Rule) -> Result<&str, Violation> {
-    let t = s.trim();
+    let t = js_trim(s);
     if t.is_empty() {
         return Err(Violation::new(rule, "must not be empty or only whitespace"));
     }
@@ -381,9 +386,10 @@ fn check_trimmed(s: &str, max: usize, rule: Rule) -> Result<&str, Violation> {
     Ok(t)
 }
 
-/// R1: the form `message`: 1–80 characters and not blank. It is kept as given (not trimmed).
+/// R1: the form `message`: 1–80 characters and not blank ([`is_js_blank`]). It is kept as
+/// given (not trimmed).
 pub fn check_message(message: &str) -> Result<(), Violation> {
-    if message.trim().is_empty() {
+    if is_js_blank(message) {
         return Err(Violation::new(
             Rule::R1,
             "must not be empty or only whitespace",
@@ -440,7 +446,9 @@ fn describe_char(c: char) -> String {
     match c {
         ' ' => "a space".to_owned(),
         '`' => "a backtick".to_owned(),
-        c if c.is_whitespace() || c.is_control() => format!("U+{:04X}", u32::from(c)),
+        c if c.is_whitespace() || is_js_whitespace(c) || c.is_control() => {
+            format!("U+{:04X}", u32::from(c))
+        }
         c => format!("`{c}`"),
     }
 }
@@ -590,7 +598,7 @@ pub fn check_icon_count(count: usize) -> Result<(), Violation> {
 }
 
 /// V3: a text answer: at most `max_length` characters; when the question is required it must
-/// contain a non-whitespace character.
+/// contain a character that is not JavaScript whitespace ([`is_js_blank`]).
 pub fn check_text_answer(text: &str, max_length: u32, required: bool) -> Result<(), Violation> {
     let max = max_length as usize;
     if text.len() > max {
@@ -602,7 +610,7 @@ pub fn check_text_answer(text: &str, max_length: u32, required: bool) -> Result<
             ));
         }
     }
-    if required && text.trim().is_empty() {
+    if required && is_js_blank(text) {
         return Err(Violation::new(
             Rule::V3,
             "is required and must contain a non-whitespace character",

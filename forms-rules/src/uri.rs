@@ -3,46 +3,150 @@
 use crate::{char_len, limits, Rule, Violation};
 use std::net::Ipv6Addr;
 
-/// Query and fragment parameter names that carry credentials (R26), compared
-/// case-insensitively after percent-decoding (`+` read as a space). Parameters are separated by
-/// `&`, `;` or `?`. Any of these in a resource URI or an image URL refuses it; the one
-/// exception is `sig` on an image served from an `sdmntpr*.oaiusercontent.com` host.
-pub const CREDENTIAL_PARAMS: &[&str] = &[
+/// Words that make a query or fragment parameter name credential-like (R26).
+///
+/// A parameter name is judged as a server reads it and in every spelling of its words:
+///
+/// 1. It is decoded: `+` is a space and `%XX` escapes are decoded (`%74oken` is `token`).
+/// 2. It is split into words at every character that is not a letter (`_`, `-`, `.`, space,
+///    `[`, `]`, digits, …) and where the case changes (`accessToken` → `access`, `token`;
+///    `X-Amz-Signature` → `x`, `amz`, `signature`; `APIKey` → `api`, `key`), and the words are
+///    lowercased. A `[]` suffix (`token[]`) and array keys (`user[token]`) are words like any
+///    other.
+/// 3. The words are also joined into one lowercase word (`access_token` → `accesstoken`),
+///    which catches names written without separators or case changes.
+///
+/// The name is credential-like when any of its words is one of these; when the joined word
+/// contains one of [`CREDENTIAL_INFIXES`] or ends with one of [`CREDENTIAL_SUFFIXES`]; or
+/// when the joined word is `key` (a name that is only `key`). So `token`, `access_token`,
+/// `accessToken`, `access-token`, `token[]`, `oauth_token`, `sessionToken`, `jwt`,
+/// `X-Amz-Signature`, `api+key`, `APIKey` and `auth` are refused, while `author`,
+/// `authority`, `authuser`, `monkey`, `keyword`, `sort_key`, `tokenizer`, `secretary`, `page`
+/// and `sort` are ordinary names. `authorization` is refused (it is the name of the HTTP
+/// header that carries credentials).
+pub const CREDENTIAL_WORDS: &[&str] = &[
     "token",
-    "access_token",
-    "id_token",
-    "refresh_token",
-    "auth",
-    "auth_token",
-    "authorization",
-    "api_key",
-    "apikey",
-    "api-key",
-    "key",
-    "sig",
-    "signature",
+    "tokens",
+    "secret",
+    "secrets",
     "password",
+    "passwords",
     "passwd",
     "pwd",
-    "secret",
-    "client_secret",
+    "pass",
+    "passphrase",
     "credential",
     "credentials",
-    "x-amz-signature",
-    "x-amz-credential",
-    "x-amz-security-token",
-    "awsaccesskeyid",
-    "x-goog-signature",
-    "x-goog-credential",
-    "googleaccessid",
-    "x-ms-signature",
+    "auth",
+    "authorization",
+    "bearer",
+    "jwt",
+    "signature",
+    "sig",
+    "hmac",
+    "session",
+    "apikey",
 ];
 
-/// Whether `name` (already percent-decoded) is a credential-like parameter (R26).
+/// Credential words that are refused anywhere inside a parameter name's joined word (see
+/// [`CREDENTIAL_WORDS`]): `xapikey`, `awsaccesskeyid`, `userpassword`, `xgoogcredential`.
+pub const CREDENTIAL_INFIXES: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "signature",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "secretkey",
+    "clientkey",
+    "signingkey",
+    "subscriptionkey",
+    "jwt",
+];
+
+/// Credential words that are refused at the end of a parameter name's joined word (see
+/// [`CREDENTIAL_WORDS`]): `accesstoken`, `idtoken`, `clientsecret`, `phpsessid`,
+/// `googleaccessid`. Only at the end, so that `tokenizer` and `secretary` stay ordinary.
+pub const CREDENTIAL_SUFFIXES: &[&str] = &[
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "pwd",
+    "sessionid",
+    "sessid",
+    "accessid",
+    "accesskeyid",
+];
+
+/// A parameter name decoded as a server reads it: `+` is a space, `%XX` escapes are decoded
+/// (bytes that are not UTF-8 become U+FFFD).
+fn decode_param_name(name: &str) -> String {
+    let spaced = name.replace('+', " ");
+    match percent_decode(&spaced) {
+        Some(decoded) => decoded,
+        None => String::from_utf8_lossy(&percent_decode_bytes(&spaced).0).into_owned(),
+    }
+}
+
+/// The lowercase words of a decoded parameter name (see [`CREDENTIAL_WORDS`]).
+fn name_words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphabetic() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+        let next = chars.get(i + 1).copied();
+        // A word starts at an uppercase letter after a lowercase one (`accessToken`), and at
+        // the last uppercase letter of a run followed by a lowercase one (`APIKey`).
+        let boundary = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+            });
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Whether `name`, a query or fragment parameter name as written in the URI (escapes and
+/// `+` not yet decoded), is credential-like (R26): see [`CREDENTIAL_WORDS`] for the rule.
+///
+/// ```
+/// use forms_rules::is_credential_param;
+/// assert!(is_credential_param("access_token"));
+/// assert!(is_credential_param("accessToken"));
+/// assert!(is_credential_param("token%5B%5D"));
+/// assert!(is_credential_param("X-Amz-Signature"));
+/// assert!(!is_credential_param("author"));
+/// assert!(!is_credential_param("monkey"));
+/// ```
 pub fn is_credential_param(name: &str) -> bool {
-    CREDENTIAL_PARAMS
-        .iter()
-        .any(|p| p.eq_ignore_ascii_case(name))
+    credential_words_of(name).is_some()
+}
+
+/// The words of `name` when it is credential-like, else `None`.
+fn credential_words_of(name: &str) -> Option<Vec<String>> {
+    let words = name_words(&decode_param_name(name));
+    let joined: String = words.concat();
+    let credential = words.iter().any(|w| CREDENTIAL_WORDS.contains(&w.as_str()))
+        || CREDENTIAL_INFIXES.iter().any(|w| joined.contains(w))
+        || CREDENTIAL_SUFFIXES.iter().any(|w| joined.ends_with(w))
+        || joined == "key";
+    credential.then_some(words)
 }
 
 /// The parts of an absolute RFC 3986 URI, borrowed from the text.
@@ -110,14 +214,6 @@ fn class(b: u8) -> u8 {
     CLASSES[b as usize]
 }
 
-fn is_unreserved(b: u8) -> bool {
-    class(b) & UNRESERVED != 0
-}
-
-fn is_sub_delim(b: u8) -> bool {
-    class(b) & SUB_DELIM != 0
-}
-
 /// Checks that every byte of `s` is in one of the classes of `mask` or starts a valid `%XX`
 /// escape.
 #[inline]
@@ -148,38 +244,140 @@ fn escapes(s: &str, mask: u8) -> Option<bool> {
 
 const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON_AT;
 
+/// An RFC 3986 host: an IPv6 literal in brackets, or a reg-name (an IPv4 address is one). The
+/// IPvFuture literals of RFC 3986 (`[v1.x]`) are refused: WHATWG parsers cannot read them.
 fn valid_host(host: &str) -> bool {
     if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        if let Some(rest) = inner.strip_prefix(['v', 'V']) {
-            // IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
-            return match rest.split_once('.') {
-                Some((hex, tail)) => {
-                    !hex.is_empty()
-                        && hex.bytes().all(|c| c.is_ascii_hexdigit())
-                        && !tail.is_empty()
-                        && tail
-                            .bytes()
-                            .all(|c| is_unreserved(c) || is_sub_delim(c) || c == b':')
-                }
-                None => false,
-            };
-        }
         return inner.parse::<Ipv6Addr>().is_ok();
     }
     all_chars(host, UNRESERVED | SUB_DELIM)
 }
 
-/// Parses `s` as an absolute RFC 3986 URI (`scheme ":" hier-part [ "?" query ] [ "#" fragment ]`).
-/// Returns `None` when it is not one: relative references, spaces, non-ASCII characters and
-/// broken `%` escapes are all refused.
+/// A port: decimal digits (leading zeros allowed) of a number at most 65,535, or empty (RFC
+/// 3986 allows an empty port; it means the scheme's default).
+fn valid_port(port: &str) -> bool {
+    port.bytes().all(|c| c.is_ascii_digit())
+        && port.trim_start_matches('0').len() <= 5
+        && (port.is_empty() || port.parse::<u32>().is_ok_and(|p| p <= u32::from(u16::MAX)))
+}
+
+/// The schemes WHATWG URL parsers ("what hosts use") treat as special, ASCII lowercase.
+const SPECIAL_SCHEMES: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
+
+/// Whether a path segment is `.` or `..`, also written with `%2e` (which WHATWG parsers read
+/// as a dot in a segment of its own).
+fn is_dot_segment(segment: &str) -> bool {
+    segment.len() <= 6
+        && matches!(
+            segment.to_ascii_lowercase().as_str(),
+            "." | ".." | "%2e" | ".%2e" | "%2e." | "%2e%2e"
+        )
+}
+
+/// Whether a host of a special scheme is one a WHATWG parser reads as written (up to ASCII
+/// case): no `%` escapes (WHATWG decodes them, so `ex%61mple.com` is `example.com`), and when
+/// the last label is a number (WHATWG then reads the host as an IPv4 address, so `0x7f.1` is
+/// `127.0.0.1`), exactly four decimal labels 0–255 without leading zeros.
+fn whatwg_host_agrees(host: &str) -> bool {
+    if host.starts_with('[') {
+        return true; // An IPv6 literal, already parsed.
+    }
+    if host.contains('%') {
+        return false;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let last = match labels.as_slice() {
+        [.., last, ""] if labels.len() > 1 => *last,
+        [.., last] => *last,
+        [] => "",
+    };
+    let hex = |l: &str| {
+        l.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x"))
+            && l.bytes().skip(2).all(|c| c.is_ascii_hexdigit())
+    };
+    let numeric = (!last.is_empty() && last.bytes().all(|c| c.is_ascii_digit())) || hex(last);
+    if !numeric {
+        return true;
+    }
+    labels.len() == 4
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && l.len() <= 3
+                && l.bytes().all(|c| c.is_ascii_digit())
+                && !(l.len() > 1 && l.starts_with('0'))
+                && l.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
+}
+
+/// Whether a WHATWG URL parser (what hosts use; the `url` crate is one) reads `parts` as
+/// written: the same scheme and host (up to ASCII case), port, path and query.
+///
+/// - A special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`, in any case) has an
+///   authority (`//`): WHATWG reads `https:user:pw@host/x` and `https:/host` as if they had
+///   one. All but `file` name a host. A `file` URI has no port and no user information.
+/// - A special host has no `%` escape and is not an IPv4 address in another notation.
+/// - An empty host has no port and no user information (WHATWG refuses them).
+/// - A hierarchical path (after an authority, or starting with `/`) has no `.` or `..`
+///   segment, also written `%2e` (WHATWG removes them).
+///
+/// Spaces, control characters, backslashes and non-ASCII characters, which WHATWG strips,
+/// rewrites or encodes, are already refused by the RFC 3986 grammar. One difference is kept:
+/// WHATWG writes `'` in the query of a special URL as `%27`, the same character to a server.
+fn whatwg_agrees(parts: &UriParts<'_>) -> bool {
+    let special = SPECIAL_SCHEMES
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(parts.scheme));
+    let file = parts.scheme.eq_ignore_ascii_case("file");
+    if special {
+        if parts.authority.is_none() || !whatwg_host_agrees(parts.host) {
+            return false;
+        }
+        if file && (parts.port.is_some() || parts.userinfo.is_some()) {
+            return false;
+        }
+        if !file && parts.host.is_empty() {
+            return false;
+        }
+    }
+    if parts.authority.is_some()
+        && parts.host.is_empty()
+        && (parts.port.is_some() || parts.userinfo.is_some())
+    {
+        return false;
+    }
+    let hierarchical = parts.authority.is_some() || parts.path.starts_with('/');
+    !(hierarchical && parts.path.split('/').any(is_dot_segment))
+}
+
+/// Parses `s` as an absolute RFC 3986 URI (`scheme ":" hier-part [ "?" query ] [ "#" fragment ]`)
+/// that a WHATWG URL parser reads the same way. Returns `None` when it is not one: relative
+/// references, spaces, control and non-ASCII characters, backslashes, broken `%` escapes,
+/// ports above 65,535, and anything a WHATWG parser would read differently (an `https:` URI
+/// without `//` and a host, a `%` escape in an `https` host, `.` and `..` path segments, …:
+/// see the rules below) are all refused.
+///
+/// WHATWG agreement: a special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`, in any
+/// case) needs `//`, and all but `file` a nonempty host; a `file` URI has no port or user
+/// information; a special host has no `%` escape and, when its last label is a number, is a
+/// plain dotted-decimal IPv4 address; an empty host has no port or user information; a path
+/// after an authority or starting with `/` has no `.` or `..` segment (nor `%2e`); IPvFuture
+/// literals are refused. The scheme and a special host may differ from a WHATWG reading in
+/// ASCII case only, and the query of a special URI in `'` (which WHATWG writes as `%27`).
 ///
 /// ```
 /// let u = forms_rules::parse_uri("https://example.com:8443/a/b?x=1#top").unwrap();
 /// assert_eq!((u.scheme, u.host, u.port, u.path), ("https", "example.com", Some("8443"), "/a/b"));
 /// assert!(forms_rules::parse_uri("/relative/path").is_none());
 /// assert!(forms_rules::parse_uri("https://example.com/a b").is_none());
+/// assert!(forms_rules::parse_uri("https:user:pw@example.com/x").is_none());
+/// assert!(forms_rules::parse_uri("https://example.com:65536/").is_none());
 /// ```
 pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
+    split_uri(s).filter(whatwg_agrees)
+}
+
+/// The RFC 3986 grammar of [`parse_uri`], without the WHATWG agreement.
+fn split_uri(s: &str) -> Option<UriParts<'_>> {
     let colon = s.find(':')?;
     let scheme = s.get(..colon)?;
     let mut sb = scheme.bytes();
@@ -232,7 +430,7 @@ pub fn parse_uri(s: &str) -> Option<UriParts<'_>> {
             Some(i) => {
                 host = hostport.get(..i)?;
                 let p = hostport.get(i + 1..)?;
-                if !p.bytes().all(|c| c.is_ascii_digit()) {
+                if !valid_port(p) {
                     return None;
                 }
                 port = Some(p);
@@ -268,40 +466,59 @@ fn hex_value(c: u8) -> Option<u8> {
 /// Decodes `%XX` escapes of a text that [`parse_uri`] accepted. Returns `None` if the decoded
 /// bytes are not UTF-8.
 pub(crate) fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let (bytes, whole) = percent_decode_bytes(s);
+    if whole {
+        String::from_utf8(bytes).ok()
+    } else {
+        None
+    }
+}
+
+/// Decodes the `%XX` escapes of `s` into bytes; a `%` that starts no escape is kept. The flag
+/// is false when there was such a `%`.
+fn percent_decode_bytes(s: &str) -> (Vec<u8>, bool) {
     let b = s.as_bytes();
     let Some(first) = b.iter().position(|&c| c == b'%') else {
-        return Some(s.to_owned());
+        return (b.to_vec(), true);
     };
+    let mut whole = true;
     let mut out = Vec::with_capacity(b.len());
-    out.extend_from_slice(b.get(..first)?);
+    out.extend_from_slice(b.get(..first).unwrap_or_default());
     let mut i = first;
-    while let Some(&c) = b.get(i) {
-        if c == b'%' {
-            let (h, l) = (hex_value(*b.get(i + 1)?)?, hex_value(*b.get(i + 2)?)?);
+    while let Some(rest) = b.get(i..).filter(|r| !r.is_empty()) {
+        let escape = match rest {
+            [b'%', h, l, ..] => hex_value(*h).zip(hex_value(*l)),
+            _ => None,
+        };
+        if let Some((h, l)) = escape {
             out.push(h << 4 | l);
             i += 3;
         } else {
-            // Copy the run up to the next escape at once.
-            let rest = b.get(i..)?;
-            let run = rest.iter().position(|&c| c == b'%').unwrap_or(rest.len());
-            out.extend_from_slice(rest.get(..run)?);
+            // Copy the run up to the next escape at once (a lone `%` is kept).
+            whole &= rest.first() != Some(&b'%');
+            let run = 1 + rest
+                .iter()
+                .skip(1)
+                .position(|&c| c == b'%')
+                .unwrap_or(rest.len() - 1);
+            out.extend_from_slice(rest.get(..run).unwrap_or_default());
             i += run;
         }
     }
-    String::from_utf8(out).ok()
+    (out, whole)
 }
 
-/// The names of the `name=value` parameters of a query or fragment, percent-decoded.
+/// The names of the `name=value` parameters of a query or fragment, as written.
 ///
 /// Parameters are separated by `&` or `;`, and also by `?`, so that parameters after a route
 /// in a fragment (`#/callback?access_token=…`) or a nested query are found too.
-fn param_names(part: &str) -> impl Iterator<Item = String> + '_ {
+fn param_names(part: &str) -> impl Iterator<Item = &str> + '_ {
     part.split(['&', ';', '?'])
         .filter(|p| !p.is_empty())
-        .map(|p| {
-            let name = p.split_once('=').map_or(p, |(n, _)| n);
-            percent_decode(&name.replace('+', " ")).unwrap_or_else(|| name.to_owned())
-        })
+        .map(|p| p.split_once('=').map_or(p, |(n, _)| n))
 }
 
 /// R26: refuses user information and credential-like parameters in the query or fragment.
@@ -315,12 +532,18 @@ pub(crate) fn check_credentials(parts: &UriParts<'_>, allow_sig: bool) -> Result
     }
     for part in [parts.query, parts.fragment].into_iter().flatten() {
         for name in param_names(part) {
-            if is_credential_param(&name) && !(allow_sig && name.eq_ignore_ascii_case("sig")) {
-                return Err(Violation::new(
-                    Rule::R26,
-                    format!("must not carry the credential-like parameter `{name}`"),
-                ));
+            let Some(words) = credential_words_of(name) else {
+                continue;
+            };
+            // The scoped image exception: a name that is only the word `sig`.
+            if allow_sig && words.len() == 1 && words.first().is_some_and(|w| w == "sig") {
+                continue;
             }
+            let shown = decode_param_name(name);
+            return Err(Violation::new(
+                Rule::R26,
+                format!("must not carry the credential-like parameter `{shown}`"),
+            ));
         }
     }
     Ok(())
@@ -361,36 +584,28 @@ pub struct FileUri {
 }
 
 /// R27: a user-added file answer: `file:` scheme, empty or `localhost` authority, an absolute
-/// path, and no username, password, query or fragment.
+/// path, and no username, password, port, query or fragment; and the decoded path keeps its
+/// shape: it does not start with `//` (`file:////server/share/x` is a network share), has no
+/// encoded `/` or `\` (`%2F`, `%5C`), no `.` or `..` segment (also written `%2e`), and no
+/// control character (C0, DEL, C1) once decoded.
+///
+/// A Windows drive path is a local absolute path like any other: `file:///C:/x.csv` gives the
+/// path `/C:/x.csv`, as WHATWG parsers read it.
 ///
 /// ```
 /// let f = forms_rules::check_file_uri("file:///home/me/q3%20sales.csv").unwrap();
 /// assert_eq!(f.path, "/home/me/q3 sales.csv");
 /// assert!(forms_rules::check_file_uri("file://server/share/x.csv").is_err());
+/// assert!(forms_rules::check_file_uri("file:////server/share/x.csv").is_err());
+/// assert!(forms_rules::check_file_uri("file:///home/me/../x.csv").is_err());
 /// ```
 pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
-    let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
     // The usual form, `file:///` and an absolute path of plain path characters and `%XX`
-    // escapes, is what `parse_uri` splits into an empty authority and that path, with no
+    // escapes, is what `split_uri` splits into an empty authority and that path, with no
     // query or fragment: take the path directly.
     if let Some(path) = uri.strip_prefix("file://") {
-        let plain = if path.starts_with('/') {
-            escapes(path, PCHAR | SLASH)
-        } else {
-            None
-        };
-        if plain == Some(false) {
-            // Nothing to decode, and no NUL, which is not a path character.
-            return Ok(FileUri {
-                path: path.to_owned(),
-            });
-        }
-        if plain == Some(true) {
-            let path = percent_decode(path).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
-            if path.contains('\0') {
-                return Err(bad("must not contain a NUL character"));
-            }
-            return Ok(FileUri { path });
+        if path.starts_with('/') && all_chars(path, PCHAR | SLASH) {
+            return local_path(path);
         }
     }
     check_file_uri_parsed(uri)
@@ -399,7 +614,7 @@ pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
 /// [`check_file_uri`] through the general URI parser.
 fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
     let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
-    let parts = parse_uri(uri).ok_or_else(|| bad("must be an absolute `file://` URI"))?;
+    let parts = split_uri(uri).ok_or_else(|| bad("must be an absolute `file://` URI"))?;
     if !parts.scheme.eq_ignore_ascii_case("file") {
         return Err(bad("must use the `file:` scheme"));
     }
@@ -422,9 +637,34 @@ fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
     if !parts.path.starts_with('/') {
         return Err(bad("must name an absolute path"));
     }
-    let path = percent_decode(parts.path).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
-    if path.contains('\0') {
-        return Err(bad("must not contain a NUL character"));
+    local_path(parts.path)
+}
+
+/// R27: the path of a user-added file URI (absolute, of path characters and valid escapes),
+/// decoded, when it keeps its shape once decoded.
+fn local_path(raw: &str) -> Result<FileUri, Violation> {
+    let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
+    let lower = raw.to_ascii_lowercase();
+    if lower.contains("%2f") || lower.contains("%5c") {
+        return Err(bad(
+            "must not encode a path separator (`%2F` or `%5C`); the decoded path must keep \
+             its shape",
+        ));
+    }
+    let path = percent_decode(raw).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
+    if path.starts_with("//") {
+        return Err(bad(
+            "must not start with `//` (a network share); it must name a local absolute path",
+        ));
+    }
+    if path.split('/').any(|s| s == "." || s == "..") {
+        return Err(bad("must not have `.` or `..` path segments"));
+    }
+    if let Some(c) = path.chars().find(|c| c.is_control()) {
+        return Err(bad(&format!(
+            "must not contain a control character (U+{:04X}) once decoded",
+            u32::from(c)
+        )));
     }
     Ok(FileUri { path })
 }
@@ -440,6 +680,13 @@ mod tests {
             "file:///Users/me/Documents/pricing-changes.pdf",
             "file:///Users/me/Downloads/q2%20churn%20by%20segment.csv",
             "file:///a/b%2Fc",
+            "file:////server/share/a.csv",
+            "file://localhost//server/a",
+            "file:///a/%2e%2e/b",
+            "file:///a/./b",
+            "file:///a%C2%85",
+            "FILE:////server/x",
+            "FILE:///a/../b",
             "file:///%C3%A9t%C3%A9.txt",
             "file:///",
             "file:///%ff",

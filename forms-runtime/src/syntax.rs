@@ -9,7 +9,7 @@ pub(crate) fn not_json(text: &str, e: &serde_json::Error) -> String {
     } else if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         "the text is empty".to_owned()
     } else {
-        e.to_string()
+        forms_rules::describe_json_error(&e.to_string()).into_owned()
     };
     format!("is not valid JSON: {why}")
 }

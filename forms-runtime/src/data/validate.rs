@@ -399,11 +399,11 @@ pub(crate) fn finish(spec: FormSpec, resolved: Vec<Resolved>) -> DataForm {
     DataForm::from_parts(normalize(spec), resolved)
 }
 
-/// Trims the labels the contract trims (titles, names) so every later stage sees the
-/// normalized text.
+/// Trims the labels the contract trims (titles, names; JavaScript's whitespace set) so every
+/// later stage sees the normalized text.
 fn normalize(mut spec: FormSpec) -> FormSpec {
     fn trim(s: &mut String) {
-        let t = s.trim();
+        let t = forms_rules::js_trim(s);
         if t.len() != s.len() {
             *s = t.to_owned();
         }

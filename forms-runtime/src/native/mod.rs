@@ -77,7 +77,8 @@ impl<'a> NativeRequest<'a> {
         match form.questions() {
             [only]
                 if matches!(only.kind, QuestionSpec::Text { .. })
-                    && only.title.trim() == form.message().trim() =>
+                    && forms_rules::js_trim(&only.title)
+                        == forms_rules::js_trim(form.message()) =>
             {
                 ""
             }
