@@ -200,6 +200,13 @@ fn classify<'a>(cx: &Ctxt, ty: &'a Type, attrs: &Attrs) -> Option<FieldKind<'a>>
             cx.error_spanned_by(ty, "`#[form(files)]` needs a field of type `Vec<FileRef>`");
             None
         }
+        // A misspelt marker (`resorce`) is reported as such; the type is not judged without it.
+        None if ["resource", "resources", "files"]
+            .iter()
+            .any(|m| attrs.written(m)) =>
+        {
+            None
+        }
         None => classify_unmarked(cx, ty, stripped),
     }
 }

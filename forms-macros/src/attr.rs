@@ -312,8 +312,14 @@ impl Attrs {
                     &key,
                     &format!("on a {}", pos.name()),
                     pos.keys(),
+                    None,
                 ),
             );
+            // A misspelt key counts as the key it stands for, so that `titel = "…"` is not
+            // also reported as a missing title.
+            if let Some(meant) = crate::wording::suggest(&key, pos.keys()) {
+                self.written.push(meant.to_owned());
+            }
             return skip_value(meta.input);
         }
         let path = &meta.path;

@@ -12,7 +12,6 @@ mod ast;
 mod attr;
 mod case;
 mod check;
-#[allow(dead_code)]
 mod ctxt;
 mod expand;
 mod fallback;
