@@ -83,11 +83,6 @@ impl FieldKind<'_> {
     }
 }
 
-pub(crate) const SUPPORTED_TYPES: &str = "`String` or `Option<String>` (text); `E` or \
-    `Option<E>` for an enum `E` deriving `Form` (single_select); `Vec<E>`, `BTreeSet<E>` or \
-    `HashSet<E>` (multi_select); `Url` or `Option<Url>` with `#[form(resource)]`; `Vec<Url>` \
-    with `#[form(resources)]`; `Vec<FileRef>` with `#[form(files)]`";
-
 const PRIMITIVES: &[&str] = &[
     "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
     "u128", "usize", "f32", "f64", "Box", "Rc", "Arc", "Cow", "PathBuf", "Path", "OsString",
@@ -141,10 +136,47 @@ fn choice_candidate(ty: &Type) -> bool {
     })
 }
 
+/// The type as written, compact: `Vec<u32>`, `&'static str`, `std::path::PathBuf`.
+fn type_name(ty: &Type) -> String {
+    let spaced = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(spaced.len());
+    let mut chars = spaced.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let prev = out.chars().last().unwrap_or(' ');
+            let next = chars.peek().copied().unwrap_or(' ');
+            if "<:([&".contains(prev) || "<>:)],".contains(next) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An unsupported field type: named, with the three supported shapes closest to it.
 fn unsupported(cx: &Ctxt, ty: &Type) {
+    let closest = if generic_arg(strip(ty), &["Option"]).is_some() {
+        "`Option<String>`, `Option<E>` for an enum `E` deriving `Form`, `Option<Url>` with \
+         `#[form(resource)]`"
+    } else if last_segment(ty).is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "LinkedList" | "HashMap" | "BTreeMap"
+        )
+    }) || matches!(strip(ty), Type::Array(_) | Type::Slice(_))
+    {
+        "`Vec<E>` for an enum `E` deriving `Form`, `Vec<Url>` with `#[form(resources)]`, \
+         `Vec<FileRef>` with `#[form(files)]`"
+    } else {
+        "`String`, `E` for an enum `E` deriving `Form`, `Url` with `#[form(resource)]`"
+    };
     cx.error_spanned_by(
         ty,
-        format!("unsupported form field type; a field's type must be one of: {SUPPORTED_TYPES}"),
+        format!(
+            "unsupported form field type `{}`; help: supported shapes include {closest}",
+            type_name(ty)
+        ),
     );
 }
 

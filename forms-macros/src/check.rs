@@ -376,13 +376,12 @@ fn check_variant<'a>(
         at: id_at,
         valid,
     };
-    let (title, at, doc) = text_of(&a.title, a.docs.title())
-        .unwrap_or_else(|| {
-            // No title or doc comment: the variant's name as words (`NorthAmerica` → `North
-            // America`), whatever `rename_all` makes of its ID.
-            let words = crate::case::title_words(&ast::unraw(v.ident));
-            (words, v.ident.to_token_stream(), false)
-        });
+    let (title, at, doc) = text_of(&a.title, a.docs.title()).unwrap_or_else(|| {
+        // No title or doc comment: the variant's name as words (`NorthAmerica` → `North
+        // America`), whatever `rename_all` makes of its ID.
+        let words = crate::case::title_words(&ast::unraw(v.ident));
+        (words, v.ident.to_token_stream(), false)
+    });
     report(
         cx,
         &at,

@@ -361,17 +361,17 @@ fn a_misspelt_key_is_suggested_and_not_also_missing() {
     let e = errors("#[form(mesage = \"Pick\", id = \"pick\")] enum E { A }");
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].ends_with("did you mean `message`?"), "{e:?}");
-    let e = errors(&form(
-        "Set up",
-        "/// Link\n#[form(resorce)] link: Url,",
-    ));
+    let e = errors(&form("Set up", "/// Link\n#[form(resorce)] link: Url,"));
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].ends_with("did you mean `resource`?"), "{e:?}");
 }
 
 #[test]
 fn far_keys_are_not_suggested() {
-    let e = errors(&form("Set up", "/// Goal\n#[form(colour = 1)] goal: String,"));
+    let e = errors(&form(
+        "Set up",
+        "/// Goal\n#[form(colour = 1)] goal: String,",
+    ));
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].contains("expected one of `id`"), "{e:?}");
 }

@@ -110,7 +110,8 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 }
 
 /// An unknown key: `unknown form attribute `titel` on a field; did you mean `title`?` when a
-/// known key is close, else `…; expected one of `id`, …`. `what` names keys of this kind
+/// known key is close (`unknown key `titel` in a question (did you mean `title`?); see rule
+/// R3` with a rule), else `…; expected one of `id`, …`. `what` names keys of this kind
 /// (`form attribute`, `key`), `place` where it was written (`on a field`, `in a question`),
 /// `rule` the contract rule that refuses it, if any (`form!` follows R3).
 pub(crate) fn unknown_key(
@@ -122,7 +123,10 @@ pub(crate) fn unknown_key(
 ) -> String {
     let rule = rule.map(|r| format!("; see rule {r}")).unwrap_or_default();
     match suggest(key, keys) {
-        Some(k) => format!("unknown {what} `{key}` {place}{rule}; did you mean `{k}`?"),
+        Some(k) if rule.is_empty() => {
+            format!("unknown {what} `{key}` {place}; did you mean `{k}`?")
+        }
+        Some(k) => format!("unknown {what} `{key}` {place} (did you mean `{k}`?){rule}"),
         None => {
             let list = keys
                 .iter()

@@ -162,12 +162,12 @@ pub struct ResponseSource<'a>(Source<'a>);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of a form field",
-    label = "not a supported form field type",
-    note = "a choice field needs an enum deriving `Form`; the supported field types are \
-            `String` or `Option<String>` (text), `E` or `Option<E>` for an enum `E` deriving \
-            `Form` (single_select), `Vec<E>`, `BTreeSet<E>` or `HashSet<E>` (multi_select), \
-            `Url` or `Option<Url>` with `#[form(resource)]`, `Vec<Url>` with \
-            `#[form(resources)]`, and `Vec<FileRef>` with `#[form(files)]`"
+    label = "not a choice enum deriving `Form`",
+    note = "derive `Form` on `{Self}` to make it a choice: a fieldless enum deriving `Form` \
+            has one option per variant",
+    note = "the other field types are `String` or `Option<String>` (text), `Url` or \
+            `Option<Url>` with `#[form(resource)]`, `Vec<Url>` with `#[form(resources)]` and \
+            `Vec<FileRef>` with `#[form(files)]`"
 )]
 pub trait FormChoice: Sized + 'static {
     /// The number of options (1–24, rule R12).
