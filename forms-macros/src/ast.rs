@@ -5,6 +5,7 @@ use crate::case;
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use std::path::Path;
 use syn::{DeriveInput, Ident, Type, Visibility};
 
 /// The item deriving `Form`.
@@ -319,7 +320,22 @@ impl<'a> Container<'a> {
             syn::Data::Enum(_) => Position::Enum,
             _ => Position::Struct,
         };
-        let attrs = attr::parse(cx, pos, &input.attrs);
+        let mut attrs = attr::parse(cx, pos, &input.attrs);
+        if !attrs.krate.is_set() {
+            let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+                .and_then(|dir| std::fs::read_to_string(Path::new(&dir).join("Cargo.toml")).ok());
+            if let Some(name) = manifest.as_deref().and_then(renamed_runtime) {
+                cx.error_spanned_by(
+                    &input.ident,
+                    format!(
+                        "this crate depends on `forms-runtime` under the name `{name}`: add \
+                         `#[form(crate = \"::{name}\")]` so that the generated code finds it"
+                    ),
+                );
+                // The stub impls name the runtime as the attribute would.
+                attrs.assume_crate(&name);
+            }
+        }
         if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
             cx.error_spanned_by(
                 &input.generics,
@@ -404,6 +420,55 @@ impl<'a> Container<'a> {
             ),
         }
     }
+}
+
+/// The name under which a crate's `Cargo.toml` renames its `forms-runtime` dependency
+/// (`fr = { package = "forms-runtime", … }` or a `[dependencies.fr]` table with that
+/// `package`), as a Rust crate name; `None` when the dependency is not renamed or not there.
+/// A plain line scan, not a TOML parser: it sees the usual spellings and misses the rest
+/// (a rename inherited from the workspace), which then get rustc's own error.
+pub(crate) fn renamed_runtime(manifest: &str) -> Option<String> {
+    let package = |line: &str| {
+        line.split(|c: char| c == '{' || c == ',' || c == '}')
+            .any(|part| {
+                let mut kv = part.splitn(2, '=');
+                kv.next().map(str::trim) == Some("package")
+                    && kv.next().map(|v| v.trim().trim_matches(['"', '\'']))
+                        == Some("forms-runtime")
+            })
+    };
+    let mut table: Option<String> = None;
+    let mut renamed = None;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            // `[dependencies.fr]`, `[target.'cfg(unix)'.dev-dependencies.fr]`.
+            table = line
+                .trim_matches(['[', ']'])
+                .rsplit_once("dependencies.")
+                .map(|(_, name)| name.trim().to_owned());
+            if matches!(table.as_deref(), Some("forms-runtime" | "forms_runtime")) {
+                return None;
+            }
+            continue;
+        }
+        let key = line.split('=').next().map(str::trim).unwrap_or_default();
+        let name = match &table {
+            Some(name) if key == "package" && package(line) => name.clone(),
+            None if package(line) => key.to_owned(),
+            _ => {
+                if table.is_none() && matches!(key, "forms-runtime" | "forms_runtime") {
+                    return None;
+                }
+                continue;
+            }
+        };
+        let name = name.trim_matches(['"', '\'']).replace('-', "_");
+        if name == "forms_runtime" {
+            return None;
+        }
+        renamed = Some(name);
+    }
+    renamed
 }
 
 /// The name of an identifier without its `r#` prefix.

@@ -292,6 +292,13 @@ fn parse_flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
 }
 
 impl Attrs {
+    /// Names the runtime `::name`, as `crate = "::name"` would, without the key being written.
+    pub(crate) fn assume_crate(&mut self, name: &str) {
+        if let Ok(path) = syn::parse_str::<syn::Path>(&format!("::{name}")) {
+            self.krate.value = Some((syn::parse_quote!(crate), path));
+        }
+    }
+
     /// Whether `key` was written, whatever became of its value.
     pub(crate) fn written(&self, key: &str) -> bool {
         self.written.iter().any(|k| k == key)

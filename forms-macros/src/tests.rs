@@ -385,3 +385,18 @@ fn a_ctxt_dropped_unchecked_panics() {
     });
     assert!(result.is_err());
 }
+
+#[test]
+fn a_renamed_runtime_dependency_is_found_in_the_manifest() {
+    use crate::ast::renamed_runtime;
+    let inline =
+        "[dependencies]\nserde = \"1\"\nfr = { package = \"forms-runtime\", version = \"0.1\" }\n";
+    assert_eq!(renamed_runtime(inline).as_deref(), Some("fr"));
+    let table = "[dependencies.my-forms]\nversion = \"0.1\"\npackage = \"forms-runtime\"\n";
+    assert_eq!(renamed_runtime(table).as_deref(), Some("my_forms"));
+    let plain = "[dependencies]\nforms-runtime = { version = \"0.1\" }\n";
+    assert_eq!(renamed_runtime(plain), None);
+    let both = "[dependencies]\nforms-runtime = \"0.1\"\n[dev-dependencies]\nfr = { package = \"forms-runtime\", version = \"0.1\" }\n";
+    assert_eq!(renamed_runtime(both), None);
+    assert_eq!(renamed_runtime("[package]\nname = \"x\"\n"), None);
+}

@@ -112,7 +112,7 @@ use url::Url;
 /// - On an enum: `rename_all`, `crate`, and `message`, `id` (default: the enum name in
 ///   snake_case) and `description` for its own one-question form.
 /// - On a variant: `id`, `title` (default: the doc comment's first line, else the variant
-///   name), `description`, `thumbnail = "https://…"`.
+///   name as words: `NorthAmerica` → "North America"), `description`, `thumbnail = "https://…"`.
 ///
 /// Every rule knowable at compile time is checked at compile time, with the same functions
 /// the runtime uses (`forms_rules`); options supplied at run time are checked by
