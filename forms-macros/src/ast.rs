@@ -429,13 +429,11 @@ impl<'a> Container<'a> {
 /// (a rename inherited from the workspace), which then get rustc's own error.
 pub(crate) fn renamed_runtime(manifest: &str) -> Option<String> {
     let package = |line: &str| {
-        line.split(|c: char| c == '{' || c == ',' || c == '}')
-            .any(|part| {
-                let mut kv = part.splitn(2, '=');
-                kv.next().map(str::trim) == Some("package")
-                    && kv.next().map(|v| v.trim().trim_matches(['"', '\'']))
-                        == Some("forms-runtime")
-            })
+        line.split(['{', ',', '}']).any(|part| {
+            let mut kv = part.splitn(2, '=');
+            kv.next().map(str::trim) == Some("package")
+                && kv.next().map(|v| v.trim().trim_matches(['"', '\''])) == Some("forms-runtime")
+        })
     };
     let mut table: Option<String> = None;
     let mut renamed = None;
