@@ -5,6 +5,7 @@ use crate::case;
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use std::path::Path;
 use syn::{DeriveInput, Ident, Type, Visibility};
 
 /// The item deriving `Form`.
@@ -84,11 +85,6 @@ impl FieldKind<'_> {
     }
 }
 
-pub(crate) const SUPPORTED_TYPES: &str = "`String` or `Option<String>` (text); `E` or \
-    `Option<E>` for an enum `E` deriving `Form` (single_select); `Vec<E>`, `BTreeSet<E>` or \
-    `HashSet<E>` (multi_select); `Url` or `Option<Url>` with `#[form(resource)]`; `Vec<Url>` \
-    with `#[form(resources)]`; `Vec<FileRef>` with `#[form(files)]`";
-
 const PRIMITIVES: &[&str] = &[
     "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
     "u128", "usize", "f32", "f64", "Box", "Rc", "Arc", "Cow", "PathBuf", "Path", "OsString",
@@ -142,10 +138,47 @@ fn choice_candidate(ty: &Type) -> bool {
     })
 }
 
+/// The type as written, compact: `Vec<u32>`, `&'static str`, `std::path::PathBuf`.
+fn type_name(ty: &Type) -> String {
+    let spaced = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(spaced.len());
+    let mut chars = spaced.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let prev = out.chars().last().unwrap_or(' ');
+            let next = chars.peek().copied().unwrap_or(' ');
+            if "<:([&".contains(prev) || "<>:)],".contains(next) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An unsupported field type: named, with the three supported shapes closest to it.
 fn unsupported(cx: &Ctxt, ty: &Type) {
+    let closest = if generic_arg(strip(ty), &["Option"]).is_some() {
+        "`Option<String>`, `Option<E>` for an enum `E` deriving `Form`, `Option<Url>` with \
+         `#[form(resource)]`"
+    } else if last_segment(ty).is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "LinkedList" | "HashMap" | "BTreeMap"
+        )
+    }) || matches!(strip(ty), Type::Array(_) | Type::Slice(_))
+    {
+        "`Vec<E>` for an enum `E` deriving `Form`, `Vec<Url>` with `#[form(resources)]`, \
+         `Vec<FileRef>` with `#[form(files)]`"
+    } else {
+        "`String`, `E` for an enum `E` deriving `Form`, `Url` with `#[form(resource)]`"
+    };
     cx.error_spanned_by(
         ty,
-        format!("unsupported form field type; a field's type must be one of: {SUPPORTED_TYPES}"),
+        format!(
+            "unsupported form field type `{}`; help: supported shapes include {closest}",
+            type_name(ty)
+        ),
     );
 }
 
@@ -201,6 +234,13 @@ fn classify<'a>(cx: &Ctxt, ty: &'a Type, attrs: &Attrs) -> Option<FieldKind<'a>>
                 });
             }
             cx.error_spanned_by(ty, "`#[form(files)]` needs a field of type `Vec<FileRef>`");
+            None
+        }
+        // A misspelt marker (`resorce`) is reported as such; the type is not judged without it.
+        None if ["resource", "resources", "files"]
+            .iter()
+            .any(|m| attrs.written(m)) =>
+        {
             None
         }
         None => classify_unmarked(cx, ty, stripped),
@@ -283,7 +323,22 @@ impl<'a> Container<'a> {
             syn::Data::Enum(_) => Position::Enum,
             _ => Position::Struct,
         };
-        let attrs = attr::parse(cx, pos, &input.attrs);
+        let mut attrs = attr::parse(cx, pos, &input.attrs);
+        if !attrs.krate.is_set() {
+            let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+                .and_then(|dir| std::fs::read_to_string(Path::new(&dir).join("Cargo.toml")).ok());
+            if let Some(name) = manifest.as_deref().and_then(renamed_runtime) {
+                cx.error_spanned_by(
+                    &input.ident,
+                    format!(
+                        "this crate depends on `forms-runtime` under the name `{name}`: add \
+                         `#[form(crate = \"::{name}\")]` so that the generated code finds it"
+                    ),
+                );
+                // The stub impls name the runtime as the attribute would.
+                attrs.assume_crate(&name);
+            }
+        }
         if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
             cx.error_spanned_by(
                 &input.generics,
@@ -368,6 +423,53 @@ impl<'a> Container<'a> {
             ),
         }
     }
+}
+
+/// The name under which a crate's `Cargo.toml` renames its `forms-runtime` dependency
+/// (`fr = { package = "forms-runtime", … }` or a `[dependencies.fr]` table with that
+/// `package`), as a Rust crate name; `None` when the dependency is not renamed or not there.
+/// A plain line scan, not a TOML parser: it sees the usual spellings and misses the rest
+/// (a rename inherited from the workspace), which then get rustc's own error.
+pub(crate) fn renamed_runtime(manifest: &str) -> Option<String> {
+    let package = |line: &str| {
+        line.split(['{', ',', '}']).any(|part| {
+            let mut kv = part.splitn(2, '=');
+            kv.next().map(str::trim) == Some("package")
+                && kv.next().map(|v| v.trim().trim_matches(['"', '\''])) == Some("forms-runtime")
+        })
+    };
+    let mut table: Option<String> = None;
+    let mut renamed = None;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            // `[dependencies.fr]`, `[target.'cfg(unix)'.dev-dependencies.fr]`.
+            table = line
+                .trim_matches(['[', ']'])
+                .rsplit_once("dependencies.")
+                .map(|(_, name)| name.trim().to_owned());
+            if matches!(table.as_deref(), Some("forms-runtime" | "forms_runtime")) {
+                return None;
+            }
+            continue;
+        }
+        let key = line.split('=').next().map(str::trim).unwrap_or_default();
+        let name = match &table {
+            Some(name) if key == "package" && package(line) => name.clone(),
+            None if package(line) => key.to_owned(),
+            _ => {
+                if table.is_none() && matches!(key, "forms-runtime" | "forms_runtime") {
+                    return None;
+                }
+                continue;
+            }
+        };
+        let name = name.trim_matches(['"', '\'']).replace('-', "_");
+        if name == "forms_runtime" {
+            return None;
+        }
+        renamed = Some(name);
+    }
+    renamed
 }
 
 /// The name of an identifier without its `r#` prefix.

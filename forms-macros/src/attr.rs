@@ -301,6 +301,13 @@ fn parse_flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
 }
 
 impl Attrs {
+    /// Names the runtime `::name`, as `crate = "::name"` would, without the key being written.
+    pub(crate) fn assume_crate(&mut self, name: &str) {
+        if let Ok(path) = syn::parse_str::<syn::Path>(&format!("::{name}")) {
+            self.krate.value = Some((syn::parse_quote!(crate), path));
+        }
+    }
+
     /// Whether `key` was written, whatever became of its value.
     pub(crate) fn written(&self, key: &str) -> bool {
         self.written.iter().any(|k| k == key)
@@ -321,8 +328,14 @@ impl Attrs {
                     &key,
                     &format!("on a {}", pos.name()),
                     pos.keys(),
+                    None,
                 ),
             );
+            // A misspelt key counts as the key it stands for, so that `titel = "…"` is not
+            // also reported as a missing title.
+            if let Some(meant) = crate::wording::suggest(&key, pos.keys()) {
+                self.written.push(meant.to_owned());
+            }
             return skip_value(meta.input);
         }
         let path = &meta.path;

@@ -91,6 +91,37 @@ pub(crate) fn snake_case(name: &str) -> String {
     RenameRule::Snake.apply(name)
 }
 
+/// `NorthAmerica` → `North America`: the default title of a variant, its name split into
+/// words as written. A run of capitals is one word (`PDF`, `HTMLPage` → `HTML Page`), digits
+/// stay with the word before them (`Html5Page` → `Html5 Page`), `_` separates words.
+pub(crate) fn title_words(name: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for part in name.split('_').filter(|p| !p.is_empty()) {
+        let chars: Vec<char> = part.chars().collect();
+        let mut word = String::new();
+        for (i, &c) in chars.iter().enumerate() {
+            let prev = i.checked_sub(1).and_then(|p| chars.get(p));
+            let next = chars.get(i + 1);
+            let starts_word = c.is_uppercase()
+                && prev.is_some_and(|p| {
+                    // `northAmerica`, `html5Page`; or the last capital of a run followed by a
+                    // lowercase letter: the `P` of `HTMLPage`.
+                    p.is_lowercase()
+                        || p.is_ascii_digit()
+                        || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+                });
+            if starts_word && !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            word.push(c);
+        }
+        if !word.is_empty() {
+            words.push(word);
+        }
+    }
+    words.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +147,22 @@ mod tests {
             assert_eq!(rule.apply(name), want, "{name}");
         }
         assert_eq!(snake_case("ReportFormat"), "report_format");
+    }
+
+    #[test]
+    fn titles_from_names() {
+        let cases = [
+            ("NorthAmerica", "North America"),
+            ("HtmlPage", "Html Page"),
+            ("PDF", "PDF"),
+            ("HTMLPage", "HTML Page"),
+            ("Html5Page", "Html5 Page"),
+            ("Pdf", "Pdf"),
+            ("web_page", "web page"),
+            ("X", "X"),
+        ];
+        for (name, want) in cases {
+            assert_eq!(title_words(name), want, "{name}");
+        }
     }
 }

@@ -389,8 +389,12 @@ fn check_variant<'a>(
         at: id_at,
         valid,
     };
-    let (title, at, doc) = text_of(&a.title, a.docs.title())
-        .unwrap_or_else(|| (ast::unraw(v.ident), v.ident.to_token_stream(), false));
+    let (title, at, doc) = text_of(&a.title, a.docs.title()).unwrap_or_else(|| {
+        // No title or doc comment: the variant's name as words (`NorthAmerica` → `North
+        // America`), whatever `rename_all` makes of its ID.
+        let words = crate::case::title_words(&ast::unraw(v.ident));
+        (words, v.ident.to_token_stream(), false)
+    });
     report(
         cx,
         &at,
@@ -473,6 +477,9 @@ pub(crate) fn check_enum<'a>(
             id,
             description,
         })
+    } else if c.attrs.written("message") {
+        // A misspelt `message` was reported; the enum-form keys are not judged without it.
+        None
     } else {
         for key in [c.attrs.id.key(), c.attrs.description.key()]
             .into_iter()

@@ -175,9 +175,35 @@ fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStre
         None => quote!(__forms::None),
     };
     let (min, max) = (as_i64(q.min_items), as_i64(q.max_items));
+    // rustc names the failing constant in its label, so the name reads as the sentence:
+    // `MAX_ITEMS_3_OF_FORMATS_MUST_NOT_EXCEED_THE_OPTIONS_OF_FORMAT`. Each assertion sits in
+    // its own block, so that two fields never give two constants the same name.
+    let shout = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let name = format_ident!(
+        "{}_OF_{}_MUST_NOT_EXCEED_THE_OPTIONS_OF_{}",
+        [("MIN_ITEMS", q.min_items), ("MAX_ITEMS", q.max_items)]
+            .into_iter()
+            .filter_map(|(key, n)| n.map(|n| format!("{key}_{n}")))
+            .collect::<Vec<_>>()
+            .join("_AND_"),
+        shout(&q.id),
+        shout(&elem_name),
+        span = span
+    );
     Some(quote_spanned! {span=>
-        #[allow(unused_qualifications, clippy::panic)]
-        const _: () = match __forms::rules::resolve_selection_limits(
+        const _: () = {
+        #[allow(dead_code, unused_qualifications, clippy::panic)]
+        const #name: () = match __forms::rules::resolve_selection_limits(
             __forms::rules::QuestionKind::MultiSelect,
             #required,
             #min,
@@ -189,6 +215,7 @@ fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStre
                 ::core::panic!("{}", #above)
             }
             __forms::Err(problem) => ::core::panic!("{}", problem.describe()),
+        };
         };
     })
 }
@@ -265,8 +292,14 @@ pub(crate) fn expand_struct(
         .zip(&tables)
         .filter_map(|(q, t)| match q.kind {
             FieldKind::Single { elem, .. } | FieldKind::Multi { elem } => {
+                // Spelled out rather than through `choice_of`: a missing `FormChoice` impl
+                // is then reported at the field's type, not as a bound of a runtime helper.
                 Some(quote_spanned! {elem.span()=>
-                    const #t: __forms::ChoiceOf<#elem> = __forms::choice_of::<#elem>();
+                    const #t: __forms::ChoiceOf<#elem> = __forms::ChoiceOf {
+                        count: <#elem as __forms::FormChoice>::COUNT,
+                        options: <#elem as __forms::FormChoice>::OPTIONS,
+                        from_index: <#elem as __forms::FormChoice>::from_index,
+                    };
                 })
             }
             _ => None,

@@ -12,7 +12,6 @@ mod ast;
 mod attr;
 mod case;
 mod check;
-#[allow(dead_code)]
 mod ctxt;
 mod expand;
 mod fallback;
@@ -23,6 +22,33 @@ mod wording;
 
 /// Derives `Form` for a struct (one question per field) or a fieldless enum (one choice
 /// option per variant); see `forms_runtime::Form`.
+///
+/// # Compile errors, in two waves
+///
+/// The derive reports every mistake of an item together, in source order: attribute syntax,
+/// unknown keys (with a suggestion when a known key is close: `titel` → `title`), field
+/// types, and every contract rule that the item alone decides. A misspelt key is not also
+/// reported as missing.
+///
+/// Two kinds of mistake are found by rustc after the derive has run, so they arrive in a
+/// second compile wave, once the first is fixed:
+///
+/// - a choice field whose type does not derive `Form` (a trait bound, reported at the field's
+///   type);
+/// - a selection limit against another type's option count (`max_items = 5` on a
+///   `Vec<Section>` whose enum has four variants, rule R20). The count belongs to `Section`'s
+///   own derive, so the check is a constant assertion, and rustc evaluates constants only
+///   after type checking has succeeded. Its error reads `evaluation panicked: `max_items = 5`
+///   of question `sections` must not exceed the number of options of `Section`` and names
+///   the failing constant after the same sentence.
+///
+/// # The runtime's path
+///
+/// Generated code names the runtime `::forms_runtime`. A crate that depends on it under
+/// another name (`fr = { package = "forms-runtime", … }`) or through a facade crate says so
+/// with `#[form(crate = "::fr")]` on the struct or enum. When the crate's `Cargo.toml`
+/// renames the dependency directly, the derive sees it and asks for that attribute; other
+/// setups get rustc's "unresolved import `forms_runtime`" error.
 #[proc_macro_derive(Form, attributes(form))]
 pub fn derive_form(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -346,5 +346,57 @@ fn errors_accumulate() {
         "#[form(id = \"_a\", max_length = 0)] a: String, #[form(title = \"\")] b: String,",
     ));
     let rules: Vec<&str> = e.iter().filter_map(|m| m.rsplit(' ').next()).collect();
-    assert_eq!(rules, ["R1", "R6", "R8", "R11", "R8"], "{e:?}");
+    // In source order: the message, `id`, `max_length`, field `a` (no title), `title = ""`.
+    assert_eq!(rules, ["R1", "R6", "R11", "R8", "R8"], "{e:?}");
+}
+
+#[test]
+fn a_misspelt_key_is_suggested_and_not_also_missing() {
+    let e = errors(&form("Set up", "#[form(titel = \"Goal\")] goal: String,"));
+    assert_eq!(
+        e,
+        ["unknown form attribute `titel` on a field; did you mean `title`?"],
+        "{e:?}"
+    );
+    let e = errors("#[form(mesage = \"Pick\", id = \"pick\")] enum E { A }");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].ends_with("did you mean `message`?"), "{e:?}");
+    let e = errors(&form("Set up", "/// Link\n#[form(resorce)] link: Url,"));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].ends_with("did you mean `resource`?"), "{e:?}");
+}
+
+#[test]
+fn far_keys_are_not_suggested() {
+    let e = errors(&form(
+        "Set up",
+        "/// Goal\n#[form(colour = 1)] goal: String,",
+    ));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("expected one of `id`"), "{e:?}");
+}
+
+#[test]
+fn a_ctxt_dropped_unchecked_panics() {
+    let result = std::panic::catch_unwind(|| {
+        let cx = Ctxt::new();
+        cx.error_at(proc_macro2::Span::call_site(), "lost");
+        drop(cx);
+    });
+    assert!(result.is_err());
+}
+
+#[test]
+fn a_renamed_runtime_dependency_is_found_in_the_manifest() {
+    use crate::ast::renamed_runtime;
+    let inline =
+        "[dependencies]\nserde = \"1\"\nfr = { package = \"forms-runtime\", version = \"0.1\" }\n";
+    assert_eq!(renamed_runtime(inline).as_deref(), Some("fr"));
+    let table = "[dependencies.my-forms]\nversion = \"0.1\"\npackage = \"forms-runtime\"\n";
+    assert_eq!(renamed_runtime(table).as_deref(), Some("my_forms"));
+    let plain = "[dependencies]\nforms-runtime = { version = \"0.1\" }\n";
+    assert_eq!(renamed_runtime(plain), None);
+    let both = "[dependencies]\nforms-runtime = \"0.1\"\n[dev-dependencies]\nfr = { package = \"forms-runtime\", version = \"0.1\" }\n";
+    assert_eq!(renamed_runtime(both), None);
+    assert_eq!(renamed_runtime("[package]\nname = \"x\"\n"), None);
 }

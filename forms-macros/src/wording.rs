@@ -5,7 +5,8 @@
 
 use forms_rules::{QuestionKind, Rule, Violation};
 
-/// Values longer than this are not repeated in a message (the span already shows them).
+/// Values longer than this many characters are not repeated in a message (the span already
+/// shows them); the one limit for every value a message quotes.
 const SHOWN_MAX: usize = 40;
 
 /// `subject problem; see rule R6`, or `problem; see rule R6` when the subject is empty.
@@ -56,33 +57,85 @@ pub(crate) fn duplicate(what: &str, value: &str, earlier: &str, scope: &str) -> 
     rule_sentence(&subject(what, value), &v)
 }
 
-/// The known key that `key` probably stands for, ignoring case, `_` and `-` (`max_length`
-/// for `maxLength` and the other way round).
-fn suggest<'k>(key: &str, keys: &[&'k str]) -> Option<&'k str> {
-    let fold = |s: &str| -> String {
+/// The known key that `key` probably stands for: the same key written in another case
+/// convention (`max_length` for `maxLength` and the other way round), else the closest key
+/// within a small edit distance (`title` for `titel`). `None` when nothing is close.
+pub(crate) fn suggest<'k>(key: &str, keys: &[&'k str]) -> Option<&'k str> {
+    let fold = |s: &str| -> Vec<char> {
         s.chars()
             .filter(|c| *c != '_' && *c != '-')
             .flat_map(char::to_lowercase)
             .collect()
     };
     let k = fold(key);
-    keys.iter().copied().find(|known| fold(known) == k)
+    if let Some(same) = keys.iter().copied().find(|known| fold(known) == k) {
+        return Some(same);
+    }
+    // One edit per three characters, at most two: `id` is not suggested for `to`.
+    let allowed = (k.len() / 3).clamp(1, 2);
+    keys.iter()
+        .copied()
+        .map(|known| (edit_distance(&k, &fold(known)), known))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, known)| known)
 }
 
-/// An unknown key: `unknown form attribute `maxItems` on a field (did you mean `max_items`?);
-/// expected one of `id`, …`. `what` names keys of this kind (`form attribute`, `key`),
-/// `place` where it was written (`on a field`, `in a question`).
-pub(crate) fn unknown_key(what: &str, key: &str, place: &str, keys: &[&str]) -> String {
-    let list = keys
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let hint = match suggest(key, keys) {
-        Some(k) => format!(" (did you mean `{k}`?)"),
-        None => String::new(),
-    };
-    format!("unknown {what} `{key}` {place}{hint}; expected one of {list}")
+/// The optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
+/// two neighbours (`titel` → `title` is one edit) each cost one.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    // Three rows of the classic table: two rows back (for swaps), the previous one, this one.
+    let mut before: Vec<usize> = Vec::new();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            let mut best = (prev.get(j).copied().unwrap_or(usize::MAX) + cost)
+                .min(prev.get(j + 1).copied().unwrap_or(usize::MAX) + 1)
+                .min(row.get(j).copied().unwrap_or(usize::MAX) + 1);
+            let swapped = i > 0 && j > 0 && a.get(i - 1) == Some(cb) && b.get(j - 1) == Some(ca);
+            if swapped {
+                if let Some(d) = before.get(j - 1) {
+                    best = best.min(d + 1);
+                }
+            }
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = best;
+            }
+        }
+        before = std::mem::replace(&mut prev, row);
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+/// An unknown key: `unknown form attribute `titel` on a field; did you mean `title`?` when a
+/// known key is close (`unknown key `titel` in a question (did you mean `title`?); see rule
+/// R3` with a rule), else `…; expected one of `id`, …`. `what` names keys of this kind
+/// (`form attribute`, `key`), `place` where it was written (`on a field`, `in a question`),
+/// `rule` the contract rule that refuses it, if any (`form!` follows R3).
+pub(crate) fn unknown_key(
+    what: &str,
+    key: &str,
+    place: &str,
+    keys: &[&str],
+    rule: Option<Rule>,
+) -> String {
+    let rule = rule.map(|r| format!("; see rule {r}")).unwrap_or_default();
+    match suggest(key, keys) {
+        Some(k) if rule.is_empty() => {
+            format!("unknown {what} `{key}` {place}; did you mean `{k}`?")
+        }
+        Some(k) => format!("unknown {what} `{key}` {place} (did you mean `{k}`?){rule}"),
+        None => {
+            let list = keys
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("unknown {what} `{key}` {place}; expected one of {list}{rule}")
+        }
+    }
 }
 
 /// A key written on a question whose type does not take it: `` `accept` applies only to

@@ -113,7 +113,7 @@ use url::Url;
 /// - On an enum: `rename_all`, `crate`, and `message`, `id` (default: the enum name in
 ///   snake_case) and `description` for its own one-question form.
 /// - On a variant: `id`, `title` (default: the doc comment's first line, else the variant
-///   name), `description`, `thumbnail = "https://…"`.
+///   name as words: `NorthAmerica` → "North America"), `description`, `thumbnail = "https://…"`.
 ///
 /// # Run-time parts
 ///
@@ -198,12 +198,12 @@ pub struct ResponseSource<'a>(pub(crate) Source<'a>);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of a form field",
-    label = "not a supported form field type",
-    note = "a choice field needs an enum deriving `Form`; the supported field types are \
-            `String` or `Option<String>` (text), `E` or `Option<E>` for an enum `E` deriving \
-            `Form` (single_select), `Vec<E>`, `BTreeSet<E>` or `HashSet<E>` (multi_select), \
-            `Url` or `Option<Url>` with `#[form(resource)]`, `Vec<Url>` with \
-            `#[form(resources)]`, and `Vec<FileRef>` with `#[form(files)]`"
+    label = "not a choice enum deriving `Form`",
+    note = "derive `Form` on `{Self}` to make it a choice: a fieldless enum deriving `Form` \
+            has one option per variant",
+    note = "the other field types are `String` or `Option<String>` (text), `Url` or \
+            `Option<Url>` with `#[form(resource)]`, `Vec<Url>` with `#[form(resources)]` and \
+            `Vec<FileRef>` with `#[form(files)]`"
 )]
 pub trait FormChoice: Sized + 'static {
     /// The number of options (1–24, rule R12).

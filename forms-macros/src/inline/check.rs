@@ -4,7 +4,7 @@
 //! so a form that compiles is a form the runtime accepts. Every mistake is recorded; checking
 //! goes on after one so that a single compile reports them all.
 
-use super::fields::{report, sentence, violation, Fields};
+use super::fields::{report, sentence, violation, Fields, Missing};
 use super::ir::{Form, Limits, Question, Slot, Spec, Str};
 use super::options::{choice, options, resource, unique};
 use super::parse::{Object, Value};
@@ -47,19 +47,18 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
             .map(Slot::Lit)
             .ok_or(())
     });
-    let open = f.open;
-    f.finish(cx);
+    let open = f.finish(cx);
     // R4: the literal text alone is a lower bound of the serialized arguments' length; the
     // exact length is measured when the form is built.
     if let Err(v) = forms_rules::check_arguments_size_at_least(top.literal_utf16_len()) {
-        violation(cx, open, "the form", v);
+        violation(cx, open.open, "the form", v);
     }
     let message = match message {
         Ok(Some(m)) => Some(m),
         Ok(None) => {
             missing(
                 cx,
-                open,
+                &open,
                 "the form",
                 "message",
                 Rule::R1,
@@ -74,7 +73,7 @@ pub(crate) fn form(cx: &Ctxt, top: &Object) -> Option<Form> {
         None => {
             missing(
                 cx,
-                open,
+                &open,
                 "the form",
                 "questions",
                 Rule::R2,
@@ -168,7 +167,6 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
         rules::check_description,
     );
     let required = required(cx, &f);
-    let open = f.open;
     let spec = match &kind {
         Ok(Some(k)) => {
             let req = match &required {
@@ -185,13 +183,13 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
             None
         }
     };
-    f.finish(cx);
+    let open = f.finish(cx);
     let id = match id {
         Ok(Some(id)) => Some(id),
         Ok(None) => {
             missing(
                 cx,
-                open,
+                &open,
                 "question",
                 "id",
                 Rule::R6,
@@ -204,7 +202,7 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
     if let Ok(None) = kind {
         missing(
             cx,
-            open,
+            &open,
             "question",
             "type",
             Rule::R7,
@@ -217,7 +215,7 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
         Ok(None) => {
             missing(
                 cx,
-                open,
+                &open,
                 "question",
                 "title",
                 Rule::R8,
@@ -232,7 +230,7 @@ fn question_object(cx: &Ctxt, o: &Object) -> Option<Question> {
         Ok(None) => {
             missing(
                 cx,
-                open,
+                &open,
                 "question",
                 "required",
                 Rule::R10,
@@ -323,7 +321,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
             let got = match f.take("options") {
                 Some(e) => options(cx, e, kind, choice, "a choice option"),
                 None => {
-                    missing_options(cx, f.open, kind);
+                    missing_options(cx, &f.missing(), kind);
                     Err(())
                 }
             };
@@ -348,7 +346,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
                 Some(e) => options(cx, e, kind, resource, "a resource option").map(Some),
                 None if kind == QuestionKind::Files => Ok(None),
                 None => {
-                    missing_options(cx, f.open, kind);
+                    missing_options(cx, &f.missing(), kind);
                     Err(())
                 }
             };
@@ -383,7 +381,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
     ok.then_some(spec)
 }
 
-fn missing_options(cx: &Ctxt, open: Span, kind: QuestionKind) {
+fn missing_options(cx: &Ctxt, open: &Missing, kind: QuestionKind) {
     let v = rules::check_option_count(kind, 0).err();
     let why = v.map_or_else(|| "it needs options".to_owned(), |v| v.problem);
     missing(

@@ -17,6 +17,23 @@ pub(crate) struct Fields<'a> {
     entries: Vec<(&'a Entry, Cell<bool>)>,
     /// The object's opening brace.
     pub(crate) open: Span,
+    /// The known keys that unknown keys of the object probably stand for (`title` for
+    /// `titel`): such a key is not also reported as missing.
+    misspelt: Vec<&'static str>,
+}
+
+/// Where to report a missing key of an object, and which keys not to report.
+pub(crate) struct Missing {
+    /// The object's opening brace.
+    pub(crate) open: Span,
+    misspelt: Vec<&'static str>,
+}
+
+impl Missing {
+    /// Whether a missing `key` is already explained by a misspelt key.
+    pub(crate) fn explained(&self, key: &str) -> bool {
+        self.misspelt.contains(&key)
+    }
 }
 
 impl<'a> Fields<'a> {
@@ -40,11 +57,17 @@ impl<'a> Fields<'a> {
                 entries.push((e, Cell::new(false)));
             }
         }
+        let misspelt = entries
+            .iter()
+            .filter(|(e, _)| !keys.contains(&e.key.as_str()))
+            .filter_map(|(e, _)| wording::suggest(&e.key, keys))
+            .collect();
         Fields {
             what,
             keys,
             entries,
             open: obj.open,
+            misspelt,
         }
     }
 
@@ -59,9 +82,17 @@ impl<'a> Fields<'a> {
             })
     }
 
+    /// Where to report a missing key, before the object is finished.
+    pub(crate) fn missing(&self) -> Missing {
+        Missing {
+            open: self.open,
+            misspelt: self.misspelt.clone(),
+        }
+    }
+
     /// Reports every key nobody took: `default` and the other preselection keys under R21,
-    /// anything else under R3.
-    pub(crate) fn finish(self, cx: &Ctxt) {
+    /// anything else under R3. Returns where to report a missing key.
+    pub(crate) fn finish(self, cx: &Ctxt) -> Missing {
         for (e, used) in &self.entries {
             if used.get() {
                 continue;
@@ -72,13 +103,16 @@ impl<'a> Fields<'a> {
             }
             cx.error_at(
                 e.key_span,
-                format!(
-                    "{}; see rule {}",
-                    wording::unknown_key("key", &e.key, &format!("in {}", self.what), self.keys),
-                    Rule::R3
+                wording::unknown_key(
+                    "key",
+                    &e.key,
+                    &format!("in {}", self.what),
+                    self.keys,
+                    Some(Rule::R3),
                 ),
             );
         }
+        self.missing()
     }
 }
 

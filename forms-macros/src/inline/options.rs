@@ -116,12 +116,11 @@ pub(crate) fn choice(cx: &Ctxt, o: &Object) -> Option<Choice> {
         (_, _, Ok(t), Ok(p)) => Ok(t.or(p)),
         _ => Err(()),
     };
-    let open = f.open;
-    f.finish(cx);
+    let open = f.finish(cx);
     let need = |got: Result<Option<Slot<Str>>, ()>, key: &str, why: &str| match got {
         Ok(Some(s)) => Some(s),
         Ok(None) => {
-            missing(cx, open, "choice option", key, Rule::R23, why);
+            missing(cx, &open, "choice option", key, Rule::R23, why);
             None
         }
         Err(()) => None,
@@ -164,12 +163,11 @@ pub(crate) fn resource(cx: &Ctxt, o: &Object) -> Option<Resource> {
     );
     let icons = icons(cx, f.take("icons"));
     let thumbnail = image_under(cx, f.take("thumbnail"));
-    let open = f.open;
-    f.finish(cx);
+    let open = f.finish(cx);
     let need = |got: Result<Option<Slot<Str>>, ()>, key: &str, why: &str| match got {
         Ok(Some(s)) => Some(s),
         Ok(None) => {
-            missing(cx, open, "resource option", key, Rule::R24, why);
+            missing(cx, &open, "resource option", key, Rule::R24, why);
             None
         }
         Err(()) => None,
@@ -255,14 +253,13 @@ fn image(cx: &Ctxt, v: &Value, what: &str) -> Result<Slot<Image>, ()> {
         "image mimeType",
         rules::check_image_mime_type,
     );
-    let open = f.open;
-    f.finish(cx);
+    let open = f.finish(cx);
     let src = match src? {
         Some(s) => s,
         None => {
             missing(
                 cx,
-                open,
+                &open,
                 "image",
                 "src",
                 Rule::R25,

@@ -5,6 +5,7 @@
 //! without syn's `full` feature. A syntax mistake is recorded and reading resumes at the
 //! next comma, so one invocation reports every mistake.
 
+use crate::ast::unraw;
 use crate::ctxt::Ctxt;
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 
@@ -199,14 +200,6 @@ fn parse_entries(cx: &Ctxt, stream: TokenStream) -> Vec<Entry> {
         });
     }
     entries
-}
-
-fn unraw(i: &Ident) -> String {
-    let s = i.to_string();
-    match s.strip_prefix("r#") {
-        Some(rest) => rest.to_owned(),
-        None => s,
-    }
 }
 
 /// Whether the contents of a brace group read as an object (`key: …`, or nothing) rather than

@@ -1,7 +1,7 @@
 //! Reading one value of the expected shape (a string, a boolean, an integer, a list) from an
 //! entry, and running the literal through its rule.
 
-use super::fields::{report, violation, Fields};
+use super::fields::{report, violation, Fields, Missing};
 use super::ir::{Int, Slot, Str};
 use super::parse::{Entry, Value};
 use crate::ctxt::Ctxt;
@@ -144,11 +144,15 @@ pub(crate) fn required(cx: &Ctxt, f: &Fields<'_>) -> Got<Slot<bool>> {
     }
 }
 
-/// Records that a mandatory key is missing from the object opened at `open`.
-pub(crate) fn missing(cx: &Ctxt, open: Span, what: &str, key: &str, rule: Rule, why: &str) {
+/// Records that a mandatory key is missing from the object opened at `at.open`, unless a
+/// misspelt key already explains it.
+pub(crate) fn missing(cx: &Ctxt, at: &Missing, what: &str, key: &str, rule: Rule, why: &str) {
+    if at.explained(key) {
+        return;
+    }
     report(
         cx,
-        open,
+        at.open,
         format!("{what} is missing `{key}`"),
         Violation::new(rule, why),
     );
