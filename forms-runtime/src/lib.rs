@@ -17,6 +17,12 @@ mod typed;
 #[doc(hidden)]
 pub mod __private;
 
+/// The Rust examples of the workspace's README, compiled and run as doctests of this crate, so
+/// they cannot drift and need no dependency but this one.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 pub use answer::{Answers, FileRefView, Outcome};
 pub use data::DataForm;
 pub use error::{ErrorCode, Finding, FormError, JsonPath, PathSegment};
