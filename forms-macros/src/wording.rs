@@ -7,7 +7,7 @@ use forms_rules::{QuestionKind, Rule, Violation};
 
 /// Values longer than this many characters are not repeated in a message (the span already
 /// shows them); the one limit for every value a message quotes.
-const SHOWN_MAX: usize = 40;
+const SHOWN_MAX: usize = forms_rules::SHOWN_CHARS_MAX;
 
 /// `subject problem; see rule R6`, or `problem; see rule R6` when the subject is empty.
 pub(crate) fn rule_sentence(subject: &str, v: &Violation) -> String {

@@ -149,6 +149,10 @@ pub mod limits {
     pub const IMAGE_SRC_MAX: usize = 262_144;
 }
 
+/// Messages show a value or a property name of at most this many characters in full; longer
+/// ones are shortened or not repeated. One constant for the derive, `form!` and the runtime.
+pub const SHOWN_CHARS_MAX: usize = 40;
+
 /// A rule of the contract, numbered as in the design: `R1`–`R27` for the Data arguments and
 /// `V1`–`V8` for host answers.
 ///

@@ -76,7 +76,7 @@ pub struct JsonPath {
 }
 
 /// Property names longer than this are shortened when a path is displayed.
-const KEY_SHOWN_MAX: usize = 40;
+const KEY_SHOWN_MAX: usize = forms_rules::SHOWN_CHARS_MAX;
 
 impl JsonPath {
     /// The root of the Data arguments (`{message, questions}`).

@@ -625,7 +625,7 @@ fn v6_resources_distinct_offered_uris_within_limits() {
     refused(
         &f,
         &accept_with(&format!(r#"{{"docs":["{R1}","{R1}"]}}"#)),
-        "content.docs[1]: \"https://example.com/verified-business-review\" is given more than once",
+        "content.docs[1]: \"https://example.com/verified-business-r\"… is given more than once",
     );
     refused(
         &f,

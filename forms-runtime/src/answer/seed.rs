@@ -16,7 +16,7 @@ use std::cell::Cell;
 use std::fmt;
 
 /// Values longer than this many characters are shortened in messages.
-const QUOTE_MAX: usize = 80;
+const QUOTE_MAX: usize = forms_rules::SHOWN_CHARS_MAX;
 
 /// The state shared by the seeds of one check: the form and the first failure.
 pub(crate) struct Ctx<'f> {

@@ -247,8 +247,11 @@ fn key_path(parent: &str, key: &str) -> String {
         && key
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'$'));
-    let shown: String = if key.chars().count() > 40 {
-        key.chars().take(40).chain(std::iter::once('…')).collect()
+    let shown: String = if key.chars().count() > rules::SHOWN_CHARS_MAX {
+        key.chars()
+            .take(rules::SHOWN_CHARS_MAX)
+            .chain(std::iter::once('…'))
+            .collect()
     } else {
         key.to_owned()
     };

@@ -14,7 +14,7 @@ pub(crate) struct Violations {
 }
 
 /// Values shorter than this are quoted in messages; longer ones are not repeated.
-const QUOTE_MAX: usize = 40;
+const QUOTE_MAX: usize = forms_rules::SHOWN_CHARS_MAX;
 
 impl Violations {
     /// Records `v` at `path`, quoting `value` when it is short.
