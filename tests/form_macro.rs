@@ -358,6 +358,58 @@ fn works_in_a_no_implicit_prelude_module() {
     );
 }
 
+/// `form!` next to user items named like what its expansion uses (`Clone`, `Lazy`, `Option`,
+/// `Some`, `None`, `Vec`, `Result`, `FORM`, `__forms_rt`, a module `forms_runtime`, an
+/// interpolated local `form`) and derives imported as `Debug` and `Clone` (the
+/// `use derive_more::Debug` pattern): the expansion names none of them and raises no warning.
+#[test]
+fn form_macro_output_names_nothing_the_user_defines() {
+    #[deny(warnings, unused_qualifications)]
+    #[allow(dead_code, unused_imports, non_upper_case_globals)]
+    mod lookalikes {
+        pub use ::forms_runtime::Form as Debug;
+        pub use ::forms_runtime::Form as Clone;
+        pub struct Lazy;
+        pub struct Option;
+        pub struct Some;
+        pub struct None;
+        pub struct Vec;
+        pub struct Result;
+        pub struct String;
+        pub const FORM: u8 = 0;
+        pub mod __forms_rt {}
+        pub mod forms_runtime {}
+
+        pub fn fixed(
+        ) -> ::core::result::Result<::forms_runtime::DataForm, ::forms_runtime::FormError> {
+            ::forms_runtime::form! {
+                message: "Tell me",
+                questions: [
+                    { id: "goal", type: text, title: "Goal", required: false, maxLength: 10 },
+                    { id: "kinds", type: multi_select, title: "Kinds", required: true,
+                      minItems: 1, maxItems: 2,
+                      options: [ { id: "a", title: "A" }, { id: "b", title: "B" } ] },
+                ],
+            }
+        }
+
+        pub fn dynamic(
+            form: &str,
+        ) -> ::core::result::Result<::forms_runtime::DataForm, ::forms_runtime::FormError> {
+            ::forms_runtime::form! {
+                message: "Tell me",
+                questions: [ { id: "data", type: files, title: {form}, required: {true},
+                               maxItems: {2u32}, accept: [".csv", {"text/csv"}] } ],
+            }
+        }
+    }
+    let fixed = lookalikes::fixed().unwrap();
+    assert_eq!(fixed.max_length(0), Some(10));
+    assert_eq!(fixed.questions().len(), 2);
+    let dynamic = lookalikes::dynamic("Files").unwrap();
+    assert_eq!(dynamic.questions()[0].title, "Files");
+}
+
 #[test]
 fn limits_at_their_edges_compile_and_build() {
     // R1 80-character message, R2 12 questions, R6 64-character id, R8 80-character title,

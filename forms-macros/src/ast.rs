@@ -14,6 +14,8 @@ pub(crate) struct Container<'a> {
     pub(crate) generics: &'a syn::Generics,
     pub(crate) vis: &'a Visibility,
     pub(crate) attrs: Attrs,
+    /// The item's own `#[deprecated]` attributes, repeated on the generated `<Name>Parts`.
+    pub(crate) deprecated: Vec<&'a syn::Attribute>,
     pub(crate) data: Data<'a>,
 }
 
@@ -401,6 +403,11 @@ impl<'a> Container<'a> {
             generics: &input.generics,
             vis: &input.vis,
             attrs,
+            deprecated: input
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("deprecated"))
+                .collect(),
             data,
         })
     }

@@ -52,9 +52,13 @@ pub(crate) fn parts_struct(
             pub #ident: #krate::__private::Vec<#krate::__private::ResourceOption>
         }
     });
+    // Absolute paths: a user's own `Debug` or `Clone` in scope (`use derive_more::Debug`) is
+    // not picked up. A deprecated form's parts are deprecated with it.
+    let deprecated = &c.deprecated;
     quote! {
         #[doc = #doc]
-        #[derive(Debug, Clone)]
+        #(#deprecated)*
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
         #[allow(dead_code)]
         #vis struct #name {
             #(#items,)*
@@ -220,10 +224,14 @@ fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStre
     })
 }
 
-fn wrap(c: &Container<'_>, body: TokenStream) -> TokenStream {
+/// The generated impls inside one `const _` block. The block names the user's type, its
+/// variants and fields, which may be `#[deprecated]`: like the built-in derives, the
+/// generated code raises no "use of deprecated" warning (the user's own uses still do).
+pub(crate) fn wrap(c: &Container<'_>, body: TokenStream) -> TokenStream {
     let krate = c.krate();
     quote! {
         #[doc(hidden)]
+        #[allow(deprecated)]
         const _: () = {
             use #krate::__private as __forms;
             #body

@@ -8,7 +8,6 @@ use quote::quote;
 
 /// Stub impls for `c`, which failed its checks.
 pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
-    let krate = c.krate();
     let ident = c.ident;
     let (impl_generics, ty_generics, where_clause) = c.generics.split_for_impl();
     let most_options = forms_rules::limits::OPTIONS_MAX;
@@ -66,11 +65,9 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
     } else {
         TokenStream::new()
     };
-    quote! {
-        #parts_def
-        #[doc(hidden)]
-        const _: () = {
-            use #krate::__private as __forms;
+    let impls = crate::expand::wrap(
+        c,
+        quote! {
             #choice
             impl #impl_generics __forms::Form for #ident #ty_generics #where_clause {
                 type Parts = #parts_ty;
@@ -85,6 +82,10 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
                 }
             }
             #static_impl
-        };
+        },
+    );
+    quote! {
+        #parts_def
+        #impls
     }
 }
