@@ -6,7 +6,7 @@ use crate::ast::{self, Container, Data, Field, FieldKind, Variant};
 use crate::attr::{self, Attrs, Int};
 use crate::ctxt::Ctxt;
 use crate::wording;
-use forms_rules::{self as rules, limits, QuestionKind, Rule, Violation};
+use forms_rules::{self as rules, limits, Limit, LimitKeys, QuestionKind, Rule, Violation};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::Ident;
@@ -132,28 +132,25 @@ fn check_limits(
         QuestionKind::Files => 0,
         _ => limits::OPTIONS_MAX,
     };
-    match rules::check_selection_limits(kind, required, min, max, count) {
+    match rules::resolve_selection_limits(kind, required, min, max, count) {
         Ok(_) => (
             min.and_then(|m| u32::try_from(m).ok()),
             max.and_then(|m| u32::try_from(m).ok()),
         ),
-        Err(v) => {
-            let at: TokenStream = match v.rule {
-                Rule::R18 => a.min_items.get().map(|i| i.tokens.clone()),
-                Rule::R19 => a.max_items.get().map(|i| i.tokens.clone()),
-                Rule::R17 => a
+        Err(p) => {
+            // R17 is about the keys being written at all; the others about one value.
+            let value = |l: &attr::Attr<Int>| l.get().map(|i| i.tokens.clone());
+            let at: TokenStream = match p.limit() {
+                None => a
                     .min_items
                     .key()
                     .or(a.max_items.key())
                     .map(ToTokens::to_token_stream),
-                _ => a
-                    .max_items
-                    .get()
-                    .or(a.min_items.get())
-                    .map(|i| i.tokens.clone()),
+                Some(Limit::Min) => value(&a.min_items).or_else(|| value(&a.max_items)),
+                Some(Limit::Max) => value(&a.max_items).or_else(|| value(&a.min_items)),
             }
             .unwrap_or_else(|| f.ident.to_token_stream());
-            let v = wording::limit_names(v, "min_items", "max_items");
+            let v = p.violation(kind, LimitKeys::Attribute);
             cx.error_spanned_by(at, sentence("", &v));
             (None, None)
         }

@@ -8,6 +8,7 @@
 
 use crate::ast::{Container, FieldKind};
 use crate::check::{Checked, ChoiceOption, EnumForm, Question};
+use forms_rules as rules;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -159,17 +160,28 @@ fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStre
     let (FieldKind::Multi { elem }, Some(span)) = (q.kind, q.limit_span) else {
         return None;
     };
-    // The message is fixed at expansion time: a const panic can only print a `&str`.
-    let bounds: Vec<String> = [("min_items", q.min_items), ("max_items", q.max_items)]
-        .into_iter()
-        .filter_map(|(key, n)| n.map(|n| format!("`{key} = {n}`")))
-        .collect();
+    // The messages are fixed at expansion time (a const panic can only print a `&str`), one
+    // for each bound that can be the one above the count, worded by the rules crate.
     let elem_name = quote!(#elem).to_string().replace(' ', "");
-    let above = format!(
-        "{} of question `{}` must not exceed the number of options of `{elem_name}`; see rule R20",
-        bounds.join(" and "),
-        q.id
-    );
+    let owner = format!("of question `{}`", q.id);
+    let above = |with_min: bool, with_max: bool| -> String {
+        let (mut min, mut max) = (
+            q.min_items.filter(|_| with_min),
+            q.max_items.filter(|_| with_max),
+        );
+        if min.is_none() && max.is_none() {
+            (min, max) = (q.min_items, q.max_items);
+        }
+        let phrase = rules::bounds_above_options(
+            min,
+            max,
+            rules::LimitKeys::Attribute,
+            &owner,
+            rules::Options::OfType(&elem_name),
+        );
+        crate::wording::rule_sentence("", &rules::Violation::new(rules::Rule::R20, phrase))
+    };
+    let (both, min_only, max_only) = (above(true, true), above(true, false), above(false, true));
     let required = q.required;
     let as_i64 = |n: Option<u32>| match n {
         Some(n) => {
@@ -215,10 +227,18 @@ fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStre
             #table.count,
         ) {
             __forms::Ok(_) => (),
-            __forms::Err(__forms::rules::SelectionProblem::AboveOptionCount) => {
-                ::core::panic!("{}", #above)
-            }
-            __forms::Err(problem) => ::core::panic!("{}", problem.describe()),
+            __forms::Err(__forms::rules::SelectionProblem::AboveOptionCount {
+                min: __forms::Some(_),
+                max: __forms::Some(_),
+                ..
+            }) => ::core::panic!("{}", #both),
+            __forms::Err(__forms::rules::SelectionProblem::AboveOptionCount {
+                min: __forms::Some(_),
+                ..
+            }) => ::core::panic!("{}", #min_only),
+            // Every other problem was reported by the derive, which checks the limits with the
+            // largest count: only a bound above `E::COUNT` can be left.
+            __forms::Err(_) => ::core::panic!("{}", #max_only),
         };
         };
     })

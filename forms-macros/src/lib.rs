@@ -38,9 +38,10 @@ mod wording;
 /// - a selection limit against another type's option count (`max_items = 5` on a
 ///   `Vec<Section>` whose enum has four variants, rule R20). The count belongs to `Section`'s
 ///   own derive, so the check is a constant assertion, and rustc evaluates constants only
-///   after type checking has succeeded. Its error reads `evaluation panicked: `max_items = 5`
-///   of question `sections` must not exceed the number of options of `Section`` and names
-///   the failing constant after the same sentence.
+///   after type checking has succeeded. Its error reads `evaluation panicked: `max_items` (5)
+///   of question `sections` must not exceed the number of options of `Section`; see rule R20`
+///   (worded by `forms_rules`, as the same rule is at run time) and names the failing
+///   constant after the same sentence.
 ///
 /// # The runtime's path
 ///

@@ -1,7 +1,8 @@
 //! The wording of compile errors, shared by `#[derive(Form)]` and `form!` so that the same
 //! rule reads the same in both: `question id `_goal` must start with an ASCII letter; see rule
-//! R6`. The problem itself always comes from the `forms_rules` [`Violation`]; this module only
-//! puts a subject in front of it and the rule after it.
+//! R6`. The problem itself always comes from the `forms_rules` [`Violation`] (for selection
+//! limits, from `SelectionProblem::violation`, which spells the keys as the macro's user
+//! writes them); this module only puts a subject in front of it and the rule after it.
 
 use forms_rules::{QuestionKind, Rule, Violation};
 
@@ -31,18 +32,6 @@ pub(crate) fn subject(what: &str, value: &str) -> String {
         what.to_owned()
     } else {
         format!("{what} `{value}`")
-    }
-}
-
-/// The selection-limit keys of a rules-crate problem written as the user writes them, in
-/// backticks: `min_items` / `max_items` for the derive, `minItems` / `maxItems` for `form!`.
-pub(crate) fn limit_names(v: Violation, min: &str, max: &str) -> Violation {
-    Violation {
-        rule: v.rule,
-        problem: v
-            .problem
-            .replace("minItems", &format!("`{min}`"))
-            .replace("maxItems", &format!("`{max}`")),
     }
 }
 

@@ -38,8 +38,9 @@ pub use image::{
 };
 pub use kind::QuestionKind;
 pub use selection::{
-    check_answer_count, check_option_count, check_selection_limits, option_count_problem,
-    resolve_selection_limits, SelectionLimits, SelectionProblem,
+    bounds_above_options, check_answer_count, check_option_count, check_selection_limits,
+    option_count_problem, resolve_selection_limits, Limit, LimitKeys, Options, SelectionLimits,
+    SelectionProblem,
 };
 pub use text::{
     describe_json_error, is_js_blank, is_js_whitespace, js_trim, js_trim_end, js_trim_start,

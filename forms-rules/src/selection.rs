@@ -15,68 +15,258 @@ pub struct SelectionLimits {
     pub max_items: u32,
 }
 
-/// What can be wrong with a question's options or selection limits.
+/// One of a question's two selection limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// `minItems`: the least number of items an answer may hold.
+    Min,
+    /// `maxItems`: the most items an answer may hold.
+    Max,
+}
+
+/// How a message spells the selection-limit keys: the way the reader wrote them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKeys {
+    /// The Data JSON keys as the runtime reports them: `minItems must …`.
+    Data,
+    /// The Data keys in backticks, as `form!` reports them: ``` `minItems` must …```.
+    Inline,
+    /// The derive's attribute keys in backticks: ``` `min_items` must …```.
+    Attribute,
+}
+
+impl LimitKeys {
+    /// The key of `limit` as a message writes it.
+    pub const fn name(self, limit: Limit) -> &'static str {
+        match (self, limit) {
+            (LimitKeys::Data, Limit::Min) => "minItems",
+            (LimitKeys::Data, Limit::Max) => "maxItems",
+            (LimitKeys::Inline, Limit::Min) => "`minItems`",
+            (LimitKeys::Inline, Limit::Max) => "`maxItems`",
+            (LimitKeys::Attribute, Limit::Min) => "`min_items`",
+            (LimitKeys::Attribute, Limit::Max) => "`max_items`",
+        }
+    }
+}
+
+/// The options a selection limit is measured against, as a message names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Options<'a> {
+    /// A known number of offered options: "the 2 options offered".
+    Offered(usize),
+    /// The options of a choice type, counted where that type is declared (the derive checks
+    /// a `Vec<Format>` field's limits against `Format`'s variants): "the number of options of
+    /// `Format`".
+    OfType(&'a str),
+}
+
+/// What can be wrong with a question's options or selection limits, with the values that
+/// make it wrong. [`SelectionProblem::violation`] words it, the one wording used by the
+/// derive, `form!` and the runtime; [`SelectionProblem::limit`] names the limit to point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SelectionProblem {
-    /// R12–R16: too few options for the kind.
-    TooFewOptions,
+    /// R12–R16: fewer options than the kind needs.
+    TooFewOptions {
+        /// The least number of options of the kind.
+        least: usize,
+    },
     /// R12–R16: more than 24 options.
-    TooManyOptions,
+    TooManyOptions {
+        /// The number of options given.
+        found: usize,
+    },
     /// R17: `minItems` or `maxItems` on a kind without selection limits.
     LimitsNotAllowed,
     /// R18: `minItems` outside 0–24.
-    MinOutOfRange,
+    MinOutOfRange {
+        /// The `minItems` given.
+        found: i64,
+    },
     /// R18: a required question with `minItems: 0`.
     RequiredMinZero,
     /// R19: `maxItems` outside 1–24.
-    MaxOutOfRange,
+    MaxOutOfRange {
+        /// The `maxItems` given.
+        found: i64,
+    },
     /// R20: `minItems` greater than `maxItems`.
-    MinAboveMax,
-    /// R20: a bound of a `multi_select` or `resources` question above its option count.
-    AboveOptionCount,
+    MinAboveMax {
+        /// `minItems`, given or by default.
+        min: u32,
+        /// `maxItems`, given or by default.
+        max: u32,
+        /// Whether `maxItems` was given (else `max` is its default).
+        max_given: bool,
+    },
+    /// R20: a bound of a `multi_select` or `resources` question above its option count. Each
+    /// bound is `Some` when it is the one above the count.
+    AboveOptionCount {
+        /// `minItems`, when it exceeds the count.
+        min: Option<u32>,
+        /// `maxItems`, when it exceeds the count.
+        max: Option<u32>,
+        /// The number of options offered.
+        options: usize,
+    },
 }
 
 impl SelectionProblem {
     /// The rule the problem breaks.
     pub const fn rule(self, kind: QuestionKind) -> Rule {
         match self {
-            SelectionProblem::TooFewOptions | SelectionProblem::TooManyOptions => {
+            SelectionProblem::TooFewOptions { .. } | SelectionProblem::TooManyOptions { .. } => {
                 kind.options_rule()
             }
             SelectionProblem::LimitsNotAllowed => Rule::R17,
-            SelectionProblem::MinOutOfRange | SelectionProblem::RequiredMinZero => Rule::R18,
-            SelectionProblem::MaxOutOfRange => Rule::R19,
-            SelectionProblem::MinAboveMax | SelectionProblem::AboveOptionCount => Rule::R20,
+            SelectionProblem::MinOutOfRange { .. } | SelectionProblem::RequiredMinZero => Rule::R18,
+            SelectionProblem::MaxOutOfRange { .. } => Rule::R19,
+            SelectionProblem::MinAboveMax { .. } | SelectionProblem::AboveOptionCount { .. } => {
+                Rule::R20
+            }
         }
     }
 
-    /// A fixed description of the problem, usable in a const assertion.
-    pub const fn describe(self) -> &'static str {
+    /// The limit a report points at: the one out of range, the one above the option count
+    /// (`maxItems` when both are), or for `minItems > maxItems` the `maxItems` given.
+    /// `None` when the problem is not about one limit (the options, or R17, which is about
+    /// the keys being there at all).
+    pub const fn limit(self) -> Option<Limit> {
         match self {
-            SelectionProblem::TooFewOptions => "the question needs at least one option (R12-R15)",
-            SelectionProblem::TooManyOptions => "a question has at most 24 options (R12-R16)",
-            SelectionProblem::LimitsNotAllowed => {
-                "selection limits apply only to multi_select, resources and files (R17)"
+            SelectionProblem::MinOutOfRange { .. } | SelectionProblem::RequiredMinZero => {
+                Some(Limit::Min)
             }
-            SelectionProblem::MinOutOfRange => "min_items must be an integer from 0 to 24 (R18)",
+            SelectionProblem::MaxOutOfRange { .. } => Some(Limit::Max),
+            SelectionProblem::AboveOptionCount { max: Some(_), .. } => Some(Limit::Max),
+            SelectionProblem::AboveOptionCount { .. } => Some(Limit::Min),
+            SelectionProblem::MinAboveMax { max_given, .. } => {
+                if max_given {
+                    Some(Limit::Max)
+                } else {
+                    Some(Limit::Min)
+                }
+            }
+            SelectionProblem::TooFewOptions { .. }
+            | SelectionProblem::TooManyOptions { .. }
+            | SelectionProblem::LimitsNotAllowed => None,
+        }
+    }
+
+    /// The problem as a phrase that follows the question it is about (see [`Violation`]),
+    /// with the limit keys spelt as `keys` says: ``` `min_items` (3) must not exceed
+    /// `max_items` (2)``` for the derive, `minItems (3) must not exceed maxItems (2)` for
+    /// the runtime.
+    pub fn problem(self, kind: QuestionKind, keys: LimitKeys) -> String {
+        let (min_key, max_key) = (keys.name(Limit::Min), keys.name(Limit::Max));
+        match self {
+            SelectionProblem::TooFewOptions { least } => {
+                format!("must have at least {least} {}", plural(least, "option"))
+            }
+            SelectionProblem::TooManyOptions { found } => format!(
+                "must have at most {} options, found {found}",
+                limits::OPTIONS_MAX
+            ),
+            SelectionProblem::LimitsNotAllowed => format!(
+                "`{kind}` questions take no {min_key} or {max_key}; selection limits apply \
+                 only to multi_select, resources and files"
+            ),
+            SelectionProblem::MinOutOfRange { found } => format!(
+                "{min_key} must be an integer from 0 to {}, found {found}",
+                limits::ITEMS_MAX
+            ),
             SelectionProblem::RequiredMinZero => {
-                "a required array question cannot have min_items = 0 (R18)"
+                format!("{min_key} must be at least 1 when the question is required")
             }
-            SelectionProblem::MaxOutOfRange => "max_items must be an integer from 1 to 24 (R19)",
-            SelectionProblem::MinAboveMax => "min_items must not exceed max_items (R20)",
-            SelectionProblem::AboveOptionCount => {
-                "selection limits must not exceed the number of options (R20)"
+            SelectionProblem::MaxOutOfRange { found } => format!(
+                "{max_key} must be an integer from {} to {}, found {found}",
+                limits::MAX_ITEMS_MIN,
+                limits::ITEMS_MAX
+            ),
+            SelectionProblem::MinAboveMax {
+                min,
+                max,
+                max_given,
+            } => {
+                let max = if max_given {
+                    max.to_string()
+                } else {
+                    format!("the default {max}")
+                };
+                format!("{min_key} ({min}) must not exceed {max_key} ({max})")
+            }
+            SelectionProblem::AboveOptionCount { min, max, options } => {
+                bounds_above_options(min, max, keys, "", Options::Offered(options))
             }
         }
     }
+
+    /// The problem as a [`Violation`] of its rule, worded by [`SelectionProblem::problem`].
+    pub fn violation(self, kind: QuestionKind, keys: LimitKeys) -> Violation {
+        Violation::new(self.rule(kind), self.problem(kind, keys))
+    }
+}
+
+/// `1 option`, `2 options`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        what.to_owned()
+    } else {
+        format!("{what}s")
+    }
+}
+
+/// R20's sentence for limits above the option count: ``` `maxItems` (3) must not exceed the
+/// 2 options offered```. `min` and `max` are the limits above the count (at least one is
+/// `Some`); `owner`, when not empty, follows them (`of question `formats``).
+///
+/// ```
+/// use forms_rules::{bounds_above_options, LimitKeys, Options};
+/// assert_eq!(
+///     bounds_above_options(None, Some(3), LimitKeys::Data, "", Options::Offered(2)),
+///     "maxItems (3) must not exceed the 2 options offered"
+/// );
+/// assert_eq!(
+///     bounds_above_options(
+///         Some(5),
+///         Some(5),
+///         LimitKeys::Attribute,
+///         "of question `formats`",
+///         Options::OfType("Format"),
+///     ),
+///     "`min_items` (5) and `max_items` (5) of question `formats` must not exceed the number \
+///      of options of `Format`"
+/// );
+/// ```
+pub fn bounds_above_options(
+    min: Option<u32>,
+    max: Option<u32>,
+    keys: LimitKeys,
+    owner: &str,
+    options: Options<'_>,
+) -> String {
+    let bounds: Vec<String> = [(Limit::Min, min), (Limit::Max, max)]
+        .into_iter()
+        .filter_map(|(limit, n)| n.map(|n| format!("{} ({n})", keys.name(limit))))
+        .collect();
+    let options = match options {
+        Options::Offered(n) => format!("the {n} {} offered", plural(n, "option")),
+        Options::OfType(name) => format!("the number of options of `{name}`"),
+    };
+    let owner = if owner.is_empty() {
+        String::new()
+    } else {
+        format!(" {owner}")
+    };
+    format!("{}{owner} must not exceed {options}", bounds.join(" and "))
 }
 
 /// R12–R16 as a const fn: `None` when `count` options suit `kind`.
 pub const fn option_count_problem(kind: QuestionKind, count: usize) -> Option<SelectionProblem> {
     if count < kind.min_options() {
-        Some(SelectionProblem::TooFewOptions)
+        Some(SelectionProblem::TooFewOptions {
+            least: kind.min_options(),
+        })
     } else if count > limits::OPTIONS_MAX {
-        Some(SelectionProblem::TooManyOptions)
+        Some(SelectionProblem::TooManyOptions { found: count })
     } else {
         None
     }
@@ -86,17 +276,8 @@ pub const fn option_count_problem(kind: QuestionKind, count: usize) -> Option<Se
 pub fn check_option_count(kind: QuestionKind, count: usize) -> Result<(), Violation> {
     match option_count_problem(kind, count) {
         None => Ok(()),
-        Some(SelectionProblem::TooFewOptions) => Err(Violation::new(
-            kind.options_rule(),
-            format!("must have at least {} option", kind.min_options()),
-        )),
-        Some(p) => Err(Violation::new(
-            p.rule(kind),
-            format!(
-                "must have at most {} options, found {count}",
-                limits::OPTIONS_MAX
-            ),
-        )),
+        // The option count has no keys to spell.
+        Some(p) => Err(p.violation(kind, LimitKeys::Data)),
     }
 }
 
@@ -123,7 +304,7 @@ pub const fn resolve_selection_limits(
     }
     let min = match min_items {
         Some(m) if m < 0 || m > limits::ITEMS_MAX as i64 => {
-            return Err(SelectionProblem::MinOutOfRange)
+            return Err(SelectionProblem::MinOutOfRange { found: m })
         }
         Some(0) if required => return Err(SelectionProblem::RequiredMinZero),
         Some(m) => m as u32,
@@ -132,7 +313,7 @@ pub const fn resolve_selection_limits(
     let bounded = !matches!(kind, QuestionKind::Files);
     let max = match max_items {
         Some(m) if m < limits::MAX_ITEMS_MIN as i64 || m > limits::ITEMS_MAX as i64 => {
-            return Err(SelectionProblem::MaxOutOfRange)
+            return Err(SelectionProblem::MaxOutOfRange { found: m })
         }
         Some(m) => m as u32,
         None if bounded => {
@@ -145,10 +326,26 @@ pub const fn resolve_selection_limits(
         None => limits::ITEMS_MAX,
     };
     if bounded && (min as usize > option_count || max as usize > option_count) {
-        return Err(SelectionProblem::AboveOptionCount);
+        return Err(SelectionProblem::AboveOptionCount {
+            min: if min as usize > option_count {
+                Some(min)
+            } else {
+                None
+            },
+            max: if max as usize > option_count {
+                Some(max)
+            } else {
+                None
+            },
+            options: option_count,
+        });
     }
     if min > max {
-        return Err(SelectionProblem::MinAboveMax);
+        return Err(SelectionProblem::MinAboveMax {
+            min,
+            max,
+            max_given: max_items.is_some(),
+        });
     }
     Ok(SelectionLimits {
         min_items: min,
@@ -156,7 +353,8 @@ pub const fn resolve_selection_limits(
     })
 }
 
-/// R17–R20: checks a question's `minItems` / `maxItems` and fills in their defaults.
+/// R17–R20: checks a question's `minItems` / `maxItems` and fills in their defaults; a problem
+/// is worded with the Data keys (`minItems`), as the runtime reports it.
 pub fn check_selection_limits(
     kind: QuestionKind,
     required: bool,
@@ -164,50 +362,8 @@ pub fn check_selection_limits(
     max_items: Option<i64>,
     option_count: usize,
 ) -> Result<SelectionLimits, Violation> {
-    resolve_selection_limits(kind, required, min_items, max_items, option_count).map_err(|p| {
-        let problem = match p {
-            SelectionProblem::LimitsNotAllowed => format!(
-                "`{kind}` questions take no minItems or maxItems; selection limits apply only \
-                 to multi_select, resources and files"
-            ),
-            SelectionProblem::MinOutOfRange => format!(
-                "minItems must be an integer from 0 to {}, found {}",
-                limits::ITEMS_MAX,
-                min_items.unwrap_or_default()
-            ),
-            SelectionProblem::RequiredMinZero => {
-                "minItems must be at least 1 when the question is required".to_owned()
-            }
-            SelectionProblem::MaxOutOfRange => format!(
-                "maxItems must be an integer from {} to {}, found {}",
-                limits::MAX_ITEMS_MIN,
-                limits::ITEMS_MAX,
-                max_items.unwrap_or_default()
-            ),
-            SelectionProblem::MinAboveMax => {
-                let max = match max_items {
-                    Some(m) => m.to_string(),
-                    None => format!("the default {}", limits::ITEMS_MAX.min(option_count as u32)),
-                };
-                format!(
-                    "minItems ({}) must not exceed maxItems ({max})",
-                    min_items.unwrap_or(i64::from(required))
-                )
-            }
-            SelectionProblem::AboveOptionCount => format!(
-                "minItems and maxItems must not exceed the {option_count} {} offered",
-                if option_count == 1 {
-                    "option"
-                } else {
-                    "options"
-                }
-            ),
-            SelectionProblem::TooFewOptions | SelectionProblem::TooManyOptions => {
-                p.describe().to_owned()
-            }
-        };
-        Violation::new(p.rule(kind), problem)
-    })
+    resolve_selection_limits(kind, required, min_items, max_items, option_count)
+        .map_err(|p| p.violation(kind, LimitKeys::Data))
 }
 
 /// V4 and V6 with V7: the number of items in an answer to an array question of `kind`, against

@@ -449,28 +449,178 @@ fn resolve_selection_limits_problems() {
     use QuestionKind::*;
     use SelectionProblem::*;
     let r = resolve_selection_limits;
-    assert_eq!(r(Files, false, Some(-1), None, 0), Err(MinOutOfRange));
-    assert_eq!(r(Files, false, Some(25), None, 0), Err(MinOutOfRange));
+    assert_eq!(
+        r(Files, false, Some(-1), None, 0),
+        Err(MinOutOfRange { found: -1 })
+    );
+    assert_eq!(
+        r(Files, false, Some(25), None, 0),
+        Err(MinOutOfRange { found: 25 })
+    );
     assert_eq!(r(Files, false, Some(24), None, 0), Ok(limits_of(24, 24)));
     assert_eq!(r(Files, true, Some(0), None, 0), Err(RequiredMinZero));
-    assert_eq!(r(Files, false, None, Some(0), 0), Err(MaxOutOfRange));
-    assert_eq!(r(Files, false, None, Some(25), 0), Err(MaxOutOfRange));
-    assert_eq!(r(Files, false, Some(3), Some(2), 0), Err(MinAboveMax));
+    assert_eq!(
+        r(Files, false, None, Some(0), 0),
+        Err(MaxOutOfRange { found: 0 })
+    );
+    assert_eq!(
+        r(Files, false, None, Some(25), 0),
+        Err(MaxOutOfRange { found: 25 })
+    );
+    assert_eq!(
+        r(Files, false, Some(3), Some(2), 0),
+        Err(MinAboveMax {
+            min: 3,
+            max: 2,
+            max_given: true
+        })
+    );
     // Files are not bounded by their offered options.
     assert_eq!(r(Files, false, Some(5), Some(10), 2), Ok(limits_of(5, 10)));
-    // multi_select and resources are.
+    // multi_select and resources are; the problem names the bounds above the count.
     for kind in [MultiSelect, Resources] {
-        assert_eq!(r(kind, false, None, Some(4), 3), Err(AboveOptionCount));
-        assert_eq!(r(kind, false, Some(4), None, 3), Err(AboveOptionCount));
+        assert_eq!(
+            r(kind, false, None, Some(4), 3),
+            Err(AboveOptionCount {
+                min: None,
+                max: Some(4),
+                options: 3
+            })
+        );
+        assert_eq!(
+            r(kind, false, Some(4), None, 3),
+            Err(AboveOptionCount {
+                min: Some(4),
+                max: None,
+                options: 3
+            })
+        );
+        assert_eq!(
+            r(kind, false, Some(4), Some(5), 3),
+            Err(AboveOptionCount {
+                min: Some(4),
+                max: Some(5),
+                options: 3
+            })
+        );
         assert_eq!(r(kind, false, Some(3), Some(3), 3), Ok(limits_of(3, 3)));
-        assert_eq!(r(kind, false, Some(3), Some(2), 3), Err(MinAboveMax));
+        assert_eq!(
+            r(kind, false, Some(3), Some(2), 3),
+            Err(MinAboveMax {
+                min: 3,
+                max: 2,
+                max_given: true
+            })
+        );
     }
     // The rules the problems map to.
     assert_eq!(LimitsNotAllowed.rule(Text), Rule::R17);
     assert_eq!(RequiredMinZero.rule(Files), Rule::R18);
-    assert_eq!(MaxOutOfRange.rule(Files), Rule::R19);
-    assert_eq!(AboveOptionCount.rule(MultiSelect), Rule::R20);
-    assert_eq!(TooManyOptions.rule(Resources), Rule::R15);
+    assert_eq!(MaxOutOfRange { found: 0 }.rule(Files), Rule::R19);
+    let above = AboveOptionCount {
+        min: None,
+        max: Some(4),
+        options: 3,
+    };
+    assert_eq!(above.rule(MultiSelect), Rule::R20);
+    assert_eq!(TooManyOptions { found: 25 }.rule(Resources), Rule::R15);
+}
+
+#[test]
+fn selection_problems_name_the_limit_at_fault() {
+    use SelectionProblem::*;
+    assert_eq!(MinOutOfRange { found: -1 }.limit(), Some(Limit::Min));
+    assert_eq!(RequiredMinZero.limit(), Some(Limit::Min));
+    assert_eq!(MaxOutOfRange { found: 0 }.limit(), Some(Limit::Max));
+    let above = |min, max| AboveOptionCount {
+        min,
+        max,
+        options: 2,
+    };
+    assert_eq!(above(Some(3), None).limit(), Some(Limit::Min));
+    assert_eq!(above(None, Some(3)).limit(), Some(Limit::Max));
+    assert_eq!(above(Some(3), Some(3)).limit(), Some(Limit::Max));
+    let min_above = |max_given| MinAboveMax {
+        min: 3,
+        max: 2,
+        max_given,
+    };
+    assert_eq!(min_above(true).limit(), Some(Limit::Max));
+    assert_eq!(min_above(false).limit(), Some(Limit::Min));
+    assert_eq!(LimitsNotAllowed.limit(), None);
+    assert_eq!(TooFewOptions { least: 1 }.limit(), None);
+}
+
+#[test]
+fn selection_problems_are_worded_once_for_each_spelling_of_the_keys() {
+    use QuestionKind::*;
+    use SelectionProblem::*;
+    let min_above = MinAboveMax {
+        min: 3,
+        max: 2,
+        max_given: true,
+    };
+    assert_eq!(
+        min_above.problem(MultiSelect, LimitKeys::Data),
+        "minItems (3) must not exceed maxItems (2)"
+    );
+    assert_eq!(
+        min_above.problem(MultiSelect, LimitKeys::Inline),
+        "`minItems` (3) must not exceed `maxItems` (2)"
+    );
+    assert_eq!(
+        min_above.problem(MultiSelect, LimitKeys::Attribute),
+        "`min_items` (3) must not exceed `max_items` (2)"
+    );
+    let defaulted = MinAboveMax {
+        min: 3,
+        max: 2,
+        max_given: false,
+    };
+    assert_eq!(
+        defaulted.problem(Files, LimitKeys::Data),
+        "minItems (3) must not exceed maxItems (the default 2)"
+    );
+    assert_eq!(
+        LimitsNotAllowed.problem(Text, LimitKeys::Attribute),
+        "`text` questions take no `min_items` or `max_items`; selection limits apply only to \
+         multi_select, resources and files"
+    );
+    assert_eq!(
+        MinOutOfRange { found: 30 }.problem(Files, LimitKeys::Data),
+        "minItems must be an integer from 0 to 24, found 30"
+    );
+    assert_eq!(
+        MaxOutOfRange { found: 0 }.problem(Files, LimitKeys::Inline),
+        "`maxItems` must be an integer from 1 to 24, found 0"
+    );
+    assert_eq!(
+        RequiredMinZero.problem(Resources, LimitKeys::Attribute),
+        "`min_items` must be at least 1 when the question is required"
+    );
+    let above = AboveOptionCount {
+        min: Some(3),
+        max: Some(4),
+        options: 1,
+    };
+    assert_eq!(
+        above.problem(MultiSelect, LimitKeys::Data),
+        "minItems (3) and maxItems (4) must not exceed the 1 option offered"
+    );
+    assert_eq!(
+        TooFewOptions { least: 1 }.problem(SingleSelect, LimitKeys::Data),
+        "must have at least 1 option"
+    );
+    assert_eq!(
+        TooManyOptions { found: 25 }.problem(SingleSelect, LimitKeys::Data),
+        "must have at most 24 options, found 25"
+    );
+    let v = above.violation(Resources, LimitKeys::Inline);
+    assert_eq!(v.rule, Rule::R20);
+    assert_eq!(
+        v.problem,
+        "`minItems` (3) and `maxItems` (4) must not exceed the 1 option offered"
+    );
 }
 
 #[test]
@@ -488,6 +638,12 @@ fn check_selection_limits_messages_name_the_values() {
         v.problem.starts_with("`single_select` questions take no"),
         "{}",
         v.problem
+    );
+    let v = check_selection_limits(Resources, false, None, Some(3), 2).unwrap_err();
+    assert_eq!(v.rule, Rule::R20);
+    assert_eq!(
+        v.problem,
+        "maxItems (3) must not exceed the 2 options offered"
     );
 }
 

@@ -11,7 +11,7 @@ use super::parse::{Object, Value};
 use super::value::{as_str, check_str, integer, list, missing, required, string, to_int, verdict};
 use crate::ctxt::Ctxt;
 use crate::wording;
-use forms_rules::{self as rules, limits, QuestionKind, Rule, SelectionProblem, Violation};
+use forms_rules::{self as rules, limits, Limit, QuestionKind, Rule, SelectionProblem, Violation};
 use proc_macro2::Span;
 use rules::keys::{FORM as FORM_KEYS, QUESTION_ANY as QUESTION_KEYS};
 
@@ -289,10 +289,7 @@ fn spec(cx: &Ctxt, f: &Fields<'_>, kind: QuestionKind, required: Option<bool>) -
         // R17, worded by the rules crate.
         for key in ["minItems", "maxItems"] {
             if let Some(e) = f.take(key) {
-                let given = Some(0);
-                if let Err(v) = rules::check_selection_limits(kind, false, given, None, 0) {
-                    sentence(cx, e.key_span, v);
-                }
+                sentence(cx, e.key_span, kind, SelectionProblem::LimitsNotAllowed);
                 ok = false;
             }
         }
@@ -421,32 +418,21 @@ fn limits(
         None => (QuestionKind::Files, 0),
     };
     let given = |l: Option<(i64, Span)>| l.map(|(n, _)| n);
-    let req = required.unwrap_or(false);
-    let args = (
+    let resolved = rules::resolve_selection_limits(
         check_kind,
-        req,
+        required.unwrap_or(false),
         given(min_lit),
         given(max_lit),
         option_count,
     );
-    if let Err(problem) = rules::resolve_selection_limits(args.0, args.1, args.2, args.3, args.4) {
-        let span = match (problem, min_lit, max_lit) {
-            (SelectionProblem::MinOutOfRange | SelectionProblem::RequiredMinZero, Some(m), _) => {
-                m.1
-            }
-            (SelectionProblem::MaxOutOfRange, _, Some(m)) => m.1,
-            (SelectionProblem::AboveOptionCount, _, Some(m))
-                if m.0 > i64::try_from(option_count).unwrap_or(i64::MAX) =>
-            {
-                m.1
-            }
-            (_, Some(m), _) => m.1,
-            (_, None, Some(m)) => m.1,
-            _ => f.open,
-        };
-        if let Err(v) = rules::check_selection_limits(args.0, args.1, args.2, args.3, args.4) {
-            sentence(cx, span, v);
+    if let Err(problem) = resolved {
+        let span = match problem.limit() {
+            Some(Limit::Min) => min_lit.or(max_lit),
+            Some(Limit::Max) => max_lit.or(min_lit),
+            None => None,
         }
+        .map_or(f.open, |(_, span)| span);
+        sentence(cx, span, check_kind, problem);
         return Err(());
     }
     Ok(Limits {

@@ -4,7 +4,7 @@
 use super::parse::{Entry, Object};
 use crate::ctxt::Ctxt;
 use crate::wording;
-use forms_rules::{Rule, Violation};
+use forms_rules::{LimitKeys, QuestionKind, Rule, SelectionProblem, Violation};
 use proc_macro2::Span;
 use std::cell::Cell;
 
@@ -122,10 +122,10 @@ pub(crate) fn violation(cx: &Ctxt, span: Span, subject: &str, v: Violation) {
     cx.error_at(span, wording::rule_sentence(subject, &v));
 }
 
-/// Records a selection-limit violation, whose problem reads as a whole sentence
-/// (`` `minItems` must be at least 1 when the question is required; see rule R18 ``).
-pub(crate) fn sentence(cx: &Ctxt, span: Span, v: Violation) {
-    let v = wording::limit_names(v, "minItems", "maxItems");
+/// Records a selection-limit problem, worded by the rules crate with `form!`'s keys as a whole
+/// sentence (`` `minItems` must be at least 1 when the question is required; see rule R18 ``).
+pub(crate) fn sentence(cx: &Ctxt, span: Span, kind: QuestionKind, p: SelectionProblem) {
+    let v = p.violation(kind, LimitKeys::Inline);
     cx.error_at(span, wording::rule_sentence("", &v));
 }
 
