@@ -10,7 +10,7 @@ use crate::ast::{Container, FieldKind};
 use crate::check::{Checked, ChoiceOption, EnumForm, Question};
 use forms_rules as rules;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 fn opt_str(s: Option<&String>) -> TokenStream {
@@ -29,6 +29,11 @@ fn opt_u32(n: Option<u32>) -> TokenStream {
 
 /// The `<Name>Parts` struct: one `Vec<ResourceOption>` per resource, resources and files
 /// question, so that forgetting one is a compile error.
+///
+/// The struct is defined in a private module of its own and brought in with a glob import,
+/// which any item or explicit import of the same name shadows without an error. The impls
+/// name it through that module, so they stay right when it is shadowed, and
+/// [`parts_check`] turns the clash into one error that names the way out.
 pub(crate) fn parts_struct(
     c: &Container<'_>,
     fields: &[(&syn::Ident, String, String)],
@@ -36,6 +41,7 @@ pub(crate) fn parts_struct(
     let krate = c.krate();
     let vis = c.vis;
     let name = parts_name(c);
+    let module = parts_module(c);
     let doc = format!(
         " The options of the [`{ident}`] form that are known only at run time: the offered \
          resources of its `resource` and `resources` questions and of its `files` questions \
@@ -57,13 +63,21 @@ pub(crate) fn parts_struct(
     // not picked up. A deprecated form's parts are deprecated with it.
     let deprecated = &c.deprecated;
     quote! {
-        #[doc = #doc]
-        #(#deprecated)*
-        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
-        #[allow(dead_code)]
-        #vis struct #name {
-            #(#items,)*
+        #[doc(hidden)]
+        #[allow(non_snake_case, unreachable_pub, dead_code)]
+        mod #module {
+            // The form's own scope, for a relative `crate = "…"` path and the doc links.
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[doc = #doc]
+            #(#deprecated)*
+            #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+            pub struct #name {
+                #(#items,)*
+            }
         }
+        #vis use #module::*;
     }
 }
 
@@ -72,6 +86,41 @@ pub(crate) fn parts_name(c: &Container<'_>) -> syn::Ident {
     match c.attrs.parts.get() {
         Some(name) => name.clone(),
         None => format_ident!("{}Parts", c.ident),
+    }
+}
+
+/// The private module that holds the parts struct, named after the form.
+fn parts_module(c: &Container<'_>) -> syn::Ident {
+    format_ident!("__forms_parts_{}", crate::ast::unraw(c.ident))
+}
+
+/// The parts struct's path for the impls: through its module, whatever shadows its name.
+pub(crate) fn parts_path(c: &Container<'_>) -> TokenStream {
+    let (module, name) = (parts_module(c), parts_name(c));
+    quote!(#module::#name)
+}
+
+/// One error when another type already has the parts struct's name where the form is
+/// declared (and so shadows the generated one): `__private::GeneratedParts` words it and
+/// names the way out, `#[form(parts = "…")]`. Spanned at that attribute's value, else at the
+/// form's name.
+fn parts_check(c: &Container<'_>) -> TokenStream {
+    let path = parts_path(c);
+    let at = if c.attrs.parts.is_set() {
+        parts_name(c).span()
+    } else {
+        c.ident.span()
+    };
+    let (mut form, mut used) = (c.ident.clone(), parts_name(c));
+    form.set_span(at);
+    used.set_span(at);
+    let ident = c.ident;
+    let check = quote_spanned! {at=>
+        const _: () = <#form as __forms::GeneratedParts<#used>>::OK;
+    };
+    quote! {
+        impl __forms::GeneratedParts<#path> for #ident {}
+        #check
     }
 }
 
@@ -305,10 +354,10 @@ pub(crate) fn expand_struct(
         .filter(|q| q.kind.has_parts())
         .map(|q| (q.ident, q.id.clone(), q.title.clone()))
         .collect();
-    let (parts_def, parts_ty) = if parts.is_empty() {
-        (TokenStream::new(), quote!(()))
+    let (parts_def, parts_ty, parts_check) = if parts.is_empty() {
+        (TokenStream::new(), quote!(()), TokenStream::new())
     } else {
-        (parts_struct(c, &parts), parts_name(c).to_token_stream())
+        (parts_struct(c, &parts), parts_path(c), parts_check(c))
     };
     // One table per choice field: the only place that needs `E: FormChoice`, spanned at the
     // field's type, so an unsupported type gets one error rather than one per use.
@@ -351,6 +400,7 @@ pub(crate) fn expand_struct(
     // The checker writes each checked answer straight into its field's cell; the filled
     // cells become the value.
     let body = quote! {
+        #parts_check
         #(#table_defs)*
         #(#assertions)*
         #[automatically_derived]

@@ -26,10 +26,9 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
             if parts.is_empty() {
                 (TokenStream::new(), quote!(()), TokenStream::new())
             } else {
-                let name = crate::expand::parts_name(c);
                 (
                     crate::expand::parts_struct(c, &parts),
-                    quote!(#name),
+                    crate::expand::parts_path(c),
                     TokenStream::new(),
                 )
             }

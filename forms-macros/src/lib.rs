@@ -43,6 +43,31 @@ mod wording;
 ///   (worded by `forms_rules`, as the same rule is at run time) and names the failing
 ///   constant after the same sentence.
 ///
+/// # The generated `<Name>Parts` struct
+///
+/// A struct with `resource` or `resources` questions, or `files` questions marked
+/// `offered`, has options known only at run time. The derive then generates a struct
+/// `<Name>Parts` next to it, with the struct's visibility and one public
+/// `Vec<ResourceOption>` field per such question, named after the field; it is the form's
+/// `Form::Parts` (rustdoc shows it on the form's page, in the `Form` impl) and
+/// `Form::build` takes it. Leaving a field out is a compile error. Every other form has
+/// `Parts = ()` and implements `StaticForm`.
+///
+/// `#[form(parts = "ReportOptions")]` gives the struct another name. When another type of
+/// the generated name is already in scope where the form is declared, the derive reports it
+/// as one error that says so and suggests that attribute:
+///
+/// ```text
+/// error[E0277]: a type named `ReportParts` already exists here, so `#[derive(Form)]` on
+///               `Report` cannot give its generated parts struct that name
+///   = note: name the generated struct with `#[form(parts = "…")]` on `Report`, or rename
+///           the other `ReportParts`
+/// ```
+///
+/// The struct is defined in a private module named after the form (`__forms_parts_Report`)
+/// and brought into scope with a glob import, which is what lets the derive find the clash;
+/// rustc's own messages about the struct (a missing field) name it by that path.
+///
 /// # The runtime's path
 ///
 /// Generated code names the runtime `::forms_runtime`. A crate that depends on it under
