@@ -198,3 +198,45 @@ pub async fn wait_for(host: &Host, cond: impl Fn(&Host) -> bool) {
         }
     }
 }
+
+/// A `forms-mcp --http 127.0.0.1:0` child process and the URL it printed.
+pub struct HttpServer {
+    pub child: tokio::process::Child,
+    pub url: String,
+}
+
+/// Starts `forms-mcp --http 127.0.0.1:0` and reads the address it listens on from stderr.
+pub async fn start_http(timeout_ms: u64) -> HttpServer {
+    use tokio::io::AsyncBufReadExt;
+    let mut command = server_command(timeout_ms);
+    command
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("no address printed")
+        .unwrap()
+        .expect("stderr closed");
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    // Keep draining stderr so the server never blocks on it.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    HttpServer { child, url }
+}
+
+/// Connects `host` to `server` over streamable HTTP.
+pub async fn connect_http(host: Host, server: &HttpServer) -> RunningService<RoleClient, Host> {
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url.clone());
+    host.serve(transport).await.unwrap()
+}
