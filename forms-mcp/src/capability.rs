@@ -17,7 +17,6 @@ pub(crate) fn legacy_form_support(caps: Option<&ClientCapabilities>) -> bool {
 
 /// Whether `caps` advertise both `elicitation.form` and
 /// `extensions["openai/elicitation"].form`, as the multi-round-trip transport needs.
-#[allow(dead_code)]
 pub(crate) fn mrtr_form_support(caps: Option<&ClientCapabilities>) -> bool {
     let Some(caps) = caps else { return false };
     let Ok(value) = serde_json::to_value(caps) else {

@@ -82,6 +82,7 @@ pub fn timeout_from_env() -> Result<Duration, TimeoutError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -19,9 +19,14 @@
 //! ([`forms_runtime::mcp::ToolResult`]).
 //!
 //! # Protocol versions
-//! The server speaks the protocol versions up to 2025-11-25, where a server may send the host
-//! a request in the middle of a tool call. Protocol 2026-07-28 (multi-round-trip requests)
-//! is not served yet: a client that offers only that version is refused at negotiation.
+//! Up to 2025-11-25 (the legacy transport) the server sends the host
+//! `openai/elicitation/create` in the middle of the tool call. From 2026-07-28 (the
+//! multi-round-trip transport) the first call returns an input-required result and the
+//! client retries with the answer: the client's per-request capabilities must hold both
+//! `elicitation.form` and `extensions["openai/elicitation"].form`, with no fallback. The
+//! request state is sealed with rmcp's `RequestStateCodec`, bound to the arguments and the
+//! caller, valid for the timeout and answered once ([`state`]); the key comes from
+//! `FORMS_STATE_KEY` (hex, at least 32 bytes) or is random per process.
 //!
 //! # Known limits
 //! - rmcp parses the tool arguments into a JSON object before the runtime sees them, so a
@@ -42,8 +47,11 @@ mod capability;
 pub mod config;
 pub mod http;
 mod legacy;
+mod mrtr;
 mod server;
+pub mod state;
 
 pub use capability::EXTENSION;
 pub use legacy::ELICITATION_METHOD;
+pub use mrtr::INPUT_KEY;
 pub use server::{call_tool_result, tool, FormsServer, MAX_PROTOCOL_VERSION};

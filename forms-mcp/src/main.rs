@@ -1,6 +1,6 @@
 //! `forms-mcp`: serves the Data form tool `form_elicitation_v2_request` over MCP.
 
-use forms_mcp::config::{timeout_from_env, TIMEOUT_ENV};
+use forms_mcp::config::timeout_from_env;
 use forms_mcp::{http, FormsServer};
 use rmcp::ServiceExt;
 use std::net::SocketAddr;
@@ -22,9 +22,13 @@ Environment:
   DATA_FORMS_TIMEOUT_MS  how long a call waits for the submission, an integer from 1 to
                          1500000 milliseconds; default 900000 (15 minutes). An invalid
                          value stops the server at start.
+  FORMS_STATE_KEY        the key sealing multi-round-trip request states (protocol
+                         2026-07-28), at least 32 bytes written in hex; instances behind
+                         one load balancer need the same key. Default: random per process.
 
 The client must advertise capabilities.extensions[\"openai/elicitation\"].form; the server
-speaks MCP protocol versions up to 2025-11-25.
+speaks MCP protocol versions up to 2026-07-28 (multi-round-trip requests from 2026-07-28,
+mid-call openai/elicitation/create requests before).
 ";
 
 enum Mode {
@@ -79,7 +83,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let _ = TIMEOUT_ENV;
+    let server = match forms_mcp::state::state_key_from_env()
+        .and_then(|key| FormsServer::with_state_key(timeout, &key))
+    {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("forms-mcp: {error}");
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -90,7 +102,6 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = FormsServer::new(timeout);
     runtime.block_on(async move {
         match mode {
             Mode::Http(addr) => run_http(server, addr).await,

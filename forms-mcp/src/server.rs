@@ -1,12 +1,15 @@
 //! The `form_elicitation_v2_request` tool server: rmcp's [`ServerHandler`] for the Data tool.
 
-use crate::capability::legacy_form_support;
+use crate::capability::{legacy_form_support, mrtr_form_support};
 use crate::legacy;
+use crate::mrtr::{self, Round};
+use crate::state::{StateKeyError, States};
 use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
 use forms_runtime::{DataForm, ErrorCode, FormError};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InputRequiredResult,
+    InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -14,9 +17,10 @@ use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-/// The newest protocol version this server speaks: the legacy transport, on which the server
-/// sends `openai/elicitation/create` to the host in the middle of the tool call.
-pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+/// The newest protocol version this server speaks: 2026-07-28, the multi-round-trip
+/// transport. Older versions use the legacy transport, on which the server sends
+/// `openai/elicitation/create` to the host in the middle of the tool call.
+pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// The Data form tool server: one tool, `form_elicitation_v2_request`.
 ///
@@ -39,12 +43,28 @@ pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 #[derive(Debug, Clone)]
 pub struct FormsServer {
     timeout: Duration,
+    states: Arc<States>,
 }
 
 impl FormsServer {
-    /// A server that waits at most `timeout` for each submission.
+    /// A server that waits at most `timeout` for each submission, sealing multi-round-trip
+    /// states with a random key of this process.
     pub fn new(timeout: Duration) -> FormsServer {
-        FormsServer { timeout }
+        let key = crate::state::random_key();
+        let states = States::new(&key).unwrap_or_else(|_| States::new_unchecked(&key));
+        FormsServer {
+            timeout,
+            states: Arc::new(states),
+        }
+    }
+
+    /// A server that waits at most `timeout` and seals multi-round-trip states with `key`
+    /// (at least 32 bytes; every instance behind one load balancer needs the same key).
+    pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
+        Ok(FormsServer {
+            timeout,
+            states: Arc::new(States::new(key)?),
+        })
     }
 
     /// How long a call waits for the host's answer.
@@ -54,29 +74,79 @@ impl FormsServer {
 
     /// One tool call with the Data arguments `arguments`: the whole adapter flow, ending in
     /// the result envelope. Never an MCP error: every failure is one of the six codes.
+    ///
+    /// On protocol 2026-07-28 and later the first call gives an input-required result and
+    /// the retried call (with `request_state` and `responses`) the envelope.
     pub async fn run_call(
         &self,
         arguments: serde_json::Value,
+        request_state: Option<&str>,
+        responses: Option<&InputResponses>,
         ctx: &RequestContext<RoleServer>,
-    ) -> ToolResult {
-        match self.ask(&arguments, ctx).await {
-            Ok(result) => result,
-            Err(error) => ToolResult::from_error(&error),
+    ) -> CallToolResponse {
+        let form = match DataForm::from_value(&arguments) {
+            Ok(form) => form,
+            Err(error) => return envelope(&ToolResult::from_error(&error)),
+        };
+        match self.ask(&form, request_state, responses, ctx).await {
+            Ok(Asked::Answer(answer)) => envelope(&ToolResult::from_result(
+                &form.check_response_value(&answer),
+            )),
+            Ok(Asked::InputRequired(result)) => CallToolResponse::InputRequired(result),
+            Err(error) => envelope(&ToolResult::from_error(&error)),
         }
     }
 
-    async fn ask(
+    /// Asks the host `form` through whichever transport the request's protocol uses: the
+    /// host's raw answer, or (multi-round-trip, first round) the input-required result.
+    pub(crate) async fn ask(
         &self,
-        arguments: &serde_json::Value,
+        form: &DataForm,
+        request_state: Option<&str>,
+        responses: Option<&InputResponses>,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<ToolResult, FormError> {
-        let form = DataForm::from_value(arguments)?;
-        if !legacy_form_support(ctx.client_capabilities().as_ref()) {
+    ) -> Result<Asked, FormError> {
+        let caps = ctx.client_capabilities();
+        let multi_round_trip = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        if multi_round_trip {
+            if !mrtr_form_support(caps.as_ref()) {
+                return Err(unsupported_client());
+            }
+            return Ok(
+                match mrtr::round(
+                    &self.states,
+                    form,
+                    ctx,
+                    request_state,
+                    responses,
+                    self.timeout,
+                )? {
+                    Round::Answer(answer) => Asked::Answer(answer),
+                    Round::InputRequired(result) => Asked::InputRequired(result),
+                },
+            );
+        }
+        if !legacy_form_support(caps.as_ref()) {
             return Err(unsupported_client());
         }
-        let answer = legacy::elicit(ctx, &form, self.timeout).await?;
-        let outcome = form.check_response_value(&answer)?;
-        Ok(ToolResult::from_outcome(&outcome))
+        legacy::elicit(ctx, form, self.timeout)
+            .await
+            .map(Asked::Answer)
+    }
+}
+
+/// What asking gives before the answer check.
+pub(crate) enum Asked {
+    /// The host's raw answer.
+    Answer(serde_json::Value),
+    /// The input-required result of the first multi-round-trip round.
+    InputRequired(InputRequiredResult),
+}
+
+fn envelope(result: &ToolResult) -> CallToolResponse {
+    match call_tool_result(result) {
+        Ok(result) => CallToolResponse::Complete(result),
+        Err(_) => CallToolResponse::Complete(CallToolResult::error(vec![])),
     }
 }
 
@@ -112,7 +182,7 @@ impl ServerHandler for FormsServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("forms-mcp", env!("CARGO_PKG_VERSION")))
-            .with_protocol_version(MAX_PROTOCOL_VERSION)
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_instructions(
                 "One tool, form_elicitation_v2_request: asks the user a native form and waits \
                  for the submission.",
@@ -150,7 +220,13 @@ impl ServerHandler for FormsServer {
             ));
         }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let result = self.run_call(arguments, &ctx).await;
-        call_tool_result(&result).map(CallToolResponse::Complete)
+        Ok(self
+            .run_call(
+                arguments,
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+                &ctx,
+            )
+            .await)
     }
 }
