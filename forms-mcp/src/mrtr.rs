@@ -100,9 +100,9 @@ fn input_request(form: &DataForm) -> Result<InputRequest, FormError> {
         "method": "elicitation/create",
         "params": {
             "mode": "form",
-            "message": native["message"],
+            "message": native.get("message"),
             "requestedSchema": {"type": "object", "properties": {}},
-            "_meta": {crate::EXTENSION: {"requestedSchema": native["requestedSchema"]}},
+            "_meta": {crate::EXTENSION: {"requestedSchema": native.get("requestedSchema")}},
         }
     });
     serde_json::from_value(request)

@@ -48,7 +48,7 @@ impl std::error::Error for StateKeyError {}
 /// ```
 pub fn parse_state_key(text: &str) -> Result<Vec<u8>, StateKeyError> {
     let text = text.trim();
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(StateKeyError("an odd number of hex digits".into()));
     }
     let digit = |b: u8| (b as char).to_digit(16);

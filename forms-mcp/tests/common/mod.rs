@@ -4,7 +4,8 @@
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, CustomRequest, CustomResult, ErrorCode, Implementation, ProtocolVersion,
+    ClientConfig, CustomRequest, CustomResult, ElicitRequestParams, ElicitResult, ErrorCode,
+    Implementation, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
@@ -37,6 +38,8 @@ pub struct Host {
     pub cancelled: Arc<Mutex<Vec<CancelledNotificationParam>>>,
     /// Signalled on each request and each cancellation.
     pub event: Arc<Notify>,
+    /// The protocol version the host asks for.
+    pub protocol: ProtocolVersion,
 }
 
 /// Capabilities of a host with native forms.
@@ -57,7 +60,14 @@ impl Host {
             seen: Arc::default(),
             cancelled: Arc::default(),
             event: Arc::default(),
+            protocol: ProtocolVersion::V_2025_11_25,
         }
+    }
+
+    /// The same host on protocol 2026-07-28 (multi-round-trip requests).
+    pub fn modern(mut self) -> Host {
+        self.protocol = ProtocolVersion::V_2026_07_28;
+        self
     }
 
     /// A host that answers every request with `answer`.
@@ -107,7 +117,29 @@ impl ClientHandler for Host {
     fn get_info(&self) -> ClientConfig {
         let caps: ClientCapabilities = serde_json::from_value(self.caps.clone()).unwrap();
         ClientConfig::new(caps, Implementation::new("scripted-host", "1"))
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .with_protocol_version(self.protocol.clone())
+    }
+
+    /// A multi-round-trip input request, fulfilled by the script (the automatic rounds of
+    /// rmcp's `call_tool`).
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let mut params = serde_json::to_value(&request).unwrap();
+        // rmcp hands the request's `_meta` to the handler in its context.
+        params["_meta"] = serde_json::to_value(&ctx.meta).unwrap();
+        self.seen
+            .lock()
+            .unwrap()
+            .push(("elicitation/create".to_owned(), params.clone()));
+        self.event.notify_waiters();
+        match (self.script)(&params) {
+            Reply::Answer(value) => Ok(serde_json::from_value(value).unwrap()),
+            Reply::Error(code, message) => Err(McpError::new(ErrorCode(code), message, None)),
+            Reply::Hang => Err(McpError::internal_error("no answer", None)),
+        }
     }
 }
 
@@ -123,8 +155,33 @@ pub fn server_command(timeout_ms: u64) -> Command {
 
 /// Connects `host` to a fresh `forms-mcp` child process over stdio.
 pub async fn connect_stdio(host: Host, timeout_ms: u64) -> RunningService<RoleClient, Host> {
-    let transport = rmcp::transport::TokioChildProcess::new(server_command(timeout_ms)).unwrap();
-    host.serve(transport).await.unwrap()
+    connect_command(host, server_command(timeout_ms)).await
+}
+
+/// Connects `host` to the `forms-mcp` process `command` over stdio: `initialize` for a
+/// legacy host, `server/discover` for a 2026-07-28 one.
+pub async fn connect_command(host: Host, command: Command) -> RunningService<RoleClient, Host> {
+    let transport = rmcp::transport::TokioChildProcess::new(command).unwrap();
+    connect_transport(host, transport).await
+}
+
+async fn connect_transport<T, E, A>(host: Host, transport: T) -> RunningService<RoleClient, Host>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    if host.protocol.has_initialize() {
+        host.serve(transport).await.unwrap()
+    } else {
+        let preferred_versions = vec![host.protocol.clone()];
+        host.serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover { preferred_versions },
+        )
+        .await
+        .unwrap()
+    }
 }
 
 /// A one-question text form.
@@ -237,6 +294,20 @@ pub async fn start_http(timeout_ms: u64) -> HttpServer {
 
 /// Connects `host` to `server` over streamable HTTP.
 pub async fn connect_http(host: Host, server: &HttpServer) -> RunningService<RoleClient, Host> {
-    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url.clone());
-    host.serve(transport).await.unwrap()
+    connect_http_as(host, server, None).await
+}
+
+/// Connects `host` to `server` over streamable HTTP, sending `Authorization: Bearer token`.
+pub async fn connect_http_as(
+    host: Host,
+    server: &HttpServer,
+    token: Option<&str>,
+) -> RunningService<RoleClient, Host> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.clone());
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+    connect_transport(host, transport).await
 }
