@@ -43,6 +43,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod ask;
 mod capability;
 pub mod config;
 pub mod http;
@@ -51,6 +52,7 @@ mod mrtr;
 mod server;
 pub mod state;
 
+pub use ask::{error_response, Asked, FormAsker};
 pub use capability::EXTENSION;
 pub use legacy::ELICITATION_METHOD;
 pub use mrtr::INPUT_KEY;

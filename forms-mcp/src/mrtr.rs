@@ -27,10 +27,13 @@ pub(crate) enum Round {
     InputRequired(InputRequiredResult),
 }
 
-/// The binding of a state: the normalized arguments and the caller on the wire.
-fn binding(form: &DataForm, ctx: &RequestContext<RoleServer>) -> Vec<u8> {
+/// The binding of a state: the caller on the wire, the tool call (name and arguments) and
+/// the normalized form.
+fn binding(form: &DataForm, call: &[u8], ctx: &RequestContext<RoleServer>) -> Vec<u8> {
     let mut bytes = b"forms-mcp/state/v1\0".to_vec();
     bytes.extend_from_slice(caller(ctx).as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(call);
     bytes.push(0);
     bytes.extend_from_slice(form.to_json().as_bytes());
     bytes
@@ -67,12 +70,13 @@ fn caller(ctx: &RequestContext<RoleServer>) -> String {
 pub(crate) fn round(
     states: &States,
     form: &DataForm,
+    call: &[u8],
     ctx: &RequestContext<RoleServer>,
     request_state: Option<&str>,
     responses: Option<&InputResponses>,
     timeout: Duration,
 ) -> Result<Round, FormError> {
-    let binding = binding(form, ctx);
+    let binding = binding(form, call, ctx);
     let Some(sealed) = request_state else {
         let state = states.seal(&binding, timeout)?;
         let request = input_request(form)?;

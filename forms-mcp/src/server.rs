@@ -1,15 +1,12 @@
 //! The `form_elicitation_v2_request` tool server: rmcp's [`ServerHandler`] for the Data tool.
 
-use crate::capability::{legacy_form_support, mrtr_form_support};
-use crate::legacy;
-use crate::mrtr::{self, Round};
-use crate::state::{StateKeyError, States};
+use crate::ask::{envelope, error_response, Asked, FormAsker};
+use crate::state::StateKeyError;
 use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
-use forms_runtime::{DataForm, ErrorCode, FormError};
+use forms_runtime::DataForm;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InputRequiredResult,
-    InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -42,19 +39,15 @@ pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 /// ```
 #[derive(Debug, Clone)]
 pub struct FormsServer {
-    timeout: Duration,
-    states: Arc<States>,
+    asker: FormAsker,
 }
 
 impl FormsServer {
     /// A server that waits at most `timeout` for each submission, sealing multi-round-trip
     /// states with a random key of this process.
     pub fn new(timeout: Duration) -> FormsServer {
-        let key = crate::state::random_key();
-        let states = States::new(&key).unwrap_or_else(|_| States::new_unchecked(&key));
         FormsServer {
-            timeout,
-            states: Arc::new(states),
+            asker: FormAsker::new(timeout),
         }
     }
 
@@ -62,101 +55,34 @@ impl FormsServer {
     /// (at least 32 bytes; every instance behind one load balancer needs the same key).
     pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
         Ok(FormsServer {
-            timeout,
-            states: Arc::new(States::new(key)?),
+            asker: FormAsker::with_state_key(timeout, key)?,
         })
     }
 
     /// How long a call waits for the host's answer.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.asker.timeout()
     }
 
-    /// One tool call with the Data arguments `arguments`: the whole adapter flow, ending in
-    /// the result envelope. Never an MCP error: every failure is one of the six codes.
-    ///
-    /// On protocol 2026-07-28 and later the first call gives an input-required result and
-    /// the retried call (with `request_state` and `responses`) the envelope.
+    /// One call of the Data tool: the whole adapter flow, ending in the result envelope.
+    /// Never an MCP error: every failure is one of the six codes. On protocol 2026-07-28
+    /// and later the first call gives an input-required result and the retried call (with
+    /// the request state and the input responses) the envelope.
     pub async fn run_call(
         &self,
-        arguments: serde_json::Value,
-        request_state: Option<&str>,
-        responses: Option<&InputResponses>,
+        request: &CallToolRequestParams,
         ctx: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
+        let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
         let form = match DataForm::from_value(&arguments) {
             Ok(form) => form,
-            Err(error) => return envelope(&ToolResult::from_error(&error)),
+            Err(error) => return error_response(&error),
         };
-        match self.ask(&form, request_state, responses, ctx).await {
-            Ok(Asked::Answer(answer)) => envelope(&ToolResult::from_result(
-                &form.check_response_value(&answer),
-            )),
-            Ok(Asked::InputRequired(result)) => CallToolResponse::InputRequired(result),
-            Err(error) => envelope(&ToolResult::from_error(&error)),
+        match self.asker.ask_data(&form, request, ctx).await {
+            Asked::Done(result) => envelope(&ToolResult::from_result(&result)),
+            Asked::InputRequired(result) => CallToolResponse::InputRequired(result),
         }
     }
-
-    /// Asks the host `form` through whichever transport the request's protocol uses: the
-    /// host's raw answer, or (multi-round-trip, first round) the input-required result.
-    pub(crate) async fn ask(
-        &self,
-        form: &DataForm,
-        request_state: Option<&str>,
-        responses: Option<&InputResponses>,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Result<Asked, FormError> {
-        let caps = ctx.client_capabilities();
-        let multi_round_trip = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
-        if multi_round_trip {
-            if !mrtr_form_support(caps.as_ref()) {
-                return Err(unsupported_client());
-            }
-            return Ok(
-                match mrtr::round(
-                    &self.states,
-                    form,
-                    ctx,
-                    request_state,
-                    responses,
-                    self.timeout,
-                )? {
-                    Round::Answer(answer) => Asked::Answer(answer),
-                    Round::InputRequired(result) => Asked::InputRequired(result),
-                },
-            );
-        }
-        if !legacy_form_support(caps.as_ref()) {
-            return Err(unsupported_client());
-        }
-        legacy::elicit(ctx, form, self.timeout)
-            .await
-            .map(Asked::Answer)
-    }
-}
-
-/// What asking gives before the answer check.
-pub(crate) enum Asked {
-    /// The host's raw answer.
-    Answer(serde_json::Value),
-    /// The input-required result of the first multi-round-trip round.
-    InputRequired(InputRequiredResult),
-}
-
-fn envelope(result: &ToolResult) -> CallToolResponse {
-    match call_tool_result(result) {
-        Ok(result) => CallToolResponse::Complete(result),
-        Err(_) => CallToolResponse::Complete(CallToolResult::error(vec![])),
-    }
-}
-
-/// The `unsupported_client` error of a client without native form support.
-pub(crate) fn unsupported_client() -> FormError {
-    FormError::new(
-        ErrorCode::UnsupportedClient,
-        "the client did not advertise native form support \
-         (capabilities.extensions[\"openai/elicitation\"].form)",
-    )
 }
 
 /// The tool as rmcp lists it, made from the runtime's descriptor (the one `forms descriptor`
@@ -219,14 +145,6 @@ impl ServerHandler for FormsServer {
                 None,
             ));
         }
-        let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        Ok(self
-            .run_call(
-                arguments,
-                request.request_state.as_deref(),
-                request.input_responses.as_ref(),
-                &ctx,
-            )
-            .await)
+        Ok(self.run_call(&request, &ctx).await)
     }
 }
