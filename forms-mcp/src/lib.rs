@@ -33,7 +33,19 @@
 //!   repeated key in the arguments is not reported (the last one wins).
 //! - On the legacy transport rmcp also reads the host's answer into its own result union
 //!   before this crate sees it: an elicitation-shaped answer loses its unknown top-level keys,
-//!   and `"content": null` reads as no content. Every V rule is checked on what survives.
+//!   and `"content": null` reads as no content; an object of no known result shape may be
+//!   read as rmcp's empty result. Every V rule is checked on what survives (the
+//!   multi-round-trip transport sees the raw JSON).
+//! - rmcp adds `_meta.progressToken` to the `openai/elicitation/create` params; every other
+//!   key is the runtime's native request as compiled.
+//! - The native params travel as a `serde_json::Value`, so this crate turns on serde_json's
+//!   `preserve_order` to keep the properties in question order; in a workspace build that
+//!   feature applies to every crate built with this one.
+//! - Used multi-round-trip states are remembered in this process only: instances behind a
+//!   load balancer need the same `FORMS_STATE_KEY` and a shared used-state store to refuse a
+//!   replay sent to another instance.
+//! - On HTTP a state is bound to the `Mcp-Session-Id` header, else the bearer token; a
+//!   caller with neither is bound to the tool call's arguments alone.
 //!
 //! # Timeout
 //! `DATA_FORMS_TIMEOUT_MS`, an integer from 1 to 1,500,000, sets how long a call waits for the
