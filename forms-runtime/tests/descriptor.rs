@@ -288,7 +288,10 @@ fn descriptor_annotations_are_exact_and_there_is_no_output_schema() {
         json!({"readOnlyHint": true, "destructiveHint": false,
                "idempotentHint": false, "openWorldHint": false})
     );
-    let keys: Vec<_> = d.as_object().unwrap().keys().cloned().collect();
+    // Sorted here: a `Value` keeps insertion order when serde_json's `preserve_order` is on
+    // (forms-mcp turns it on for the whole workspace build).
+    let mut keys: Vec<_> = d.as_object().unwrap().keys().cloned().collect();
+    keys.sort_unstable();
     let mut expected = vec!["annotations", "description", "inputSchema", "name"];
     expected.sort_unstable();
     assert_eq!(keys, expected);

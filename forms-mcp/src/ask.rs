@@ -1,0 +1,292 @@
+//! Typed asking for rmcp server authors: ask the person a derived form (or a `form!` /
+//! [`DataForm`]) from inside any tool handler, and get the typed outcome.
+//!
+//! Because the multi-round-trip transport (protocol 2026-07-28) returns instead of waiting,
+//! asking is two-phase over the handler's request: [`FormAsker::ask_form`] gives either
+//! [`Asked::Done`] with the checked outcome, or [`Asked::InputRequired`] with the result to
+//! return from the tool; the client then retries the same call with the answer and the same
+//! ask, run again, gives `Done`. On older protocols the ask sends `openai/elicitation/create`
+//! to the host and waits, so it is always `Done`. The capability rules, the timeout and the
+//! error codes are the tool's.
+//!
+//! ```no_run
+//! use forms_mcp::{Asked, FormAsker};
+//! use forms_runtime::{Form, Outcome};
+//! use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
+//! use rmcp::service::RequestContext;
+//! use rmcp::RoleServer;
+//!
+//! #[derive(Form)]
+//! #[form(message = "Set up your weekly report")]
+//! struct Setup {
+//!     /// What would you like to understand?
+//!     goal: Option<String>,
+//!     /// Report format
+//!     format: Format,
+//! }
+//!
+//! #[derive(Form)]
+//! enum Format {
+//!     Pdf,
+//!     Html,
+//! }
+//!
+//! async fn weekly_report(
+//!     asker: &FormAsker,
+//!     request: &CallToolRequestParams,
+//!     ctx: &RequestContext<RoleServer>,
+//! ) -> CallToolResponse {
+//!     let setup = match asker.ask_form::<Setup>(request, ctx).await {
+//!         Asked::InputRequired(result) => return result.into(),
+//!         Asked::Done(Ok(Outcome::Accepted(setup))) => setup,
+//!         Asked::Done(Ok(_)) => return CallToolResult::success(vec![ContentBlock::text("skipped")]).into(),
+//!         Asked::Done(Err(error)) => return forms_mcp::error_response(&error),
+//!     };
+//!     let format = match setup.format { Format::Pdf => "PDF", Format::Html => "web page" };
+//!     CallToolResult::success(vec![ContentBlock::text(format!("a {format} report"))]).into()
+//! }
+//! ```
+
+use crate::capability::{legacy_form_support, mrtr_form_support};
+use crate::legacy;
+use crate::mrtr::{self, Round};
+use crate::state::{random_key, StateKeyError, States};
+use forms_runtime::data::{FormSpec, Question, QuestionSpec};
+use forms_runtime::mcp::ToolResult;
+use forms_runtime::{
+    Answers, DataForm, ErrorCode, Form, FormError, Outcome, StaticForm, TypedForm,
+};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What an ask gives: the checked outcome, or the input-required result to return from the
+/// tool (multi-round-trip, first round).
+#[derive(Debug)]
+pub enum Asked<T> {
+    /// The person answered (or the ask failed with one of the six codes).
+    Done(Result<Outcome<T>, FormError>),
+    /// Return this from the tool; the client retries the call with the answer.
+    InputRequired(InputRequiredResult),
+}
+
+impl<T> Asked<T> {
+    /// Maps an accepted answer.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Asked<U> {
+        match self {
+            Asked::Done(result) => Asked::Done(result.map(|outcome| outcome.map(f))),
+            Asked::InputRequired(result) => Asked::InputRequired(result),
+        }
+    }
+}
+
+/// The tool response of an ask's error: the `{"error":{…}}` envelope with `isError: true`.
+pub fn error_response(error: &FormError) -> CallToolResponse {
+    envelope(&ToolResult::from_error(error))
+}
+
+/// The tool response of a result envelope.
+pub(crate) fn envelope(result: &ToolResult) -> CallToolResponse {
+    match crate::call_tool_result(result) {
+        Ok(result) => CallToolResponse::Complete(result),
+        Err(_) => CallToolResponse::Complete(CallToolResult::error(vec![])),
+    }
+}
+
+/// Asks forms on behalf of one server: the timeout and the request-state key.
+///
+/// Keep one in the server struct and clone it freely (clones share the used-state store).
+#[derive(Debug, Clone)]
+pub struct FormAsker {
+    timeout: Duration,
+    states: Arc<States>,
+}
+
+/// What asking gives before the answer check.
+pub(crate) enum Raw {
+    Answer(serde_json::Value),
+    InputRequired(InputRequiredResult),
+}
+
+impl FormAsker {
+    /// An asker that waits at most `timeout` and seals states with a random key of this
+    /// process.
+    pub fn new(timeout: Duration) -> FormAsker {
+        let key = random_key();
+        let states = States::new(&key).unwrap_or_else(|_| States::new_unchecked(&key));
+        FormAsker {
+            timeout,
+            states: Arc::new(states),
+        }
+    }
+
+    /// An asker whose states are sealed with `key` (at least 32 bytes); instances behind
+    /// one load balancer need the same key.
+    pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormAsker, StateKeyError> {
+        Ok(FormAsker {
+            timeout,
+            states: Arc::new(States::new(key)?),
+        })
+    }
+
+    /// How long an ask waits for the submission (and how long a state lives).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Asks the derived form `T`, inside the tool call `request`.
+    pub async fn ask_form<T: StaticForm>(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Asked<T> {
+        self.ask_typed(&T::form(), request, ctx).await
+    }
+
+    /// Asks a built typed form (one with run-time parts, from [`Form::build`]).
+    pub async fn ask_typed<T: Form>(
+        &self,
+        form: &TypedForm<T>,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Asked<T> {
+        match self.ask_raw(form.data(), request, ctx).await {
+            Ok(Raw::Answer(answer)) => Asked::Done(form.decode_value(&answer)),
+            Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
+            Err(error) => Asked::Done(Err(error)),
+        }
+    }
+
+    /// Asks an untyped form (from `form!` or [`DataForm::from_json`]).
+    pub async fn ask_data<'f>(
+        &self,
+        form: &'f DataForm,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Asked<Answers<'f>> {
+        match self.ask_raw(form, request, ctx).await {
+            Ok(Raw::Answer(answer)) => Asked::Done(form.check_response_value(&answer)),
+            Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
+            Err(error) => Asked::Done(Err(error)),
+        }
+    }
+
+    /// Asks one required text question, `question` (1–80 characters) as both the form's
+    /// message and the field's title; the accepted answer is the text.
+    pub async fn ask_text(
+        &self,
+        question: &str,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Asked<String> {
+        let form = match text_form(question) {
+            Ok(form) => form,
+            Err(error) => return Asked::Done(Err(error)),
+        };
+        match self.ask_data(&form, request, ctx).await {
+            Asked::Done(result) => Asked::Done(result.and_then(|outcome| {
+                match outcome {
+                    Outcome::Accepted(answers) => answers
+                        .text(TEXT_ID)
+                        .map(|text| Outcome::Accepted(text.to_owned()))
+                        .ok_or_else(|| {
+                            FormError::new(
+                                ErrorCode::InvalidResponse,
+                                "content.answer: missing (V2)",
+                            )
+                        }),
+                    Outcome::Declined => Ok(Outcome::Declined),
+                    Outcome::Cancelled => Ok(Outcome::Cancelled),
+                }
+            })),
+            Asked::InputRequired(result) => Asked::InputRequired(result),
+        }
+    }
+
+    /// Asks one choice: a fieldless enum deriving `Form` is its own one-question form, so
+    /// this is [`FormAsker::ask_form`] under the name a reader looks for.
+    pub async fn ask_choice<E: StaticForm + forms_runtime::FormChoice>(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Asked<E> {
+        self.ask_form::<E>(request, ctx).await
+    }
+
+    /// The adapter flow up to the host's raw answer.
+    pub(crate) async fn ask_raw(
+        &self,
+        form: &DataForm,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Raw, FormError> {
+        let caps = ctx.client_capabilities();
+        let multi_round_trip = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        if multi_round_trip {
+            if !mrtr_form_support(caps.as_ref()) {
+                return Err(unsupported_client());
+            }
+            let call = tool_call_binding(request);
+            return Ok(
+                match mrtr::round(
+                    &self.states,
+                    form,
+                    &call,
+                    ctx,
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                    self.timeout,
+                )? {
+                    Round::Answer(answer) => Raw::Answer(answer),
+                    Round::InputRequired(result) => Raw::InputRequired(result),
+                },
+            );
+        }
+        if !legacy_form_support(caps.as_ref()) {
+            return Err(unsupported_client());
+        }
+        legacy::elicit(ctx, form, self.timeout)
+            .await
+            .map(Raw::Answer)
+    }
+}
+
+/// The tool call a state belongs to: its name and arguments.
+fn tool_call_binding(request: &CallToolRequestParams) -> Vec<u8> {
+    let mut bytes = request.name.as_bytes().to_vec();
+    bytes.push(0);
+    if let Some(arguments) = &request.arguments {
+        bytes.extend_from_slice(
+            serde_json::to_string(arguments)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+    }
+    bytes
+}
+
+const TEXT_ID: &str = "answer";
+
+fn text_form(question: &str) -> Result<DataForm, FormError> {
+    DataForm::new(FormSpec {
+        message: question.to_owned(),
+        questions: vec![Question {
+            id: TEXT_ID.to_owned(),
+            title: question.to_owned(),
+            description: None,
+            required: true,
+            kind: QuestionSpec::Text { max_length: None },
+        }],
+    })
+}
+
+/// The `unsupported_client` error of a client without native form support.
+pub(crate) fn unsupported_client() -> FormError {
+    FormError::new(
+        ErrorCode::UnsupportedClient,
+        "the client did not advertise native form support \
+         (capabilities.extensions[\"openai/elicitation\"].form)",
+    )
+}

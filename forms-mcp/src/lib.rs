@@ -1,0 +1,71 @@
+//! The Data form tool server on [rmcp](https://crates.io/crates/rmcp) 3.11: the MCP tool
+//! `form_elicitation_v2_request`, which sends a Data form to the person through the host's
+//! native `openai/elicitation/create` request and returns the checked answer.
+//!
+//! The binary `forms-mcp` serves the tool over stdio (the default) or streamable HTTP
+//! (`--http 127.0.0.1:PORT`, endpoint `/mcp`). The library holds the same server,
+//! [`FormsServer`], for embedding in an rmcp service.
+//!
+//! # One call
+//! The arguments are checked strictly by the runtime (`invalid_arguments`); the client must
+//! have advertised `capabilities.extensions["openai/elicitation"].form`
+//! (`unsupported_client`); the runtime's native request is sent to the host as a JSON-RPC
+//! custom request `openai/elicitation/create`; the server waits at most the timeout
+//! (`timeout`), stops when the tool call is cancelled (`request_cancelled`, and the host
+//! receives `notifications/cancelled` for its pending request), and reports a JSON-RPC error
+//! or a closed connection as `transport_error`; the answer is checked by the runtime's answer
+//! checker (`invalid_response`). The result carries the payload as `structuredContent` and as
+//! the same JSON in `content[0].text`, with `isError: true` for errors
+//! ([`forms_runtime::mcp::ToolResult`]).
+//!
+//! # Protocol versions
+//! Up to 2025-11-25 (the legacy transport) the server sends the host
+//! `openai/elicitation/create` in the middle of the tool call. From 2026-07-28 (the
+//! multi-round-trip transport) the first call returns an input-required result and the
+//! client retries with the answer: the client's per-request capabilities must hold both
+//! `elicitation.form` and `extensions["openai/elicitation"].form`, with no fallback. The
+//! request state is sealed with rmcp's `RequestStateCodec`, bound to the arguments and the
+//! caller, valid for the timeout and answered once ([`state`]); the key comes from
+//! `FORMS_STATE_KEY` (hex, at least 32 bytes) or is random per process.
+//!
+//! # Known limits
+//! - rmcp parses the tool arguments into a JSON object before the runtime sees them, so a
+//!   repeated key in the arguments is not reported (the last one wins).
+//! - On the legacy transport rmcp also reads the host's answer into its own result union
+//!   before this crate sees it: an elicitation-shaped answer loses its unknown top-level keys,
+//!   and `"content": null` reads as no content; an object of no known result shape may be
+//!   read as rmcp's empty result. Every V rule is checked on what survives (the
+//!   multi-round-trip transport sees the raw JSON).
+//! - rmcp adds `_meta.progressToken` to the `openai/elicitation/create` params; every other
+//!   key is the runtime's native request as compiled.
+//! - The native params travel as a `serde_json::Value`, so this crate turns on serde_json's
+//!   `preserve_order` to keep the properties in question order; in a workspace build that
+//!   feature applies to every crate built with this one.
+//! - Used multi-round-trip states are remembered in this process only: instances behind a
+//!   load balancer need the same `FORMS_STATE_KEY` and a shared used-state store to refuse a
+//!   replay sent to another instance.
+//! - On HTTP a state is bound to the `Mcp-Session-Id` header, else the bearer token; a
+//!   caller with neither is bound to the tool call's arguments alone.
+//!
+//! # Timeout
+//! `DATA_FORMS_TIMEOUT_MS`, an integer from 1 to 1,500,000, sets how long a call waits for the
+//! submission; the default is 15 minutes. It is passed to rmcp as both the request timeout
+//! and the maximum total timeout. An invalid value stops the server at start
+//! ([`config::timeout_from_env`]).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod ask;
+mod capability;
+pub mod config;
+pub mod http;
+mod legacy;
+mod mrtr;
+mod server;
+pub mod state;
+
+pub use ask::{error_response, Asked, FormAsker};
+pub use capability::EXTENSION;
+pub use legacy::ELICITATION_METHOD;
+pub use mrtr::INPUT_KEY;
+pub use server::{call_tool_result, tool, FormsServer, MAX_PROTOCOL_VERSION};

@@ -1,0 +1,114 @@
+//! The multi-round-trip transport (protocol 2026-07-28 and later), where a server may not send
+//! the client requests in the middle of a call: the first call returns an input-required
+//! result, and the client retries the call with the answer and the echoed request state.
+//!
+//! The input request is a core `elicitation/create` with the empty schema
+//! `{"type":"object","properties":{}}`; the runtime's native schema travels under
+//! `_meta["openai/elicitation"]["requestedSchema"]`, where rmcp's typed elicitation schema
+//! cannot drop its `x-openai-*` keys. The answer arrives as raw JSON in the retried call's
+//! `inputResponses` and is checked by the runtime's answer checker as sent.
+
+use crate::state::States;
+use forms_runtime::{DataForm, ErrorCode, FormError};
+use rmcp::model::{InputRequest, InputRequiredResult, InputResponses};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::json;
+use std::time::Duration;
+
+/// The key of the form's input request in `inputRequests` and `inputResponses`.
+pub const INPUT_KEY: &str = "form";
+
+/// What one round of the multi-round-trip flow gives.
+pub(crate) enum Round {
+    /// The host's answer, as raw JSON.
+    Answer(serde_json::Value),
+    /// The input-required result to return.
+    InputRequired(InputRequiredResult),
+}
+
+/// The binding of a state: the caller on the wire, the tool call (name and arguments) and
+/// the normalized form.
+fn binding(form: &DataForm, call: &[u8], ctx: &RequestContext<RoleServer>) -> Vec<u8> {
+    let mut bytes = b"forms-mcp/state/v1\0".to_vec();
+    bytes.extend_from_slice(caller(ctx).as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(call);
+    bytes.push(0);
+    bytes.extend_from_slice(form.to_json().as_bytes());
+    bytes
+}
+
+/// Who calls, as the HTTP request shows it: the `Mcp-Session-Id` header when present, else
+/// the bearer token of the `Authorization` header; empty on stdio (one process, one caller)
+/// and for HTTP requests with neither.
+fn caller(ctx: &RequestContext<RoleServer>) -> String {
+    let Some(parts) = ctx.extensions.get::<axum::http::request::Parts>() else {
+        return String::new();
+    };
+    if let Some(session) = parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        return format!("session:{session}");
+    }
+    parts
+        .headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|token| format!("bearer:{}", token.trim()))
+        .unwrap_or_default()
+}
+
+/// One round: without a state, the input-required result; with one, the checked state's
+/// answer.
+pub(crate) fn round(
+    states: &States,
+    form: &DataForm,
+    call: &[u8],
+    ctx: &RequestContext<RoleServer>,
+    request_state: Option<&str>,
+    responses: Option<&InputResponses>,
+    timeout: Duration,
+) -> Result<Round, FormError> {
+    let binding = binding(form, call, ctx);
+    let Some(sealed) = request_state else {
+        let state = states.seal(&binding, timeout)?;
+        let request = input_request(form)?;
+        let requests = [(INPUT_KEY.to_owned(), request)].into_iter().collect();
+        return Ok(Round::InputRequired(InputRequiredResult::new(
+            Some(requests),
+            Some(state),
+        )));
+    };
+    states.redeem(sealed, &binding, timeout)?;
+    match responses.and_then(|r| r.get(INPUT_KEY)) {
+        Some(answer) => Ok(Round::Answer(answer.clone())),
+        None => Err(FormError::new(
+            ErrorCode::InvalidResponse,
+            format!("the retried call carries no inputResponses[{INPUT_KEY:?}]"),
+        )),
+    }
+}
+
+/// The `elicitation/create` input request of `form`.
+fn input_request(form: &DataForm) -> Result<InputRequest, FormError> {
+    let native: serde_json::Value = serde_json::from_str(form.native_json())
+        .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
+    let request = json!({
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": native.get("message"),
+            "requestedSchema": {"type": "object", "properties": {}},
+            "_meta": {crate::EXTENSION: {"requestedSchema": native.get("requestedSchema")}},
+        }
+    });
+    serde_json::from_value(request)
+        .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
+}

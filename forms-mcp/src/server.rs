@@ -1,0 +1,150 @@
+//! The `form_elicitation_v2_request` tool server: rmcp's [`ServerHandler`] for the Data tool.
+
+use crate::ask::{envelope, error_response, Asked, FormAsker};
+use crate::state::StateKeyError;
+use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
+use forms_runtime::DataForm;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The newest protocol version this server speaks: 2026-07-28, the multi-round-trip
+/// transport. Older versions use the legacy transport, on which the server sends
+/// `openai/elicitation/create` to the host in the middle of the tool call.
+pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+
+/// The Data form tool server: one tool, `form_elicitation_v2_request`.
+///
+/// Each call runs the adapter flow of the contract: the strict argument check
+/// (`invalid_arguments`), the capability check (`unsupported_client` unless the client
+/// advertised `extensions["openai/elicitation"].form`), the native request sent to the host,
+/// the wait (at most the timeout: `timeout`; a cancelled call: `request_cancelled`; a failed
+/// transport or a JSON-RPC error: `transport_error`), the answer check (`invalid_response`)
+/// and the result envelope ([`ToolResult`]).
+///
+/// ```no_run
+/// use forms_mcp::FormsServer;
+/// use rmcp::ServiceExt;
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = FormsServer::new(forms_mcp::config::timeout_from_env()?);
+/// server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct FormsServer {
+    asker: FormAsker,
+}
+
+impl FormsServer {
+    /// A server that waits at most `timeout` for each submission, sealing multi-round-trip
+    /// states with a random key of this process.
+    pub fn new(timeout: Duration) -> FormsServer {
+        FormsServer {
+            asker: FormAsker::new(timeout),
+        }
+    }
+
+    /// A server that waits at most `timeout` and seals multi-round-trip states with `key`
+    /// (at least 32 bytes; every instance behind one load balancer needs the same key).
+    pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
+        Ok(FormsServer {
+            asker: FormAsker::with_state_key(timeout, key)?,
+        })
+    }
+
+    /// How long a call waits for the host's answer.
+    pub fn timeout(&self) -> Duration {
+        self.asker.timeout()
+    }
+
+    /// One call of the Data tool: the whole adapter flow, ending in the result envelope.
+    /// Never an MCP error: every failure is one of the six codes. On protocol 2026-07-28
+    /// and later the first call gives an input-required result and the retried call (with
+    /// the request state and the input responses) the envelope.
+    pub async fn run_call(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+        let form = match DataForm::from_value(&arguments) {
+            Ok(form) => form,
+            Err(error) => return error_response(&error),
+        };
+        match self.asker.ask_data(&form, request, ctx).await {
+            Asked::Done(result) => envelope(&ToolResult::from_result(&result)),
+            Asked::InputRequired(result) => CallToolResponse::InputRequired(result),
+        }
+    }
+}
+
+/// The tool as rmcp lists it, made from the runtime's descriptor (the one `forms descriptor`
+/// prints).
+pub fn tool() -> Tool {
+    static TOOL: OnceLock<Option<Tool>> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        serde_json::to_value(tool_descriptor())
+            .ok()
+            .and_then(|value| serde_json::from_value(value).ok())
+    })
+    .clone()
+    .unwrap_or_else(|| Tool::new(TOOL_NAME, "", Arc::new(serde_json::Map::new())))
+}
+
+/// Converts a result envelope into rmcp's tool result.
+pub fn call_tool_result(result: &ToolResult) -> Result<CallToolResult, McpError> {
+    serde_json::from_str(&result.to_json())
+        .map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+impl ServerHandler for FormsServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("forms-mcp", env!("CARGO_PKG_VERSION")))
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .with_instructions(
+                "One tool, form_elicitation_v2_request: asks the user a native form and waits \
+                 for the submission.",
+            )
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&MAX_PROTOCOL_VERSION))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(vec![tool()]))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        (name == TOOL_NAME).then(tool)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if request.name != TOOL_NAME {
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool {:?}",
+                    request.name.chars().take(80).collect::<String>()
+                ),
+                None,
+            ));
+        }
+        Ok(self.run_call(&request, &ctx).await)
+    }
+}

@@ -1,0 +1,194 @@
+//! Sealed request states of the multi-round-trip transport.
+//!
+//! A state is sealed with rmcp's [`RequestStateCodec`] (HMAC-SHA256) and carries only a
+//! random single-use nonce. It is bound, as associated data, to the normalized Data arguments
+//! and to the caller (on HTTP the `Mcp-Session-Id` header, else the bearer token; with neither,
+//! to the arguments alone), and it expires after the timeout. A state that fails the check
+//! (tampered, forged, issued for other arguments or another caller, or sealed under another
+//! key) is `invalid_response`; an expired one is `timeout`; one already answered is
+//! `invalid_response`.
+//!
+//! Used nonces are remembered in memory until their state expires. Several server instances
+//! behind a load balancer therefore need the same key (`FORMS_STATE_KEY`) and, to refuse
+//! replays across instances, a shared used-state store, which this crate does not provide.
+
+use forms_runtime::{ErrorCode, FormError};
+use rmcp::model::{RequestStateCodec, RequestStateError, SealOptions};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The environment variable holding the sealing key: at least 32 bytes, written in hex.
+pub const STATE_KEY_ENV: &str = "FORMS_STATE_KEY";
+
+/// A `FORMS_STATE_KEY` that is not hex or holds fewer than 32 bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateKeyError(String);
+
+impl fmt::Display for StateKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{STATE_KEY_ENV} must be at least 32 bytes written as hex (64 or more hex digits): {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for StateKeyError {}
+
+/// Reads a sealing key from its hex text.
+///
+/// ```
+/// use forms_mcp::state::parse_state_key;
+/// assert_eq!(parse_state_key(&"ab".repeat(32)).unwrap().len(), 32);
+/// assert!(parse_state_key(&"ab".repeat(31)).is_err());
+/// assert!(parse_state_key("not hex").is_err());
+/// ```
+pub fn parse_state_key(text: &str) -> Result<Vec<u8>, StateKeyError> {
+    let text = text.trim();
+    if !text.len().is_multiple_of(2) {
+        return Err(StateKeyError("an odd number of hex digits".into()));
+    }
+    let digit = |b: u8| (b as char).to_digit(16);
+    let mut key = Vec::with_capacity(text.len() / 2);
+    for pair in text.as_bytes().chunks(2) {
+        match pair {
+            [hi, lo] => match (digit(*hi), digit(*lo)) {
+                (Some(hi), Some(lo)) => key.push((hi * 16 + lo) as u8),
+                _ => return Err(StateKeyError("a character that is not a hex digit".into())),
+            },
+            _ => return Err(StateKeyError("an odd number of hex digits".into())),
+        }
+    }
+    if key.len() < RequestStateCodec::MIN_KEY_LENGTH {
+        return Err(StateKeyError(format!("got {} bytes", key.len())));
+    }
+    Ok(key)
+}
+
+/// The sealing key: `FORMS_STATE_KEY` when set, otherwise 32 random bytes for this process.
+pub fn state_key_from_env() -> Result<Vec<u8>, StateKeyError> {
+    match std::env::var(STATE_KEY_ENV) {
+        Ok(text) => parse_state_key(&text),
+        Err(std::env::VarError::NotPresent) => Ok(random_key()),
+        Err(std::env::VarError::NotUnicode(_)) => Err(StateKeyError("not valid text".into())),
+    }
+}
+
+/// 32 random bytes for a per-process key. Should the system's random source fail, the bytes
+/// come from std's randomly seeded hasher keys instead (also drawn from the system's
+/// randomness at start).
+pub(crate) fn random_key() -> Vec<u8> {
+    random_bytes::<32>()
+        .map(|b| b.to_vec())
+        .unwrap_or_else(|_| {
+            use std::hash::{BuildHasher, Hasher};
+            (0..4u8)
+                .flat_map(|i| {
+                    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                    h.write_u8(i);
+                    h.finish().to_le_bytes()
+                })
+                .collect()
+        })
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], getrandom::Error> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Seals, opens and remembers request states.
+pub(crate) struct States {
+    codec: RequestStateCodec,
+    used: Mutex<HashMap<String, Instant>>,
+}
+
+impl fmt::Debug for States {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("States").finish_non_exhaustive()
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Payload {
+    n: String,
+}
+
+impl States {
+    pub(crate) fn new(key: &[u8]) -> Result<States, StateKeyError> {
+        let codec =
+            RequestStateCodec::try_new(key.to_vec()).map_err(|e| StateKeyError(e.to_string()))?;
+        Ok(States {
+            codec,
+            used: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A store over a key whose length was already checked.
+    pub(crate) fn new_unchecked(key: &[u8]) -> States {
+        States {
+            codec: RequestStateCodec::new_unchecked(key.to_vec()),
+            used: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A new state bound to `binding`, valid for `ttl`.
+    pub(crate) fn seal(&self, binding: &[u8], ttl: Duration) -> Result<String, FormError> {
+        let nonce = random_bytes::<16>()
+            .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
+        self.codec
+            .seal_json_with(
+                &Payload { n: hex(&nonce) },
+                &SealOptions::new().associated_data(binding).ttl(ttl),
+            )
+            .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
+    }
+
+    /// Opens `sealed` against `binding` and marks it used; `ttl` bounds how long it is
+    /// remembered.
+    pub(crate) fn redeem(
+        &self,
+        sealed: &str,
+        binding: &[u8],
+        ttl: Duration,
+    ) -> Result<(), FormError> {
+        let payload: Payload = self
+            .codec
+            .open_json_with(sealed, binding)
+            .map_err(|e| match e {
+                RequestStateError::Expired => FormError::new(
+                    ErrorCode::Timeout,
+                    "the request state expired: the form was not submitted in time",
+                ),
+                other => FormError::new(
+                    ErrorCode::InvalidResponse,
+                    format!(
+                        "the request state was not issued by this server for these arguments \
+                         and this caller ({other})"
+                    ),
+                ),
+            })?;
+        let now = Instant::now();
+        let mut used = self
+            .used
+            .lock()
+            .map_err(|_| FormError::new(ErrorCode::TransportError, "state store poisoned"))?;
+        used.retain(|_, expiry| *expiry > now);
+        if used.contains_key(&payload.n) {
+            return Err(FormError::new(
+                ErrorCode::InvalidResponse,
+                "the request state was already answered once",
+            ));
+        }
+        used.insert(payload.n, now + ttl);
+        Ok(())
+    }
+}

@@ -1,0 +1,313 @@
+//! The scripted host of the end-to-end tests: an rmcp client that advertises native form
+//! support (or not) and answers `openai/elicitation/create` from a script.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, CustomRequest, CustomResult, ElicitRequestParams, ElicitResult, ErrorCode,
+    Implementation, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
+use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::process::Command;
+use tokio::sync::Notify;
+
+/// What the host does with one elicitation request.
+pub enum Reply {
+    /// Answers with this JSON result.
+    Answer(Value),
+    /// Answers with a JSON-RPC error.
+    Error(i32, &'static str),
+    /// Never answers.
+    Hang,
+}
+
+type Script = dyn Fn(&Value) -> Reply + Send + Sync;
+
+/// A scripted host.
+#[derive(Clone)]
+pub struct Host {
+    script: Arc<Script>,
+    caps: Value,
+    /// The params of every elicitation request received.
+    pub seen: Arc<Mutex<Vec<(String, Value)>>>,
+    /// Every `notifications/cancelled` received.
+    pub cancelled: Arc<Mutex<Vec<CancelledNotificationParam>>>,
+    /// Signalled on each request and each cancellation.
+    pub event: Arc<Notify>,
+    /// The protocol version the host asks for.
+    pub protocol: ProtocolVersion,
+}
+
+/// Capabilities of a host with native forms.
+pub fn native_caps() -> Value {
+    json!({"elicitation": {"form": {}}, "extensions": {"openai/elicitation": {"form": {}}}})
+}
+
+/// Capabilities of a host with the core elicitation only.
+pub fn core_caps() -> Value {
+    json!({"elicitation": {"form": {}}})
+}
+
+impl Host {
+    pub fn new(caps: Value, script: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Host {
+        Host {
+            script: Arc::new(script),
+            caps,
+            seen: Arc::default(),
+            cancelled: Arc::default(),
+            event: Arc::default(),
+            protocol: ProtocolVersion::V_2025_11_25,
+        }
+    }
+
+    /// The same host on protocol 2026-07-28 (multi-round-trip requests).
+    pub fn modern(mut self) -> Host {
+        self.protocol = ProtocolVersion::V_2026_07_28;
+        self
+    }
+
+    /// A host that answers every request with `answer`.
+    pub fn answering(answer: Value) -> Host {
+        Host::new(native_caps(), move |_| Reply::Answer(answer.clone()))
+    }
+
+    pub fn requests(&self) -> Vec<(String, Value)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl ClientHandler for Host {
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, McpError> {
+        let params = request.params.clone().unwrap_or(Value::Null);
+        self.seen
+            .lock()
+            .unwrap()
+            .push((request.method.clone(), params.clone()));
+        self.event.notify_waiters();
+        match (self.script)(&params) {
+            Reply::Answer(value) => Ok(CustomResult::new(value)),
+            Reply::Error(code, message) => Err(McpError::new(ErrorCode(code), message, None)),
+            Reply::Hang => {
+                tokio::select! {
+                    () = ctx.ct.cancelled() => {}
+                    () = tokio::time::sleep(Duration::from_secs(60)) => {}
+                }
+                Err(McpError::internal_error("cancelled", None))
+            }
+        }
+    }
+
+    async fn on_cancelled(
+        &self,
+        params: CancelledNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.cancelled.lock().unwrap().push(params);
+        self.event.notify_waiters();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let caps: ClientCapabilities = serde_json::from_value(self.caps.clone()).unwrap();
+        ClientConfig::new(caps, Implementation::new("scripted-host", "1"))
+            .with_protocol_version(self.protocol.clone())
+    }
+
+    /// A multi-round-trip input request, fulfilled by the script (the automatic rounds of
+    /// rmcp's `call_tool`).
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let mut params = serde_json::to_value(&request).unwrap();
+        // rmcp hands the request's `_meta` to the handler in its context.
+        params["_meta"] = serde_json::to_value(&ctx.meta).unwrap();
+        self.seen
+            .lock()
+            .unwrap()
+            .push(("elicitation/create".to_owned(), params.clone()));
+        self.event.notify_waiters();
+        match (self.script)(&params) {
+            Reply::Answer(value) => Ok(serde_json::from_value(value).unwrap()),
+            Reply::Error(code, message) => Err(McpError::new(ErrorCode(code), message, None)),
+            Reply::Hang => Err(McpError::internal_error("no answer", None)),
+        }
+    }
+}
+
+/// The `forms-mcp` binary with `DATA_FORMS_TIMEOUT_MS=timeout_ms`.
+pub fn server_command(timeout_ms: u64) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_forms-mcp"));
+    command
+        .env("DATA_FORMS_TIMEOUT_MS", timeout_ms.to_string())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command
+}
+
+/// Connects `host` to a fresh `forms-mcp` child process over stdio.
+pub async fn connect_stdio(host: Host, timeout_ms: u64) -> RunningService<RoleClient, Host> {
+    connect_command(host, server_command(timeout_ms)).await
+}
+
+/// Connects `host` to the `forms-mcp` process `command` over stdio: `initialize` for a
+/// legacy host, `server/discover` for a 2026-07-28 one.
+pub async fn connect_command(host: Host, command: Command) -> RunningService<RoleClient, Host> {
+    let transport = rmcp::transport::TokioChildProcess::new(command).unwrap();
+    connect_transport(host, transport).await
+}
+
+async fn connect_transport<T, E, A>(host: Host, transport: T) -> RunningService<RoleClient, Host>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    if host.protocol.has_initialize() {
+        host.serve(transport).await.unwrap()
+    } else {
+        let preferred_versions = vec![host.protocol.clone()];
+        host.serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover { preferred_versions },
+        )
+        .await
+        .unwrap()
+    }
+}
+
+/// A one-question text form.
+pub fn text_form(message: &str) -> Value {
+    json!({"message": message, "questions": [
+        {"id": "goal", "type": "text", "title": "What would you like to understand?",
+         "required": true, "maxLength": 100}
+    ]})
+}
+
+/// A form with a text and a single-select question.
+pub fn report_form() -> Value {
+    json!({"message": "Set up your weekly report", "questions": [
+        {"id": "goal", "type": "text", "title": "What would you like to understand?",
+         "required": false},
+        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
+         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
+    ]})
+}
+
+/// The call params of the Data tool with `arguments`.
+pub fn call(arguments: Value) -> CallToolRequestParams {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    CallToolRequestParams::new("form_elicitation_v2_request").with_arguments(map)
+}
+
+/// The payload of a tool result, after checking that `content[0].text` holds the same JSON
+/// as `structuredContent`.
+pub fn payload(result: &CallToolResult) -> Value {
+    let wire = serde_json::to_value(result).unwrap();
+    let structured = wire["structuredContent"].clone();
+    let text = wire["content"][0]["text"]
+        .as_str()
+        .expect("content[0].text");
+    assert_eq!(wire["content"][0]["type"], "text");
+    let from_text: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        from_text, structured,
+        "content[0].text and structuredContent differ"
+    );
+    let is_error = wire
+        .get("isError")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    assert_eq!(
+        is_error,
+        structured.get("error").is_some(),
+        "isError: {wire}"
+    );
+    structured
+}
+
+/// The error code of a payload, or `None` for an outcome.
+pub fn code(payload: &Value) -> Option<&str> {
+    payload["error"]["code"].as_str()
+}
+
+/// Waits until `cond` holds on the host, at most five seconds.
+pub async fn wait_for(host: &Host, cond: impl Fn(&Host) -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !cond(host) {
+        let notified = host.event.notified();
+        if cond(host) {
+            break;
+        }
+        if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            assert!(cond(host), "condition not reached in time");
+            break;
+        }
+    }
+}
+
+/// A `forms-mcp --http 127.0.0.1:0` child process and the URL it printed.
+pub struct HttpServer {
+    pub child: tokio::process::Child,
+    pub url: String,
+}
+
+/// Starts `forms-mcp --http 127.0.0.1:0` and reads the address it listens on from stderr.
+pub async fn start_http(timeout_ms: u64) -> HttpServer {
+    use tokio::io::AsyncBufReadExt;
+    let mut command = server_command(timeout_ms);
+    command
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("no address printed")
+        .unwrap()
+        .expect("stderr closed");
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    // Keep draining stderr so the server never blocks on it.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    HttpServer { child, url }
+}
+
+/// Connects `host` to `server` over streamable HTTP.
+pub async fn connect_http(host: Host, server: &HttpServer) -> RunningService<RoleClient, Host> {
+    connect_http_as(host, server, None).await
+}
+
+/// Connects `host` to `server` over streamable HTTP, sending `Authorization: Bearer token`.
+pub async fn connect_http_as(
+    host: Host,
+    server: &HttpServer,
+    token: Option<&str>,
+) -> RunningService<RoleClient, Host> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.clone());
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+    connect_transport(host, transport).await
+}

@@ -1,0 +1,151 @@
+//! The example server `report_server` (an ordinary tool that asks a typed form on the way),
+//! run as a real child process and driven by the scripted host, on both transports.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::*;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use tokio::process::Command;
+
+/// The example's binary, built on demand (cargo builds examples for `cargo test`, but not
+/// for `cargo test --test example`).
+fn example_binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_example).clone()
+}
+
+fn build_example() -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forms-mcp"));
+    let path = bin
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(format!("report_server{}", std::env::consts::EXE_SUFFIX));
+    let status = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "forms-mcp",
+            "--example",
+            "report_server",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(path.exists(), "{}", path.display());
+    path
+}
+
+fn example_command() -> Command {
+    let mut command = Command::new(example_binary());
+    command
+        .env("DATA_FORMS_TIMEOUT_MS", "5000")
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command
+}
+
+fn tool(name: &'static str) -> CallToolRequestParams {
+    CallToolRequestParams::new(name)
+}
+
+fn text_of(result: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(result).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn scripted(params: &Value) -> Reply {
+    // Legacy requests carry the native schema at the top, multi-round-trip ones under _meta.
+    let schema = if params["requestedSchema"]["properties"] == json!({}) {
+        params["_meta"]["openai/elicitation"]["requestedSchema"].clone()
+    } else {
+        params["requestedSchema"].clone()
+    };
+    let properties = schema["properties"].as_object().unwrap();
+    let keys: Vec<&str> = properties.keys().map(String::as_str).collect();
+    Reply::Answer(match keys.as_slice() {
+        ["goal", "format"] => json!({"action": "accept",
+            "content": {"goal": "churn by region", "format": "Html"}}),
+        ["answer"] => json!({"action": "accept", "content": {"answer": "Ada"}}),
+        ["format"] => json!({"action": "accept", "content": {"format": "Pdf"}}),
+        other => panic!("unexpected form {other:?}"),
+    })
+}
+
+#[tokio::test]
+async fn example_server_asks_typed_forms_on_the_way_over_the_legacy_transport() {
+    let host = Host::new(native_caps(), scripted);
+    let client = connect_command(host.clone(), example_command()).await;
+    let result = client.call_tool(tool("weekly_report")).await.unwrap();
+    assert_eq!(
+        text_of(&result),
+        "Weekly report as a web page about churn by region."
+    );
+    let result = client.call_tool(tool("greet")).await.unwrap();
+    assert_eq!(text_of(&result), "Hello, Ada!");
+    let result = client.call_tool(tool("pick_format")).await.unwrap();
+    assert_eq!(text_of(&result), "Format: PDF.");
+    let requests = host.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests
+        .iter()
+        .all(|(m, _)| m == "openai/elicitation/create"));
+    // The one text question's title repeats the message, so the native header is empty (N10).
+    assert_eq!(requests[1].1["message"], "");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn example_server_asks_typed_forms_over_multi_round_trip() {
+    let host = Host::new(native_caps(), scripted).modern();
+    let client = connect_command(host.clone(), example_command()).await;
+    let result = client.call_tool(tool("weekly_report")).await.unwrap();
+    assert_eq!(
+        text_of(&result),
+        "Weekly report as a web page about churn by region."
+    );
+    let result = client.call_tool(tool("greet")).await.unwrap();
+    assert_eq!(text_of(&result), "Hello, Ada!");
+    assert!(host
+        .requests()
+        .iter()
+        .all(|(m, _)| m == "elicitation/create"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn example_server_declined_and_unsupported_and_invalid_answers() {
+    let host = Host::answering(json!({"action": "decline"}));
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool("weekly_report")).await.unwrap();
+    assert_eq!(text_of(&result), "The person chose to decline the form.");
+    client.cancel().await.unwrap();
+
+    let host = Host::new(core_caps(), scripted);
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool("greet")).await.unwrap();
+    assert_eq!(code(&payload(&result)), Some("unsupported_client"));
+    client.cancel().await.unwrap();
+
+    let host = Host::answering(json!({"action": "accept", "content": {"format": "Docx"}}));
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool("pick_format")).await.unwrap();
+    let p = payload(&result);
+    assert_eq!(code(&p), Some("invalid_response"));
+    assert!(
+        p["error"]["message"].as_str().unwrap().contains("(V4)"),
+        "{p}"
+    );
+    client.cancel().await.unwrap();
+}
