@@ -80,8 +80,9 @@ impl ToolResult {
         &self.text
     }
 
-    /// The payload as a JSON value: `structuredContent` (a `Value`'s object keys are sorted;
-    /// [`ToolResult::text`] keeps the question order).
+    /// The payload as a JSON value: `structuredContent`. Its object keys keep the question
+    /// order only when serde_json's `preserve_order` feature is on in the build (as it is
+    /// wherever `forms-mcp` is built); [`ToolResult::text`] keeps it always.
     pub fn structured_content(&self) -> serde_json::Value {
         serde_json::from_str(&self.text).unwrap_or(serde_json::Value::Null)
     }
