@@ -3,6 +3,7 @@
 mod model;
 mod parse;
 mod serialize;
+mod size;
 mod validate;
 
 pub use model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};

@@ -1,9 +1,9 @@
 //! Validation of a [`FormSpec`] against rules R1–R27. R3, R10 and R21 are properties of the
-//! JSON text and are checked by the parser; R4 is measured here on a built spec and by the
-//! parser on the JSON it read.
+//! JSON text and are checked by the parser; R4 is measured by `size.rs`, on a built spec here
+//! and on the JSON it read by the parser.
 
 use super::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
-use super::{DataForm, Resolved};
+use super::{size, DataForm, Resolved};
 use crate::error::{ErrorCode, Finding, FormError, JsonPath};
 use forms_rules::{self as rules, limits, Violation};
 
@@ -343,20 +343,11 @@ fn check_limits(out: &mut Violations, path: &str, q: &Question) -> rules::Select
         })
 }
 
-/// R4: `len` UTF-16 code units of compact JSON must fit in 1 MiB.
-pub(crate) fn check_size(out: &mut Violations, len: usize) {
-    out.check(
-        || "arguments".to_owned(),
-        None,
-        rules::check_arguments_size(len),
-    );
-}
-
 /// Validates `spec` against every rule that applies to a built form (R4 measured on the spec's
 /// compact JSON); on success the form is ready for the native compiler and the answer checker.
 pub(crate) fn validate(spec: FormSpec) -> Result<DataForm, FormError> {
     let mut out = Violations::default();
-    check_size(&mut out, super::serialize::spec_utf16_len(&spec));
+    size::check_size(&mut out, size::spec_utf16_len(&spec));
     let resolved = check_spec(&mut out, &spec);
     if !out.is_empty() {
         return Err(out.into_error());
