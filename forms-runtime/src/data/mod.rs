@@ -1,5 +1,6 @@
 //! The Data contract (model-facing): strict model types, parsing and validation (R1–R27).
 
+mod findings;
 mod model;
 mod parse;
 mod serialize;
@@ -7,7 +8,6 @@ mod size;
 mod validate;
 
 pub use model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
-pub(crate) use validate::Violations;
 
 use crate::error::FormError;
 use forms_rules::SelectionLimits;

@@ -6,9 +6,9 @@
 //! - **on the parsed tree**: the exact compact length of what was read ([`compact_len`]);
 //! - **on a built spec**: the length of its normalized JSON ([`spec_utf16_len`]).
 
+use super::findings::{Loc, Violations};
 use super::model::FormSpec;
 use super::parse::tree::{Json, Num};
-use super::Violations;
 use crate::error::{Finding, FormError, JsonPath};
 use forms_rules::{self as rules, limits};
 
@@ -275,12 +275,8 @@ pub(crate) fn spec_utf16_len(spec: &FormSpec) -> usize {
 }
 
 /// R4: `len` UTF-16 code units of compact JSON must fit in 1 MiB.
-pub(crate) fn check_size(out: &mut Violations, len: usize) {
-    out.check(
-        || "arguments".to_owned(),
-        None,
-        rules::check_arguments_size(len),
-    );
+pub(crate) fn check_size(out: &mut Violations<'_>, len: usize) {
+    out.check(Loc::ROOT, None, rules::check_arguments_size(len));
 }
 
 #[cfg(test)]
@@ -321,7 +317,7 @@ mod tests {
         }
     }
 
-    fn tree(text: &str) -> Json {
+    fn tree(text: &str) -> Json<'_> {
         parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message()))
     }
 

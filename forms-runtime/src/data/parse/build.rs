@@ -1,25 +1,30 @@
 //! Stage 3: the strict model, built from the tree with every type and property checked.
+//!
+//! Every problem is recorded at its [`Loc`] (no path is written out unless it is reported),
+//! and the place of each unusable value is marked so that validation does not report on the
+//! placeholder put there.
 
-use super::tree::{key_path, Json, Num};
+use super::tree::{Json, Num};
+use crate::data::findings::{Loc, Marks, Violations};
 use crate::data::model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use crate::data::size::js_number;
-use crate::data::Violations;
 use forms_rules::{self as rules, keys, QuestionKind, Rule, Violation};
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::fmt;
 
-/// An object's entries and its path.
+/// An object's entries and its place.
 struct Fields<'j> {
-    path: String,
-    entries: &'j [(String, Json)],
+    loc: Loc<'j>,
+    entries: &'j [(Cow<'j, str>, Json<'j>)],
 }
 
 impl<'j> Fields<'j> {
-    fn get(&self, key: &str) -> Option<&'j Json> {
+    fn get(&self, key: &str) -> Option<&'j Json<'j>> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    fn at(&self, key: &str) -> String {
-        key_path(&self.path, key)
+    fn at(&self, key: &'j str) -> Loc<'j> {
+        self.loc.key(key)
     }
 }
 
@@ -33,95 +38,91 @@ enum Int {
 
 /// Builds the model from a tree, recording every problem found on the way.
 #[derive(Default)]
-pub(super) struct Builder {
-    pub(super) out: Violations,
-    /// Paths whose value was unusable: validation findings at or below them are dropped,
-    /// since they would only describe the placeholder put in its place.
-    broken: HashSet<String>,
-    /// Paths whose own validation findings are dropped (not those below them).
-    muted: HashSet<String>,
-    /// Model paths to report under the name the input used (`thumbnail` given as `preview`).
-    renamed: HashMap<String, String>,
+pub(super) struct Builder<'j> {
+    pub(super) out: Violations<'j>,
+    /// The places of unusable values, for the validation pass.
+    pub(super) marks: Marks<'j>,
 }
 
-/// `path` and each path above it, longest first (`a.b[0]`, `a.b`, `a`).
-fn path_and_parents(path: &str) -> impl Iterator<Item = &str> {
-    std::iter::once(path).chain(
-        path.rmatch_indices(['.', '['])
-            .filter_map(move |(i, _)| path.get(..i)),
-    )
-}
-
-fn list(keys: &[&str]) -> String {
+fn list(keys: &[&[&str]]) -> String {
     keys.iter()
+        .flat_map(|k| k.iter())
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-impl Builder {
-    /// Records a problem of the input at `path` and marks it broken.
-    fn report(&mut self, path: String, value: Option<&str>, v: Violation) {
-        self.broken.insert(path.clone());
-        self.out.push(path, value, v);
+/// An owned copy of a string of the tree.
+fn owned(s: &str) -> String {
+    str::to_owned(s)
+}
+
+impl<'j> Builder<'j> {
+    /// Records a problem of the input at `loc` and marks it broken. Once the list is full the
+    /// problem is only counted (and validation will not run, so the mark is not needed).
+    fn report(&mut self, loc: Loc<'j>, value: Option<&str>, v: Violation) {
+        self.report_with(loc, value, || v);
     }
 
-    fn wrong_type(&mut self, path: String, expected: &str, found: &Json, rule: Rule) {
-        let hint = if matches!(found, Json::Null) {
+    /// [`Builder::report`] of a violation made only when it is kept.
+    fn report_with(&mut self, loc: Loc<'j>, value: Option<&str>, v: impl FnOnce() -> Violation) {
+        if !self.out.is_full() {
+            self.marks.break_at(loc);
+        }
+        self.out.push_with(loc, value, v);
+    }
+
+    fn wrong_type(&mut self, loc: Loc<'j>, expected: &str, found: &Json<'_>, rule: Rule) {
+        let found = found.type_name();
+        let hint = if found == "null" {
             "; leave an optional property out instead of writing null"
         } else {
             ""
         };
-        self.report(
-            path,
-            None,
-            Violation::new(
-                rule,
-                format!("expected {expected}, found {}{hint}", found.type_name()),
-            ),
-        );
+        self.report_with(loc, None, || {
+            Violation::new(rule, format!("expected {expected}, found {found}{hint}"))
+        });
     }
 
-    fn missing(&mut self, path: String, rule: Rule) {
-        self.report(path, None, Violation::new(rule, "is required but missing"));
-    }
-
-    /// Whether a validation finding at `path` only describes a placeholder.
-    pub(super) fn covers(&self, path: &str) -> bool {
-        self.muted.contains(path) || path_and_parents(path).any(|p| self.broken.contains(p))
+    fn missing(&mut self, loc: Loc<'j>, rule: Rule) {
+        self.report_with(loc, None, || {
+            Violation::new(rule, "is required but missing")
+        });
     }
 
     /// Reports every property of `obj` outside `allowed`, with the most specific rule.
     fn extra_keys(
         &mut self,
-        obj: &Fields<'_>,
-        allowed: &[&str],
-        what: &str,
+        obj: &Fields<'j>,
+        allowed: &[&[&str]],
+        what: &dyn fmt::Display,
         special: &dyn Fn(&str) -> Option<Violation>,
     ) {
         for (key, _) in obj.entries {
-            if allowed.contains(&key.as_str()) {
+            let key: &'j str = key;
+            if allowed.iter().any(|names| names.contains(&key)) {
                 continue;
             }
-            let v = rules::check_preselection_key(key)
-                .or_else(|| special(key))
-                .unwrap_or_else(|| {
-                    Violation::new(
-                        Rule::R3,
-                        format!(
-                            "is not a property of {what}; it takes only {}",
-                            list(allowed)
-                        ),
-                    )
-                });
-            self.report(obj.at(key), None, v);
+            self.report_with(obj.at(key), None, || {
+                rules::check_preselection_key(key)
+                    .or_else(|| special(key))
+                    .unwrap_or_else(|| {
+                        Violation::new(
+                            Rule::R3,
+                            format!(
+                                "is not a property of {what}; it takes only {}",
+                                list(allowed)
+                            ),
+                        )
+                    })
+            });
         }
     }
 
     /// A required string property; `""` stands in when it is missing or not a string.
-    fn req_str(&mut self, obj: &Fields<'_>, key: &str, rule: Rule) -> String {
+    fn req_str(&mut self, obj: &Fields<'j>, key: &'j str, rule: Rule) -> String {
         match obj.get(key) {
-            Some(Json::Str(s)) => s.clone(),
+            Some(Json::Str(s)) => owned(s),
             Some(other) => {
                 self.wrong_type(obj.at(key), "a string", other, rule);
                 String::new()
@@ -134,9 +135,9 @@ impl Builder {
     }
 
     /// An optional string property.
-    fn opt_str(&mut self, obj: &Fields<'_>, key: &str, rule: Rule) -> Option<String> {
+    fn opt_str(&mut self, obj: &Fields<'j>, key: &'j str, rule: Rule) -> Option<String> {
         match obj.get(key)? {
-            Json::Str(s) => Some(s.clone()),
+            Json::Str(s) => Some(owned(s)),
             other => {
                 self.wrong_type(obj.at(key), "a string", other, rule);
                 None
@@ -145,7 +146,7 @@ impl Builder {
     }
 
     /// An integer property (see the module docs on what counts as an integer).
-    fn integer(&mut self, path: &str, json: &Json, rule: Rule) -> Option<Int> {
+    fn integer(&mut self, loc: Loc<'j>, json: &Json<'_>, rule: Rule) -> Option<Int> {
         let out = |clamped: i64, shown: String| Int::Out { clamped, shown };
         match json {
             Json::Num(Num::U(u)) => Some(match u32::try_from(*u) {
@@ -166,15 +167,14 @@ impl Builder {
                 })
             }
             Json::Num(Num::F(f)) => {
-                self.report(
-                    path.to_owned(),
-                    None,
-                    Violation::new(rule, format!("must be an integer, found {}", js_number(*f))),
-                );
+                let f = *f;
+                self.report_with(loc, None, || {
+                    Violation::new(rule, format!("must be an integer, found {}", js_number(f)))
+                });
                 None
             }
             other => {
-                self.wrong_type(path.to_owned(), "an integer", other, rule);
+                self.wrong_type(loc, "an integer", other, rule);
                 None
             }
         }
@@ -182,15 +182,17 @@ impl Builder {
 
     /// Reports an out-of-range integer with the rules crate's violation, naming the value as
     /// written rather than as clamped.
-    fn out_of_range(&mut self, path: String, v: Violation, clamped: i64, shown: &str) {
-        let problem = v.problem.replace(&clamped.to_string(), shown);
-        self.report(path, None, Violation::new(v.rule, problem));
+    fn out_of_range(&mut self, loc: Loc<'j>, v: Violation, clamped: i64, shown: &str) {
+        self.report_with(loc, None, || {
+            let problem = v.problem.replace(&clamped.to_string(), shown);
+            Violation::new(v.rule, problem)
+        });
     }
 
-    pub(super) fn form(&mut self, json: &Json) -> Option<FormSpec> {
+    pub(super) fn form(&mut self, json: &'j Json<'j>) -> Option<FormSpec> {
         let Json::Obj(entries) = json else {
             self.report(
-                "arguments".to_owned(),
+                Loc::ROOT,
                 None,
                 Violation::new(
                     Rule::R3,
@@ -203,7 +205,7 @@ impl Builder {
             return None;
         };
         let obj = Fields {
-            path: String::new(),
+            loc: Loc::ROOT,
             entries,
         };
         let message = self.req_str(&obj, "message", Rule::R1);
@@ -215,7 +217,7 @@ impl Builder {
                 .collect(),
             Some(other) => {
                 self.wrong_type(
-                    "questions".to_owned(),
+                    Loc::ROOT.key("questions"),
                     "an array of questions",
                     other,
                     Rule::R2,
@@ -223,16 +225,16 @@ impl Builder {
                 Vec::new()
             }
             None => {
-                self.missing("questions".to_owned(), Rule::R2);
+                self.missing(Loc::ROOT.key("questions"), Rule::R2);
                 Vec::new()
             }
         };
-        self.extra_keys(&obj, keys::FORM, "the form", &|_| None);
+        self.extra_keys(&obj, &[keys::FORM], &"the form", &|_| None);
         Some(FormSpec { message, questions })
     }
 
-    fn question(&mut self, index: usize, json: &Json) -> Question {
-        let path = format!("questions[{index}]");
+    fn question(&mut self, index: usize, json: &'j Json<'j>) -> Question {
+        let loc = Loc::ROOT.key("questions").index(index);
         let placeholder = Question {
             id: String::new(),
             title: String::new(),
@@ -241,10 +243,10 @@ impl Builder {
             kind: QuestionSpec::Text { max_length: None },
         };
         let Json::Obj(entries) = json else {
-            self.wrong_type(path, "a question object", json, Rule::R2);
+            self.wrong_type(loc, "a question object", json, Rule::R2);
             return placeholder;
         };
-        let obj = Fields { path, entries };
+        let obj = Fields { loc, entries };
         let id = self.req_str(&obj, "id", Rule::R6);
         let kind = match obj.get("type") {
             Some(Json::Str(name)) => match QuestionKind::parse(name) {
@@ -293,7 +295,7 @@ impl Builder {
             Some(kind) => self.kind_fields(&obj, kind, required),
             None => {
                 // Without a known type only the names of properties can be checked.
-                self.extra_keys(&obj, keys::QUESTION_ANY, "a question", &|_| None);
+                self.extra_keys(&obj, &[keys::QUESTION_ANY], &"a question", &|_| None);
                 placeholder.kind
             }
         };
@@ -308,7 +310,7 @@ impl Builder {
 
     fn kind_fields(
         &mut self,
-        obj: &Fields<'_>,
+        obj: &Fields<'j>,
         kind: QuestionKind,
         required: bool,
     ) -> QuestionSpec {
@@ -351,8 +353,8 @@ impl Builder {
                 }
             }
         };
-        let allowed = [keys::QUESTION_COMMON, keys::question_kind(kind)].concat();
-        let what = format!("a `{kind}` question");
+        let allowed = [keys::QUESTION_COMMON, keys::question_kind(kind)];
+        let what = format_args!("a `{kind}` question");
         self.extra_keys(obj, &allowed, &what, &|key| match key {
             "minItems" | "maxItems" => {
                 rules::check_selection_limits(kind, required, Some(1), Some(1), 0).err()
@@ -378,9 +380,9 @@ impl Builder {
         spec
     }
 
-    fn max_length(&mut self, obj: &Fields<'_>) -> Option<u32> {
+    fn max_length(&mut self, obj: &Fields<'j>) -> Option<u32> {
         let path = obj.at("maxLength");
-        match self.integer(&path, obj.get("maxLength")?, Rule::R11)? {
+        match self.integer(path, obj.get("maxLength")?, Rule::R11)? {
             Int::Fits(v) => Some(v),
             Int::Out { clamped, shown } => {
                 if let Err(v) = rules::check_max_length(clamped) {
@@ -393,16 +395,16 @@ impl Builder {
 
     fn limits(
         &mut self,
-        obj: &Fields<'_>,
+        obj: &Fields<'j>,
         kind: QuestionKind,
         required: bool,
         count: usize,
     ) -> (Option<u32>, Option<u32>) {
         let mut broken = false;
-        let mut read = |b: &mut Self, key: &str, rule: Rule| -> Option<u32> {
+        let mut read = |b: &mut Self, key: &'j str, rule: Rule| -> Option<u32> {
             let path = obj.at(key);
             let json = obj.get(key)?;
-            match b.integer(&path, json, rule) {
+            match b.integer(path, json, rule) {
                 Some(Int::Fits(v)) => Some(v),
                 Some(Int::Out { clamped, shown }) => {
                     let (min, max) = if key == "minItems" {
@@ -426,12 +428,12 @@ impl Builder {
         let max = read(self, "maxItems", Rule::R19);
         if broken {
             // A limit was unusable: a comparison of the two (R20) would be about a default.
-            self.muted.insert(obj.path.clone());
+            self.marks.mute(obj.loc);
         }
         (min, max)
     }
 
-    fn accept(&mut self, obj: &Fields<'_>) -> Option<Vec<String>> {
+    fn accept(&mut self, obj: &Fields<'j>) -> Option<Vec<String>> {
         let path = obj.at("accept");
         match obj.get("accept")? {
             Json::Arr(items) => Some(
@@ -439,9 +441,9 @@ impl Builder {
                     .iter()
                     .enumerate()
                     .map(|(i, item)| match item {
-                        Json::Str(s) => s.clone(),
+                        Json::Str(s) => owned(s),
                         other => {
-                            self.wrong_type(format!("{path}[{i}]"), "a string", other, Rule::R22);
+                            self.wrong_type(path.index(i), "a string", other, Rule::R22);
                             String::new()
                         }
                     })
@@ -458,9 +460,9 @@ impl Builder {
     /// (validation then reports the count where one is needed).
     fn options<T>(
         &mut self,
-        obj: &Fields<'_>,
+        obj: &Fields<'j>,
         kind: QuestionKind,
-        item: fn(&mut Self, String, &Json) -> T,
+        item: fn(&mut Self, Loc<'j>, &'j Json<'j>) -> T,
     ) -> Vec<T> {
         let path = obj.at("options");
         match obj.get("options") {
@@ -468,7 +470,7 @@ impl Builder {
             Some(Json::Arr(items)) => items
                 .iter()
                 .enumerate()
-                .map(|(i, o)| item(self, format!("{path}[{i}]"), o))
+                .map(|(i, o)| item(self, path.index(i), o))
                 .collect(),
             Some(other) => {
                 self.wrong_type(path, "an array of options", other, kind.options_rule());
@@ -477,15 +479,15 @@ impl Builder {
         }
     }
 
-    fn choice_options(&mut self, obj: &Fields<'_>, kind: QuestionKind) -> Vec<ChoiceOption> {
+    fn choice_options(&mut self, obj: &Fields<'j>, kind: QuestionKind) -> Vec<ChoiceOption> {
         self.options(obj, kind, Self::choice)
     }
 
-    fn resource_options(&mut self, obj: &Fields<'_>, kind: QuestionKind) -> Vec<ResourceOption> {
+    fn resource_options(&mut self, obj: &Fields<'j>, kind: QuestionKind) -> Vec<ResourceOption> {
         self.options(obj, kind, Self::resource)
     }
 
-    fn choice(&mut self, path: String, json: &Json) -> ChoiceOption {
+    fn choice(&mut self, path: Loc<'j>, json: &'j Json<'j>) -> ChoiceOption {
         let Json::Obj(entries) = json else {
             self.wrong_type(path, "a choice option object", json, Rule::R23);
             return ChoiceOption {
@@ -495,7 +497,7 @@ impl Builder {
                 thumbnail: None,
             };
         };
-        let obj = Fields { path, entries };
+        let obj = Fields { loc: path, entries };
         let id = self.req_str(&obj, "id", Rule::R6);
         let title = self.req_str(&obj, "title", Rule::R23);
         let description = self.opt_str(&obj, "description", Rule::R23);
@@ -512,9 +514,9 @@ impl Builder {
                 ),
             );
         } else if preview.is_some() {
-            self.renamed.insert(obj.at("thumbnail"), obj.at("preview"));
+            self.marks.rename_thumbnail(obj.at("thumbnail"));
         }
-        self.extra_keys(&obj, keys::CHOICE_OPTION, "a choice option", &|_| None);
+        self.extra_keys(&obj, &[keys::CHOICE_OPTION], &"a choice option", &|_| None);
         ChoiceOption {
             id,
             title,
@@ -523,12 +525,12 @@ impl Builder {
         }
     }
 
-    fn resource(&mut self, path: String, json: &Json) -> ResourceOption {
+    fn resource(&mut self, path: Loc<'j>, json: &'j Json<'j>) -> ResourceOption {
         let Json::Obj(entries) = json else {
             self.wrong_type(path, "a resource option object", json, Rule::R24);
             return ResourceOption::new("", "", "");
         };
-        let obj = Fields { path, entries };
+        let obj = Fields { loc: path, entries };
         let uri = self.req_str(&obj, "uri", Rule::R24);
         let name = self.req_str(&obj, "name", Rule::R24);
         let title = self.req_str(&obj, "title", Rule::R24);
@@ -541,7 +543,7 @@ impl Builder {
                     .iter()
                     .enumerate()
                     .map(|(i, icon)| {
-                        let at = format!("{}[{i}]", obj.at("icons"));
+                        let at = obj.at("icons").index(i);
                         self.image(at, icon).unwrap_or_else(|| Image::new(""))
                     })
                     .collect(),
@@ -552,15 +554,20 @@ impl Builder {
             }
         };
         let thumbnail = self.opt_image(&obj, "thumbnail");
-        self.extra_keys(&obj, keys::RESOURCE_OPTION, "a resource option", &|key| {
-            (key == "_meta").then(|| {
-                Violation::new(
-                    Rule::R3,
-                    "is not accepted: Data takes no caller `_meta`; give a picture as \
+        self.extra_keys(
+            &obj,
+            &[keys::RESOURCE_OPTION],
+            &"a resource option",
+            &|key| {
+                (key == "_meta").then(|| {
+                    Violation::new(
+                        Rule::R3,
+                        "is not accepted: Data takes no caller `_meta`; give a picture as \
                      `thumbnail`",
-                )
-            })
-        });
+                    )
+                })
+            },
+        );
         ResourceOption {
             uri,
             name,
@@ -572,135 +579,21 @@ impl Builder {
         }
     }
 
-    fn opt_image(&mut self, obj: &Fields<'_>, key: &str) -> Option<Image> {
+    fn opt_image(&mut self, obj: &Fields<'j>, key: &'j str) -> Option<Image> {
         let json = obj.get(key)?;
         self.image(obj.at(key), json)
     }
 
     /// An image object; `None` when it is not an object (already reported).
-    fn image(&mut self, path: String, json: &Json) -> Option<Image> {
+    fn image(&mut self, path: Loc<'j>, json: &'j Json<'j>) -> Option<Image> {
         let Json::Obj(entries) = json else {
             self.wrong_type(path, "an image object with `src`", json, Rule::R25);
             return None;
         };
-        let obj = Fields { path, entries };
+        let obj = Fields { loc: path, entries };
         let src = self.req_str(&obj, "src", Rule::R25);
         let mime_type = self.opt_str(&obj, "mimeType", Rule::R25);
-        self.extra_keys(&obj, keys::IMAGE, "an image", &|_| None);
+        self.extra_keys(&obj, &[keys::IMAGE], &"an image", &|_| None);
         Some(Image { src, mime_type })
-    }
-
-    /// Reports validation findings under the names the input used.
-    pub(super) fn rename(&self, path: &mut String) {
-        let renamed = path_and_parents(path).find_map(|model| {
-            let input = self.renamed.get(model)?;
-            Some(format!(
-                "{input}{}",
-                path.get(model.len()..).unwrap_or_default()
-            ))
-        });
-        if let Some(renamed) = renamed {
-            *path = renamed;
-        }
-    }
-}
-
-/// A sort key that lists findings in the order of the Data arguments: the arguments as a
-/// whole, `message`, `questions`, then each question by index and its fields in canonical
-/// order (options by index), unknown properties last.
-pub(super) fn document_order(path: &str) -> (u8, usize, usize, usize) {
-    let top = |p: &str, name: &str| {
-        p.strip_prefix(name)
-            .is_some_and(|r| r.is_empty() || r.starts_with(['.', '[']))
-    };
-    if top(path, "arguments") {
-        return (0, 0, 0, 0);
-    }
-    if top(path, "message") {
-        return (1, 0, 0, 0);
-    }
-    let Some(rest) = path.strip_prefix("questions") else {
-        return (4, 0, 0, 0);
-    };
-    let Some((index, rest)) = rest.strip_prefix('[').and_then(|r| r.split_once(']')) else {
-        return (2, 0, 0, 0);
-    };
-    let question = index.parse().unwrap_or(usize::MAX);
-    let rest = rest.strip_prefix('.').unwrap_or(rest);
-    let field = rest.split(['.', '[']).next().unwrap_or("");
-    // Fields rank in canonical order; findings about the question as a whole (its selection
-    // limits together) come right after `maxItems`.
-    let canonical = |name: &str| keys::QUESTION_ANY.iter().position(|f| *f == name);
-    let rank = match field {
-        "" => canonical("maxItems").map_or(usize::MAX, |i| 2 * i + 1),
-        f => canonical(f).map_or(usize::MAX, |i| 2 * i),
-    };
-    let option = rest
-        .strip_prefix("options[")
-        .and_then(|r| r.split_once(']'))
-        .and_then(|(i, _)| i.parse().ok())
-        .unwrap_or(0);
-    (3, question, rank, option)
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
-    use super::*;
-
-    #[test]
-    fn parents_of_a_path() {
-        let all: Vec<&str> = path_and_parents("questions[0].options[2].thumbnail.src").collect();
-        assert_eq!(
-            all,
-            [
-                "questions[0].options[2].thumbnail.src",
-                "questions[0].options[2].thumbnail",
-                "questions[0].options[2]",
-                "questions[0].options",
-                "questions[0]",
-                "questions",
-            ]
-        );
-        assert_eq!(path_and_parents("message").collect::<Vec<_>>(), ["message"]);
-    }
-
-    #[test]
-    fn findings_sort_in_document_order() {
-        let mut paths = vec![
-            "zz",
-            "questions[1].id",
-            "questions[0]",
-            "questions[0].accept[0]",
-            "questions[0].options[2].id",
-            "questions[0].options[10].title",
-            "questions[0].title",
-            "questions",
-            "message",
-            "arguments",
-            "questions[0].hint",
-        ];
-        paths.sort_by_key(|p| document_order(p));
-        assert_eq!(
-            paths,
-            [
-                "arguments",
-                "message",
-                "questions",
-                "questions[0].title",
-                "questions[0].options[2].id",
-                "questions[0].options[10].title",
-                "questions[0]",
-                "questions[0].accept[0]",
-                "questions[0].hint",
-                "questions[1].id",
-                "zz",
-            ]
-        );
     }
 }

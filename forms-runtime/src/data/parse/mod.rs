@@ -34,11 +34,11 @@
 mod build;
 pub(super) mod tree;
 
+use super::findings::Violations;
 use super::size;
 use super::validate;
 use super::DataForm;
-use super::Violations;
-use crate::error::{Finding, FormError, JsonPath};
+use crate::error::{Finding, FormError, JsonPath, FINDINGS_MAX};
 use build::Builder;
 use tree::Json;
 
@@ -67,23 +67,29 @@ pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormErro
     from_tree(&tree)
 }
 
-/// Builds and validates the form of a parsed tree.
-fn from_tree(tree: &Json) -> Result<DataForm, FormError> {
+/// Builds and validates the form of a parsed tree. When the structure and types alone have
+/// more than [`FINDINGS_MAX`] problems, the values are not checked (only whether there are
+/// too many questions or options): the error then counts the problems found so far, a lower
+/// bound.
+fn from_tree<'j>(tree: &'j Json<'j>) -> Result<DataForm, FormError> {
     let mut b = Builder::default();
     size::check_size(&mut b.out, size::compact_len(tree));
     let Some(spec) = b.form(tree) else {
-        return Err(b.out.into_error());
+        return Err(b.out.into_error(true));
     };
-    let mut found = Violations::default();
-    let resolved = validate::check_spec(&mut found, &spec);
-    found.map_paths(|path| b.rename(path));
-    found.retain(|path| !b.covers(path));
     let mut out = b.out;
+    if out.count() > FINDINGS_MAX {
+        let mut found = Violations::default();
+        validate::check_too_many(&mut found, &spec);
+        out.append(found);
+        return Err(out.into_error(false));
+    }
+    let mut found = Violations::covered_by(b.marks);
+    let resolved = validate::check_spec(&mut found, &spec);
     out.append(found);
-    out.sort_by_path(build::document_order);
     if out.is_empty() {
         Ok(validate::finish(spec, resolved))
     } else {
-        Err(out.into_error())
+        Err(out.into_error(true))
     }
 }

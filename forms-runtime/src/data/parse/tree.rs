@@ -2,10 +2,10 @@
 //! every object's key order and refuses duplicate keys (R3).
 
 use super::MAX_DEPTH;
-use crate::data::validate;
 use crate::error::{Finding, FormError, JsonPath};
-use forms_rules::{self as rules, Rule};
+use forms_rules::Rule;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
@@ -13,15 +13,16 @@ use std::fmt;
 /// Objects with more keys than this check duplicates with a hash set.
 const LINEAR_KEYS: usize = 16;
 
-/// A parsed JSON value that keeps object key order.
+/// A parsed JSON value that keeps object key order. Strings and keys borrow from the text
+/// (or the `serde_json::Value`) they were read from unless they had escapes.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Json {
+pub(crate) enum Json<'a> {
     Null,
     Bool(bool),
     Num(Num),
-    Str(String),
-    Arr(Vec<Json>),
-    Obj(Vec<(String, Json)>),
+    Str(Cow<'a, str>),
+    Arr(Vec<Json<'a>>),
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 
 /// A JSON number as serde_json reports it.
@@ -32,7 +33,7 @@ pub(crate) enum Num {
     F(f64),
 }
 
-impl Json {
+impl Json<'_> {
     /// The type as an error message names it (`a string`, `null`).
     pub(crate) fn type_name(&self) -> &'static str {
         match self {
@@ -46,7 +47,7 @@ impl Json {
     }
 }
 
-/// Where a value sits, as a chain of borrowed steps (rendered only for an error).
+/// Where a value sits, as a chain of borrowed steps (turned into a path only for an error).
 #[derive(Clone, Copy)]
 enum At<'a> {
     Root,
@@ -55,43 +56,19 @@ enum At<'a> {
 }
 
 impl At<'_> {
-    fn render(&self) -> String {
+    fn to_path(self) -> JsonPath {
         match self {
-            At::Root => "arguments".to_owned(),
-            At::Key(At::Root, k) => key_path("", k),
-            At::Key(p, k) => key_path(&p.render(), k),
-            At::Index(p, i) => format!("{}[{i}]", p.render()),
+            At::Root => JsonPath::arguments(),
+            At::Key(p, k) => p.to_path().key(k),
+            At::Index(p, i) => p.to_path().index(i),
         }
-    }
-}
-
-/// The path of property `key` of the object at `parent` (`""` for the arguments object).
-/// Keys that are not plain names are quoted, and long ones shortened.
-pub(crate) fn key_path(parent: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'$'));
-    let shown: String = if key.chars().count() > rules::SHOWN_CHARS_MAX {
-        key.chars()
-            .take(rules::SHOWN_CHARS_MAX)
-            .chain(std::iter::once('…'))
-            .collect()
-    } else {
-        key.to_owned()
-    };
-    match (parent.is_empty(), plain) {
-        (true, true) => shown,
-        (false, true) => format!("{parent}.{shown}"),
-        (true, false) => format!("arguments[{shown:?}]"),
-        (false, false) => format!("{parent}[{shown:?}]"),
     }
 }
 
 /// Shared state of one parse: the path of a duplicate key, when one is found.
 #[derive(Default)]
 struct Ctx {
-    duplicate: RefCell<Option<String>>,
+    duplicate: RefCell<Option<JsonPath>>,
 }
 
 /// Deserializes one value at `at`.
@@ -101,53 +78,57 @@ struct ValueSeed<'a> {
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
-    type Value = Json;
+    type Value = Json<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json<'de>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for ValueSeed<'_> {
-    type Value = Json;
+    type Value = Json<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Json, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Json<'de>, E> {
         Ok(Json::Null)
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<Json, E> {
+    fn visit_none<E: de::Error>(self) -> Result<Json<'de>, E> {
         Ok(Json::Null)
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json, E> {
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json<'de>, E> {
         Ok(Json::Bool(v))
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json<'de>, E> {
         Ok(Json::Num(Num::U(v)))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json, E> {
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json<'de>, E> {
         Ok(Json::Num(Num::I(v)))
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json<'de>, E> {
         Ok(Json::Num(Num::F(v)))
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Json, E> {
-        Ok(Json::Str(v.to_owned()))
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(Cow::Borrowed(v)))
     }
 
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Json, E> {
-        Ok(Json::Str(v))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(Cow::Owned(v.to_owned())))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Json<'de>, E> {
+        Ok(Json::Str(Cow::Owned(v)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(ValueSeed {
             ctx: self.ctx,
@@ -158,16 +139,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         Ok(Json::Arr(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut entries: Vec<(String, Json)> = Vec::new();
-        let mut seen: Option<HashSet<String>> = None;
-        while let Some(key) = map.next_key::<String>()? {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::with_capacity(OBJECT_CAPACITY);
+        let mut seen: Option<HashSet<Cow<'de, str>>> = None;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
             let repeated = match &mut seen {
                 Some(set) => !set.insert(key.clone()),
                 None => entries.iter().any(|(k, _)| *k == key),
             };
             if repeated {
-                *self.ctx.duplicate.borrow_mut() = Some(At::Key(&self.at, &key).render());
+                *self.ctx.duplicate.borrow_mut() = Some(At::Key(&self.at, &key).to_path());
                 return Err(de::Error::custom("duplicate key"));
             }
             if seen.is_none() && entries.len() >= LINEAR_KEYS {
@@ -189,8 +170,42 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 }
 
+/// Room for the properties of most objects of the Data arguments (an option has up to seven).
+const OBJECT_CAPACITY: usize = 8;
+
+/// Deserializes a property name, borrowed from the text when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a property name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
 /// Parses `text` into a tree, or explains why it is not JSON.
-pub(crate) fn parse_tree(text: &str) -> Result<Json, FormError> {
+pub(crate) fn parse_tree(text: &str) -> Result<Json<'_>, FormError> {
     let ctx = Ctx::default();
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed = ValueSeed {
@@ -202,7 +217,7 @@ pub(crate) fn parse_tree(text: &str) -> Result<Json, FormError> {
     parsed.map_err(|e| {
         if let Some(path) = ctx.duplicate.take() {
             return FormError::invalid_arguments(Finding::new(
-                validate::path_of(&path),
+                path,
                 Some(Rule::R3),
                 format!(
                     "repeats a property name (line {}, column {}); each property may appear \
@@ -221,7 +236,7 @@ pub(crate) fn parse_tree(text: &str) -> Result<Json, FormError> {
 }
 
 /// Converts a `serde_json::Value`, refusing nesting deeper than [`MAX_DEPTH`].
-pub(crate) fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<Json> {
+pub(crate) fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<Json<'_>> {
     use serde_json::Value;
     Some(match value {
         Value::Null => Json::Null,
@@ -233,7 +248,7 @@ pub(crate) fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<J
         } else {
             Num::F(n.as_f64()?)
         }),
-        Value::String(s) => Json::Str(s.clone()),
+        Value::String(s) => Json::Str(Cow::Borrowed(s)),
         Value::Array(items) => {
             if depth >= MAX_DEPTH {
                 return None;
@@ -251,30 +266,9 @@ pub(crate) fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<J
             }
             Json::Obj(
                 map.iter()
-                    .map(|(k, v)| Some((k.clone(), tree_of_value(v, depth + 1)?)))
+                    .map(|(k, v)| Some((Cow::Borrowed(k.as_str()), tree_of_value(v, depth + 1)?)))
                     .collect::<Option<_>>()?,
             )
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
-    use super::*;
-
-    #[test]
-    fn paths_quote_keys_that_are_not_plain_names() {
-        assert_eq!(key_path("", "message"), "message");
-        assert_eq!(key_path("questions[0]", "x-y"), "questions[0].x-y");
-        assert_eq!(key_path("questions[0]", "a b"), "questions[0][\"a b\"]");
-        assert_eq!(key_path("", ""), "arguments[\"\"]");
-        let long = "k".repeat(50);
-        assert_eq!(key_path("", &long), format!("{}…", "k".repeat(40)));
-    }
 }
