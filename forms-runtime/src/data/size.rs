@@ -215,10 +215,12 @@ pub(crate) fn compact_len(json: &Json) -> usize {
         Json::Bool(false) => 5,
         Json::Num(n) => js_number_len(*n),
         Json::Str(s) => js_string_len(s),
-        Json::Arr(items) => {
+        // Elements and properties the tree did not keep are not counted: the text they are in
+        // is refused whatever its length.
+        Json::Arr(items, _) => {
             2 + items.len().saturating_sub(1) + items.iter().map(compact_len).sum::<usize>()
         }
-        Json::Obj(entries) => {
+        Json::Obj(entries, _) => {
             2 + entries.len().saturating_sub(1)
                 + entries
                     .iter()
@@ -318,7 +320,7 @@ mod tests {
     }
 
     fn tree(text: &str) -> Json<'_> {
-        parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message()))
+        parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message())).0
     }
 
     const SAMPLES: &[&str] = &[

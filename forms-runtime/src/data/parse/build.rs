@@ -72,6 +72,19 @@ impl<'j> Builder<'j> {
         self.out.push_with(loc, value, v);
     }
 
+    /// Reports the count problem `r` of an array at `loc` that has `skipped` elements the tree
+    /// did not keep: validation counts only the kept ones, so its own count finding there is
+    /// muted.
+    fn count(&mut self, loc: Loc<'j>, skipped: usize, r: Result<(), Violation>) {
+        if skipped == 0 {
+            return;
+        }
+        self.marks.mute(loc);
+        if let Err(v) = r {
+            self.out.push(loc, None, v);
+        }
+    }
+
     fn wrong_type(&mut self, loc: Loc<'j>, expected: &str, found: &Json<'_>, rule: Rule) {
         let found = found.type_name();
         let hint = if found == "null" {
@@ -190,7 +203,7 @@ impl<'j> Builder<'j> {
     }
 
     pub(super) fn form(&mut self, json: &'j Json<'j>) -> Option<FormSpec> {
-        let Json::Obj(entries) = json else {
+        let Json::Obj(entries, _) = json else {
             self.report(
                 Loc::ROOT,
                 None,
@@ -210,11 +223,15 @@ impl<'j> Builder<'j> {
         };
         let message = self.req_str(&obj, "message", Rule::R1);
         let questions = match obj.get("questions") {
-            Some(Json::Arr(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, q)| self.question(i, q))
-                .collect(),
+            Some(Json::Arr(items, skipped)) => {
+                let at = Loc::ROOT.key("questions");
+                self.count(at, *skipped, rules::check_question_count(items.len() + skipped));
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| self.question(i, q))
+                    .collect()
+            }
             Some(other) => {
                 self.wrong_type(
                     Loc::ROOT.key("questions"),
@@ -242,7 +259,7 @@ impl<'j> Builder<'j> {
             required: false,
             kind: QuestionSpec::Text { max_length: None },
         };
-        let Json::Obj(entries) = json else {
+        let Json::Obj(entries, _) = json else {
             self.wrong_type(loc, "a question object", json, Rule::R2);
             return placeholder;
         };
@@ -436,7 +453,9 @@ impl<'j> Builder<'j> {
     fn accept(&mut self, obj: &Fields<'j>) -> Option<Vec<String>> {
         let path = obj.at("accept");
         match obj.get("accept")? {
-            Json::Arr(items) => Some(
+            Json::Arr(items, skipped) => Some({
+                let total = items.len() + skipped;
+                self.count(path, *skipped, rules::check_accept_count(total));
                 items
                     .iter()
                     .enumerate()
@@ -447,8 +466,8 @@ impl<'j> Builder<'j> {
                             String::new()
                         }
                     })
-                    .collect(),
-            ),
+                    .collect()
+            }),
             other => {
                 self.wrong_type(path, "an array of strings", other, Rule::R22);
                 None
@@ -467,11 +486,15 @@ impl<'j> Builder<'j> {
         let path = obj.at("options");
         match obj.get("options") {
             None => Vec::new(),
-            Some(Json::Arr(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, o)| item(self, path.index(i), o))
-                .collect(),
+            Some(Json::Arr(items, skipped)) => {
+                let total = items.len() + skipped;
+                self.count(path, *skipped, rules::check_option_count(kind, total));
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| item(self, path.index(i), o))
+                    .collect()
+            }
             Some(other) => {
                 self.wrong_type(path, "an array of options", other, kind.options_rule());
                 Vec::new()
@@ -488,7 +511,7 @@ impl<'j> Builder<'j> {
     }
 
     fn choice(&mut self, path: Loc<'j>, json: &'j Json<'j>) -> ChoiceOption {
-        let Json::Obj(entries) = json else {
+        let Json::Obj(entries, _) = json else {
             self.wrong_type(path, "a choice option object", json, Rule::R23);
             return ChoiceOption {
                 id: String::new(),
@@ -526,7 +549,7 @@ impl<'j> Builder<'j> {
     }
 
     fn resource(&mut self, path: Loc<'j>, json: &'j Json<'j>) -> ResourceOption {
-        let Json::Obj(entries) = json else {
+        let Json::Obj(entries, _) = json else {
             self.wrong_type(path, "a resource option object", json, Rule::R24);
             return ResourceOption::new("", "", "");
         };
@@ -538,16 +561,20 @@ impl<'j> Builder<'j> {
         let mime_type = self.opt_str(&obj, "mimeType", Rule::R24);
         let icons = match obj.get("icons") {
             None => None,
-            Some(Json::Arr(items)) => Some(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, icon)| {
-                        let at = obj.at("icons").index(i);
-                        self.image(at, icon).unwrap_or_else(|| Image::new(""))
-                    })
-                    .collect(),
-            ),
+            Some(Json::Arr(items, skipped)) => {
+                let total = items.len() + skipped;
+                self.count(obj.at("icons"), *skipped, rules::check_icon_count(total));
+                Some(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, icon)| {
+                            let at = obj.at("icons").index(i);
+                            self.image(at, icon).unwrap_or_else(|| Image::new(""))
+                        })
+                        .collect(),
+                )
+            }
             Some(other) => {
                 self.wrong_type(obj.at("icons"), "an array of images", other, Rule::R24);
                 None
@@ -586,7 +613,7 @@ impl<'j> Builder<'j> {
 
     /// An image object; `None` when it is not an object (already reported).
     fn image(&mut self, path: Loc<'j>, json: &'j Json<'j>) -> Option<Image> {
-        let Json::Obj(entries) = json else {
+        let Json::Obj(entries, _) = json else {
             self.wrong_type(path, "an image object with `src`", json, Rule::R25);
             return None;
         };

@@ -48,13 +48,14 @@ pub(super) const MAX_DEPTH: usize = 127;
 /// Parses and validates Data arguments from JSON text.
 pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
     size::prescan(text)?;
-    let tree = tree::parse_tree(text)?;
-    from_tree(&tree)
+    let (tree, skipped) = tree::parse_tree(text)?;
+    from_tree(&tree, skipped)
 }
 
 /// Validates Data arguments already parsed into a `serde_json::Value`.
 pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormError> {
-    let tree = tree::tree_of_value(value, 0).ok_or_else(|| {
+    let mut skipped = false;
+    let tree = tree::tree_of_value(value, 0, &mut skipped).ok_or_else(|| {
         FormError::invalid_arguments(Finding::new(
             JsonPath::arguments(),
             None,
@@ -64,22 +65,26 @@ pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormErro
             ),
         ))
     })?;
-    from_tree(&tree)
+    from_tree(&tree, skipped)
 }
 
 /// Builds and validates the form of a parsed tree. When the structure and types alone have
 /// more than [`FINDINGS_MAX`] problems, the values are not checked (only whether there are
 /// too many questions or options): the error then counts the problems found so far, a lower
 /// bound.
-fn from_tree<'j>(tree: &'j Json<'j>) -> Result<DataForm, FormError> {
+///
+/// `skipped` tells that the tree left parts of the input out (see [`tree::KEPT`]): the input
+/// is then refused (no valid form has such parts) and the count of further problems is a lower
+/// bound.
+fn from_tree<'j>(tree: &'j Json<'j>, skipped: bool) -> Result<DataForm, FormError> {
     let mut b = Builder::default();
     size::check_size(&mut b.out, size::compact_len(tree));
     let Some(spec) = b.form(tree) else {
-        return Err(b.out.into_error(true));
+        return Err(b.out.into_error(!skipped));
     };
     let mut out = b.out;
     if out.count() > FINDINGS_MAX {
-        let mut found = Violations::default();
+        let mut found = Violations::covered_by(b.marks);
         validate::check_too_many(&mut found, &spec);
         out.append(found);
         return Err(out.into_error(false));
@@ -87,9 +92,22 @@ fn from_tree<'j>(tree: &'j Json<'j>) -> Result<DataForm, FormError> {
     let mut found = Violations::covered_by(b.marks);
     let resolved = validate::check_spec(&mut found, &spec);
     out.append(found);
+    if out.is_empty() && skipped {
+        // Unreachable: every part the tree leaves out is inside an array or object that is
+        // too long, too deep or has unknown properties, which the builder reports.
+        out.push(
+            crate::data::findings::Loc::ROOT,
+            None,
+            forms_rules::Violation::new(
+                forms_rules::Rule::R3,
+                "holds more than a Data form can: arrays longer, objects larger or nesting \
+                 deeper than any valid form has",
+            ),
+        );
+    }
     if out.is_empty() {
         Ok(validate::finish(spec, resolved))
     } else {
-        Err(out.into_error(true))
+        Err(out.into_error(!skipped))
     }
 }

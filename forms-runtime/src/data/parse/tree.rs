@@ -3,10 +3,10 @@
 
 use super::MAX_DEPTH;
 use crate::error::{Finding, FormError, JsonPath};
-use forms_rules::Rule;
+use forms_rules::{keys, Rule};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -21,8 +21,10 @@ pub(crate) enum Json<'a> {
     Bool(bool),
     Num(Num),
     Str(Cow<'a, str>),
-    Arr(Vec<Json<'a>>),
-    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
+    /// The elements kept, and how many more were read and not kept.
+    Arr(Vec<Json<'a>>, usize),
+    /// The properties kept, and how many more were read and not kept.
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>, usize),
 }
 
 /// A JSON number as serde_json reports it.
@@ -41,8 +43,8 @@ impl Json<'_> {
             Json::Bool(_) => "a boolean",
             Json::Num(_) => "a number",
             Json::Str(_) => "a string",
-            Json::Arr(_) => "an array",
-            Json::Obj(_) => "an object",
+            Json::Arr(..) => "an array",
+            Json::Obj(..) => "an object",
         }
     }
 }
@@ -65,16 +67,30 @@ impl At<'_> {
     }
 }
 
-/// Shared state of one parse: the path of a duplicate key, when one is found.
+/// The most elements of an array, or properties of an object, the tree keeps. No array of a
+/// valid form holds more than 24 elements and no object more than 9 properties; past this
+/// the text is still read to its end (its syntax checked, elements counted, the contract's
+/// property names kept) but not kept, so a hostile input costs little more than reading it.
+/// Unknown properties past this are not checked for repeats.
+pub(crate) const KEPT: usize = 128;
+
+/// Arrays and objects at this depth or deeper are read and counted, not kept: no array or
+/// object of a valid form is nested this deep (an icon object is at depth 6).
+pub(crate) const KEPT_DEPTH: usize = 8;
+
+/// Shared state of one parse: the path of a duplicate key, when one is found, and whether
+/// any part of the text was read without being kept.
 #[derive(Default)]
 struct Ctx {
     duplicate: RefCell<Option<JsonPath>>,
+    skipped: Cell<bool>,
 }
 
-/// Deserializes one value at `at`.
+/// Deserializes one value at `at`, `depth` arrays and objects deep.
 struct ValueSeed<'a> {
     ctx: &'a Ctx,
     at: At<'a>,
+    depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
@@ -130,19 +146,40 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(ValueSeed {
-            ctx: self.ctx,
-            at: At::Index(&self.at, items.len()),
-        })? {
-            items.push(item);
+        let keep = if self.depth >= KEPT_DEPTH { 0 } else { KEPT };
+        while items.len() < keep {
+            let seed = ValueSeed {
+                ctx: self.ctx,
+                at: At::Index(&self.at, items.len()),
+                depth: self.depth + 1,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(item) => items.push(item),
+                None => return Ok(Json::Arr(items, 0)),
+            }
         }
-        Ok(Json::Arr(items))
+        let mut skipped = 0;
+        while seq.next_element_seed(Skip)?.is_some() {
+            skipped += 1;
+        }
+        if skipped > 0 {
+            self.ctx.skipped.set(true);
+        }
+        Ok(Json::Arr(items, skipped))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
-        let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::with_capacity(OBJECT_CAPACITY);
+        let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+        let mut skipped = 0;
         let mut seen: Option<HashSet<Cow<'de, str>>> = None;
         while let Some(key) = map.next_key_seed(KeySeed)? {
+            // Past `KEPT` properties, only those the contract names are kept (an object cannot
+            // hold more than about twenty of them without repeating one).
+            if self.depth >= KEPT_DEPTH || (entries.len() >= KEPT && !is_contract_name(&key)) {
+                map.next_value_seed(Skip)?;
+                skipped += 1;
+                continue;
+            }
             let repeated = match &mut seen {
                 Some(set) => !set.insert(key.clone()),
                 None => entries.iter().any(|(k, _)| *k == key),
@@ -163,15 +200,92 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             let value = map.next_value_seed(ValueSeed {
                 ctx: self.ctx,
                 at: At::Key(&self.at, &key),
+                depth: self.depth + 1,
             })?;
             entries.push((key, value));
         }
-        Ok(Json::Obj(entries))
+        if skipped > 0 {
+            self.ctx.skipped.set(true);
+        }
+        Ok(Json::Obj(entries, skipped))
     }
 }
 
-/// Room for the properties of most objects of the Data arguments (an option has up to seven).
-const OBJECT_CAPACITY: usize = 8;
+/// Whether `key` is a property name of the contract (of any object), or one that would
+/// preselect an answer (R21): the properties worth keeping in an object too large to keep
+/// whole.
+fn is_contract_name(key: &str) -> bool {
+    [
+        keys::FORM,
+        keys::QUESTION_ANY,
+        keys::CHOICE_OPTION,
+        keys::RESOURCE_OPTION,
+        keys::IMAGE,
+    ]
+    .iter()
+    .any(|names| names.contains(&key))
+        || forms_rules::check_preselection_key(key).is_some()
+}
+
+/// Reads one value to its end without keeping it: its syntax is checked as serde_json checks
+/// any value (nesting depth included), nothing is allocated.
+struct Skip;
+
+impl<'de> DeserializeSeed<'de> for Skip {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Skip)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Skip)?.is_some() {
+            map.next_value_seed(Skip)?;
+        }
+        Ok(())
+    }
+}
 
 /// Deserializes a property name, borrowed from the text when it has no escapes.
 struct KeySeed;
@@ -204,16 +318,18 @@ impl<'de> Visitor<'de> for KeySeed {
     }
 }
 
-/// Parses `text` into a tree, or explains why it is not JSON.
-pub(crate) fn parse_tree(text: &str) -> Result<Json<'_>, FormError> {
+/// Parses `text` into a tree, or explains why it is not JSON; the flag tells whether parts
+/// of the text were read without being kept (see [`KEPT`]).
+pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool), FormError> {
     let ctx = Ctx::default();
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed = ValueSeed {
         ctx: &ctx,
         at: At::Root,
+        depth: 0,
     }
     .deserialize(&mut de)
-    .and_then(|tree| de.end().map(|()| tree));
+    .and_then(|tree| de.end().map(|()| (tree, ctx.skipped.get())));
     parsed.map_err(|e| {
         if let Some(path) = ctx.duplicate.take() {
             return FormError::invalid_arguments(Finding::new(
@@ -235,9 +351,16 @@ pub(crate) fn parse_tree(text: &str) -> Result<Json<'_>, FormError> {
     })
 }
 
-/// Converts a `serde_json::Value`, refusing nesting deeper than [`MAX_DEPTH`].
-pub(crate) fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<Json<'_>> {
+/// Converts a `serde_json::Value`, refusing nesting deeper than [`MAX_DEPTH`]. As for text,
+/// at most [`KEPT`] elements or properties of each array or object are kept, none below
+/// [`KEPT_DEPTH`]; `skipped` is set when any were left out.
+pub(crate) fn tree_of_value<'v>(
+    value: &'v serde_json::Value,
+    depth: usize,
+    skipped: &mut bool,
+) -> Option<Json<'v>> {
     use serde_json::Value;
+    let keep = if depth >= KEPT_DEPTH { 0 } else { KEPT };
     Some(match value {
         Value::Null => Json::Null,
         Value::Bool(b) => Json::Bool(*b),
@@ -253,22 +376,55 @@ pub(crate) fn tree_of_value(value: &serde_json::Value, depth: usize) -> Option<J
             if depth >= MAX_DEPTH {
                 return None;
             }
+            let rest = items.get(keep..).unwrap_or_default();
+            if !rest.is_empty() {
+                *skipped = true;
+                if rest.iter().any(|v| too_deep(v, depth + 1)) {
+                    return None;
+                }
+            }
             Json::Arr(
                 items
                     .iter()
-                    .map(|v| tree_of_value(v, depth + 1))
+                    .take(keep)
+                    .map(|v| tree_of_value(v, depth + 1, skipped))
                     .collect::<Option<_>>()?,
+                rest.len(),
             )
         }
         Value::Object(map) => {
             if depth >= MAX_DEPTH {
                 return None;
             }
+            let rest = map.len().saturating_sub(keep);
+            if rest > 0 {
+                *skipped = true;
+                if map.values().skip(keep).any(|v| too_deep(v, depth + 1)) {
+                    return None;
+                }
+            }
             Json::Obj(
                 map.iter()
-                    .map(|(k, v)| Some((Cow::Borrowed(k.as_str()), tree_of_value(v, depth + 1)?)))
+                    .take(keep)
+                    .map(|(k, v)| {
+                        Some((
+                            Cow::Borrowed(k.as_str()),
+                            tree_of_value(v, depth + 1, skipped)?,
+                        ))
+                    })
                     .collect::<Option<_>>()?,
+                rest,
             )
         }
     })
+}
+
+/// Whether `value`, `depth` arrays and objects deep, nests deeper than [`MAX_DEPTH`].
+fn too_deep(value: &serde_json::Value, depth: usize) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => depth >= MAX_DEPTH || items.iter().any(|v| too_deep(v, depth + 1)),
+        Value::Object(map) => depth >= MAX_DEPTH || map.values().any(|v| too_deep(v, depth + 1)),
+        _ => false,
+    }
 }
