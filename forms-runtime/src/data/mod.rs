@@ -55,6 +55,10 @@ struct Inner {
     spec: FormSpec,
     resolved: Vec<Resolved>,
     native_json: OnceCell<String>,
+    /// Per question, the decoded local path of each offered option a user could also add as
+    /// a file (R27), for telling one file named twice in an answer (V6); computed the first
+    /// time an answer needs it.
+    offered_paths: OnceCell<Vec<Vec<Option<String>>>>,
 }
 
 impl PartialEq for DataForm {
@@ -89,6 +93,7 @@ impl DataForm {
                 spec,
                 resolved,
                 native_json: OnceCell::new(),
+                offered_paths: OnceCell::new(),
             }),
         }
     }
@@ -102,6 +107,34 @@ impl DataForm {
             // so serialization to a string cannot fail.
             serde_json::to_string(&self.native()).unwrap_or_default()
         })
+    }
+
+    /// The decoded local path of the offered option `option` of the `files` question
+    /// `question`, when its URI is a `file:` URI a user could add (R27).
+    pub(crate) fn offered_path(&self, question: usize, option: usize) -> Option<&str> {
+        let paths = self.inner.offered_paths.get_or_init(|| {
+            self.inner
+                .spec
+                .questions
+                .iter()
+                .map(|q| match &q.kind {
+                    QuestionSpec::Files { options, .. } => options
+                        .iter()
+                        .map(|o| {
+                            // Only `file:` URIs can name a local file; skip the others cheaply.
+                            o.uri
+                                .get(..5)
+                                .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+                                .then(|| forms_rules::check_file_uri(&o.uri).ok())
+                                .flatten()
+                                .map(|f| f.path)
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                })
+                .collect()
+        });
+        paths.get(question)?.get(option)?.as_deref()
     }
 
     /// The form header.

@@ -320,7 +320,9 @@ mod tests {
     }
 
     fn tree(text: &str) -> Json<'_> {
-        parse_tree(text).unwrap_or_else(|e| panic!("{text}: {}", e.message())).0
+        parse_tree(text)
+            .unwrap_or_else(|e| panic!("{text}: {}", e.message()))
+            .0
     }
 
     const SAMPLES: &[&str] = &[

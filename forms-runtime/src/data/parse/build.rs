@@ -225,7 +225,11 @@ impl<'j> Builder<'j> {
         let questions = match obj.get("questions") {
             Some(Json::Arr(items, skipped)) => {
                 let at = Loc::ROOT.key("questions");
-                self.count(at, *skipped, rules::check_question_count(items.len() + skipped));
+                self.count(
+                    at,
+                    *skipped,
+                    rules::check_question_count(items.len() + skipped),
+                );
                 items
                     .iter()
                     .enumerate()
