@@ -16,14 +16,14 @@ fn choice_question(q: usize, options: usize, title_len: usize, desc_len: usize) 
             )
         })
         .collect();
-    let kind = if q % 2 == 0 {
+    let kind = if q.is_multiple_of(2) {
         "single_select"
     } else {
         "multi_select"
     };
     format!(
         r#"{{"id":"question_{q}","type":"{kind}","title":"Question number {q}","description":"Pick what applies to your report this week.","required":{},"options":[{}]}}"#,
-        q % 3 == 0,
+        q.is_multiple_of(3),
         opts.join(",")
     )
 }
@@ -57,8 +57,8 @@ fn form(questions: Vec<String>) -> String {
 pub fn typical_form() -> String {
     form(
         (0..12)
-            .map(|q| {
-                if q % 2 == 0 {
+            .map(|q: usize| {
+                if q.is_multiple_of(2) {
                     choice_question(q, 24, 20, 170)
                 } else {
                     resource_question(q, 24, 40, 100)
@@ -73,8 +73,8 @@ pub fn typical_form() -> String {
 pub fn largest_valid_form() -> String {
     form(
         (0..12)
-            .map(|q| {
-                if q % 2 == 0 {
+            .map(|q: usize| {
+                if q.is_multiple_of(2) {
                     choice_question(q, 24, 440, 1_000)
                 } else {
                     resource_question(q, 24, 4_500, 1_000)
