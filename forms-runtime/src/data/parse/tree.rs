@@ -4,7 +4,7 @@
 use super::MAX_DEPTH;
 use crate::error::{Finding, FormError, JsonPath};
 use forms_rules::{keys, Rule};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -71,7 +71,9 @@ impl At<'_> {
 /// valid form holds more than 24 elements and no object more than 9 properties; past this
 /// the text is still read to its end (its syntax checked, elements counted, the contract's
 /// property names kept) but not kept, so a hostile input costs little more than reading it.
-/// Unknown properties past this are not checked for repeats.
+/// What is read past this is refused with the findings of what was kept: unknown properties
+/// there are not checked for repeats, nor is nesting deeper than 127 levels there reported
+/// as such.
 pub(crate) const KEPT: usize = 128;
 
 /// Arrays and objects at this depth or deeper are read and counted, not kept: no array or
@@ -159,8 +161,15 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             }
         }
         let mut skipped = 0;
-        while seq.next_element_seed(Skip)?.is_some() {
-            skipped += 1;
+        if self.depth >= KEPT_DEPTH {
+            // Too deep to keep, yet still within the nesting limit that tells text from JSON.
+            while seq.next_element_seed(Skip)?.is_some() {
+                skipped += 1;
+            }
+        } else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                skipped += 1;
+            }
         }
         if skipped > 0 {
             self.ctx.skipped.set(true);
@@ -175,8 +184,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         while let Some(key) = map.next_key_seed(KeySeed)? {
             // Past `KEPT` properties, only those the contract names are kept (an object cannot
             // hold more than about twenty of them without repeating one).
-            if self.depth >= KEPT_DEPTH || (entries.len() >= KEPT && !is_contract_name(&key)) {
+            if self.depth >= KEPT_DEPTH {
                 map.next_value_seed(Skip)?;
+                skipped += 1;
+                continue;
+            }
+            if entries.len() >= KEPT && !is_contract_name(&key) {
+                map.next_value::<IgnoredAny>()?;
                 skipped += 1;
                 continue;
             }
