@@ -81,8 +81,9 @@ impl fmt::Debug for DataForm {
 
 impl DataForm {
     /// Validates `spec` against rules R1–R27 and returns the form, or one
-    /// `invalid_arguments` error that lists every violation with its JSON path and rule.
-    /// Titles and resource names are trimmed.
+    /// `invalid_arguments` error that lists the violations with their JSON paths and rules
+    /// (the first [`FINDINGS_MAX`](crate::error::FINDINGS_MAX) in document order; the rest
+    /// are counted). Titles and resource names are trimmed.
     pub fn new(spec: FormSpec) -> Result<DataForm, FormError> {
         validate::validate(spec)
     }
@@ -183,8 +184,15 @@ impl DataForm {
 
 impl DataForm {
     /// Parses Data arguments from JSON text strictly and validates them against rules
-    /// R1–R27; on failure returns one `invalid_arguments` error listing every problem as
-    /// `path: problem (Rule)`.
+    /// R1–R27; on failure returns one `invalid_arguments` error listing the problems as
+    /// `path: problem (Rule)`: the first [`FINDINGS_MAX`](crate::error::FINDINGS_MAX) in
+    /// document order, with a count of the rest ([`FormError::more_findings`]).
+    ///
+    /// Refusing costs about as much as accepting: arrays and objects far larger or deeper than
+    /// any valid form are read to their end but only their first elements are kept, and once
+    /// the structure and types alone have more problems than the bound the values are not
+    /// checked (the count of further problems is then a lower bound,
+    /// [`FormError::more_findings_is_lower_bound`]).
     ///
     /// Strict means: text that cannot fit in 1 MiB is refused before parsing (R4); every
     /// object refuses unknown properties (R3) and **duplicate keys** (R3); `null` is refused
