@@ -126,9 +126,10 @@ impl Hash for Loc<'_> {
     }
 }
 
-/// A small, fast hash for [`Loc`] sets (FxHash's multiply-rotate): the keys are the parser's
-/// own places, not attacker-chosen map keys that could collide on purpose in bulk (a set
-/// holds at most [`FINDINGS_MAX`] and a few more places).
+/// A small, fast hash for [`Loc`] sets (FxHash's multiply-rotate). Input-chosen names reach
+/// these sets only through broken places, and those are marked only while the parser's list
+/// is not full (at most [`FINDINGS_MAX`]); every other mark is made of indexes and the
+/// contract's own names, so no input can make many keys collide.
 #[derive(Default)]
 struct FxHasher(u64);
 
