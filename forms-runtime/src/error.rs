@@ -256,6 +256,12 @@ impl fmt::Display for Finding {
 /// The most findings an error's message spells out; the rest are counted.
 pub const MESSAGE_FINDINGS_MAX: usize = 50;
 
+/// The most findings a check of the Data arguments collects. Past this it only counts them
+/// (and when the structure and types alone have more problems than this, it stops before
+/// checking values), so refusing an input costs about as much as accepting one. The error
+/// says how many more there were: [`FormError::more_findings`].
+pub const FINDINGS_MAX: usize = 100;
+
 /// An error of the contract: one of the six [`ErrorCode`]s, the [`Finding`]s behind it, and
 /// a message for a person or a model to read.
 ///
@@ -288,6 +294,7 @@ pub struct FormError {
     message: String,
     findings: Vec<Finding>,
     more: usize,
+    more_at_least: bool,
 }
 
 impl FormError {
@@ -299,6 +306,7 @@ impl FormError {
             message: message.into(),
             findings: Vec::new(),
             more: 0,
+            more_at_least: false,
         }
     }
 
@@ -306,6 +314,17 @@ impl FormError {
     /// checker stops after a bounded number). The message spells out at most
     /// [`MESSAGE_FINDINGS_MAX`] findings and counts the rest.
     pub fn from_findings(code: ErrorCode, findings: Vec<Finding>, more: usize) -> Self {
+        FormError::counted(code, findings, more, false)
+    }
+
+    /// Like [`FormError::from_findings`], for a checker that stopped before checking
+    /// everything: `more` is a lower bound, and the message says "and at least N more
+    /// problems".
+    pub fn from_findings_at_least(code: ErrorCode, findings: Vec<Finding>, more: usize) -> Self {
+        FormError::counted(code, findings, more, true)
+    }
+
+    fn counted(code: ErrorCode, findings: Vec<Finding>, more: usize, at_least: bool) -> Self {
         use fmt::Write as _;
         let mut message = String::new();
         for (i, finding) in findings.iter().take(MESSAGE_FINDINGS_MAX).enumerate() {
@@ -318,7 +337,12 @@ impl FormError {
         if unspelled > 0 {
             let _ = write!(
                 message,
-                "; and {unspelled} more problem{}",
+                "; and {}{unspelled} more problem{}",
+                if at_least && more > 0 {
+                    "at least "
+                } else {
+                    ""
+                },
                 if unspelled == 1 { "" } else { "s" }
             );
         }
@@ -327,6 +351,7 @@ impl FormError {
             message,
             findings,
             more,
+            more_at_least: at_least && more > 0,
         }
     }
 
@@ -357,9 +382,15 @@ impl FormError {
     }
 
     /// How many further problems exist beyond [`FormError::findings`] (the checker stopped
-    /// collecting).
+    /// collecting at [`FINDINGS_MAX`]).
     pub fn more_findings(&self) -> usize {
         self.more
+    }
+
+    /// Whether [`FormError::more_findings`] is a lower bound: the checker stopped before
+    /// checking everything (see [`FINDINGS_MAX`]).
+    pub fn more_findings_is_lower_bound(&self) -> bool {
+        self.more_at_least
     }
 
     /// Names the Rust field of each question in the findings' text: `fields[i]` declared
@@ -370,16 +401,10 @@ impl FormError {
                 finding.field = Some((*name).to_owned());
             }
         }
-        let (code, findings, more) = (self.code, self.findings, self.more);
-        if findings.is_empty() {
-            return FormError {
-                code,
-                message: self.message,
-                findings,
-                more,
-            };
+        if self.findings.is_empty() {
+            return self;
         }
-        FormError::from_findings(code, findings, more)
+        FormError::counted(self.code, self.findings, self.more, self.more_at_least)
     }
 
     /// The tool-result payload, `{"error":{"code":…,"message":…}}`, as a JSON value.

@@ -609,22 +609,17 @@ fn offered_name(question: &Question, index: usize) -> &str {
         .unwrap_or_default()
 }
 
-/// The decoded local path of the offered option `index` of `question`, when its URI is one a
-/// user could add as a file (R27).
-fn offered_path(question: &Question, index: usize) -> Option<String> {
-    let o = question.kind.resource_options().get(index)?;
-    forms_rules::check_file_uri(&o.uri).ok().map(|f| f.path)
-}
-
-/// Whether an offered option already given (a bit of `seen`) names the local file `path`.
-fn offered_given(question: &Question, seen: u32, path: &str) -> bool {
-    (0..question.kind.resource_options().len()).any(|i| {
-        let given = u32::try_from(i)
-            .ok()
-            .and_then(|i| 1u32.checked_shl(i))
-            .is_some_and(|bit| seen & bit != 0);
-        given && offered_path(question, i).is_some_and(|p| p == path)
-    })
+/// Whether an offered option of the question at `q` already given (a bit of `seen`) names
+/// the local file `path`.
+fn offered_given(form: &DataForm, q: usize, question: &Question, seen: u32, path: &str) -> bool {
+    seen != 0
+        && (0..question.kind.resource_options().len()).any(|i| {
+            let given = u32::try_from(i)
+                .ok()
+                .and_then(|i| 1u32.checked_shl(i))
+                .is_some_and(|bit| seen & bit != 0);
+            given && form.offered_path(q, i).is_some_and(|p| p == path)
+        })
 }
 
 /// The failure for `v` at `path`, which names no option of `question`.
@@ -876,8 +871,10 @@ impl<'de, S: Sink> Visitor<'de> for ItemSeed<'_, '_, S> {
             // An offered `file:` URI names the same local file as a user-added item or another
             // offered item with the same decoded path.
             if let Items::Files = self.items {
-                if let Some(path) = offered_path(question, i) {
-                    if self.sink.local_given(q, &path) || offered_given(question, *self.seen, &path)
+                let form = self.ctx.form;
+                if let Some(path) = form.offered_path(q, i) {
+                    if self.sink.local_given(q, path)
+                        || offered_given(form, q, question, *self.seen, path)
                     {
                         return Err(self.repeated(v));
                     }
@@ -913,7 +910,7 @@ impl<'de, S: Sink> Visitor<'de> for ItemSeed<'_, '_, S> {
             // One local file named twice (`file:///a`, `file://localhost/a`, `file:///%61`)
             // is a repeat too: compare the decoded paths.
             if self.sink.local_given(q, &file.path)
-                || offered_given(question, *self.seen, &file.path)
+                || offered_given(self.ctx.form, q, question, *self.seen, &file.path)
             {
                 return Err(self.repeated(v));
             }

@@ -1,12 +1,13 @@
 //! The Data contract (model-facing): strict model types, parsing and validation (R1–R27).
 
+mod findings;
 mod model;
 mod parse;
 mod serialize;
+mod size;
 mod validate;
 
 pub use model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
-pub(crate) use validate::Violations;
 
 use crate::error::FormError;
 use forms_rules::SelectionLimits;
@@ -54,6 +55,10 @@ struct Inner {
     spec: FormSpec,
     resolved: Vec<Resolved>,
     native_json: OnceCell<String>,
+    /// Per question, the decoded local path of each offered option a user could also add as
+    /// a file (R27), for telling one file named twice in an answer (V6); computed the first
+    /// time an answer needs it.
+    offered_paths: OnceCell<Vec<Vec<Option<String>>>>,
 }
 
 impl PartialEq for DataForm {
@@ -76,8 +81,9 @@ impl fmt::Debug for DataForm {
 
 impl DataForm {
     /// Validates `spec` against rules R1–R27 and returns the form, or one
-    /// `invalid_arguments` error that lists every violation with its JSON path and rule.
-    /// Titles and resource names are trimmed.
+    /// `invalid_arguments` error that lists the violations with their JSON paths and rules
+    /// (the first [`FINDINGS_MAX`](crate::error::FINDINGS_MAX) in document order; the rest
+    /// are counted). Titles and resource names are trimmed.
     pub fn new(spec: FormSpec) -> Result<DataForm, FormError> {
         validate::validate(spec)
     }
@@ -88,6 +94,7 @@ impl DataForm {
                 spec,
                 resolved,
                 native_json: OnceCell::new(),
+                offered_paths: OnceCell::new(),
             }),
         }
     }
@@ -101,6 +108,34 @@ impl DataForm {
             // so serialization to a string cannot fail.
             serde_json::to_string(&self.native()).unwrap_or_default()
         })
+    }
+
+    /// The decoded local path of the offered option `option` of the `files` question
+    /// `question`, when its URI is a `file:` URI a user could add (R27).
+    pub(crate) fn offered_path(&self, question: usize, option: usize) -> Option<&str> {
+        let paths = self.inner.offered_paths.get_or_init(|| {
+            self.inner
+                .spec
+                .questions
+                .iter()
+                .map(|q| match &q.kind {
+                    QuestionSpec::Files { options, .. } => options
+                        .iter()
+                        .map(|o| {
+                            // Only `file:` URIs can name a local file; skip the others cheaply.
+                            o.uri
+                                .get(..5)
+                                .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+                                .then(|| forms_rules::check_file_uri(&o.uri).ok())
+                                .flatten()
+                                .map(|f| f.path)
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                })
+                .collect()
+        });
+        paths.get(question)?.get(option)?.as_deref()
     }
 
     /// The form header.
@@ -149,8 +184,15 @@ impl DataForm {
 
 impl DataForm {
     /// Parses Data arguments from JSON text strictly and validates them against rules
-    /// R1–R27; on failure returns one `invalid_arguments` error listing every problem as
-    /// `path: problem (Rule)`.
+    /// R1–R27; on failure returns one `invalid_arguments` error listing the problems as
+    /// `path: problem (Rule)`: the first [`FINDINGS_MAX`](crate::error::FINDINGS_MAX) in
+    /// document order, with a count of the rest ([`FormError::more_findings`]).
+    ///
+    /// Refusing costs about as much as accepting: arrays and objects far larger or deeper than
+    /// any valid form are read to their end but only their first elements are kept, and once
+    /// the structure and types alone have more problems than the bound the values are not
+    /// checked (the count of further problems is then a lower bound,
+    /// [`FormError::more_findings_is_lower_bound`]).
     ///
     /// Strict means: text that cannot fit in 1 MiB is refused before parsing (R4); every
     /// object refuses unknown properties (R3) and **duplicate keys** (R3); `null` is refused

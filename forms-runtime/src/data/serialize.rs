@@ -1,5 +1,5 @@
 //! The normalized Data JSON: typed `Serialize` impls that write every object's keys in the
-//! canonical order, and the R4 size measure of a built form.
+//! canonical order (the R4 size of a built form is measured in `size.rs`).
 //!
 //! Canonical order:
 //! - form: `message`, `questions`;
@@ -121,49 +121,6 @@ impl Serialize for Image {
         s.serialize_field("src", &self.src)?;
         opt(&mut s, "mimeType", self.mime_type.as_ref())?;
         s.end()
-    }
-}
-
-/// Counts the UTF-16 code units of the UTF-8 text written to it.
-struct Utf16Counter(usize);
-
-impl std::io::Write for Utf16Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += utf8_bytes_utf16_len(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The UTF-16 length of UTF-8 bytes: one unit per character start, two for the four-byte
-/// sequences (characters outside the Basic Multilingual Plane).
-pub(crate) fn utf8_bytes_utf16_len(buf: &[u8]) -> usize {
-    // Byte-wide counters over chunks of 127 bytes (at most 2 per byte, so no overflow) let the
-    // compiler count 16 or 32 bytes per instruction.
-    buf.chunks(127)
-        .map(|chunk| {
-            let mut n: u8 = 0;
-            for &b in chunk {
-                n += u8::from(b & 0xC0 != 0x80) + u8::from(b >= 0xF0);
-            }
-            usize::from(n)
-        })
-        .sum()
-}
-
-/// R4: the length in UTF-16 code units of `spec`'s compact JSON, as JavaScript's
-/// `JSON.stringify(args).length` gives it. serde_json escapes strings exactly as
-/// `JSON.stringify` does (`"`, `\`, and control characters, with the short forms `\b \f \n \r
-/// \t`), and every number of a spec is a small integer, so the two texts have the same length.
-pub(crate) fn spec_utf16_len(spec: &FormSpec) -> usize {
-    let mut counter = Utf16Counter(0);
-    // Writing to a counter cannot fail and the spec holds only strings, booleans and integers.
-    match serde_json::to_writer(&mut counter, spec) {
-        Ok(()) => counter.0,
-        Err(_) => 0,
     }
 }
 

@@ -2,8 +2,12 @@
 //! answer rule checked) against `serde_json::from_str` of the same JSON into a plain
 //! `#[derive(Deserialize)]` struct of `String` / `Vec<String>` fields, which checks nothing.
 //!
-//! Run with `cargo bench --bench decode`; the last line prints the ratio typed / plain, both
-//! measured in the same run.
+//! It is also compared with the usual generic pipeline: validating the answer's content with
+//! the `jsonschema` crate against the form's native `requestedSchema`, then deserializing the
+//! same plain struct with serde.
+//!
+//! Run with `cargo bench --bench decode`; the last lines print the ratios typed / plain and
+//! jsonschema pipeline / typed, all measured in the same run.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -202,6 +206,14 @@ fn plain() -> PlainResponse {
     serde_json::from_str(black_box(ANSWER)).unwrap()
 }
 
+/// Generic validation: parse the answer, validate its content against the native
+/// `requestedSchema` with `jsonschema`, then deserialize the plain struct.
+fn schema_pipeline(validator: &jsonschema::Validator) -> PlainResponse {
+    let value: serde_json::Value = serde_json::from_str(black_box(ANSWER)).unwrap();
+    assert!(validator.is_valid(&value["content"]));
+    serde_json::from_value(value).unwrap()
+}
+
 /// The fastest of several rounds, per call.
 fn best_per_call(rounds: usize, calls: u32, mut f: impl FnMut()) -> Duration {
     (0..rounds)
@@ -222,6 +234,10 @@ fn main() {
     assert_eq!(r.sections.len(), 4);
     assert_eq!(r.data.len(), 2);
 
+    let schema = serde_json::to_value(form.data().native().requested_schema()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert_eq!(schema_pipeline(&validator).content.sections.len(), 4);
+
     let mut c = Criterion::default().configure_from_args();
     let mut group = c.benchmark_group("decode");
     group.bench_function("typed (derive, all rules)", |b| b.iter(|| typed(&form)));
@@ -229,11 +245,14 @@ fn main() {
     group.bench_function("answer checker only (untyped)", |b| {
         b.iter(|| black_box(form.data().check_response(black_box(ANSWER)).unwrap()))
     });
+    group.bench_function("jsonschema validation + serde plain struct", |b| {
+        b.iter(|| schema_pipeline(&validator))
+    });
     group.finish();
     c.final_summary();
 
     // Interleaved rounds so both sides see the same machine state.
-    let (mut t, mut p, mut k) = (Duration::MAX, Duration::MAX, Duration::MAX);
+    let (mut t, mut p, mut k, mut j) = (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
     for _ in 0..5 {
         t = t.min(best_per_call(5, 20_000, || {
             black_box(typed(&form));
@@ -244,6 +263,9 @@ fn main() {
         k = k.min(best_per_call(5, 20_000, || {
             black_box(form.data().check_response(black_box(ANSWER)).unwrap());
         }));
+        j = j.min(best_per_call(5, 20_000, || {
+            black_box(schema_pipeline(&validator));
+        }));
     }
     let ratio = |a: Duration| a.as_secs_f64() / p.as_secs_f64();
     println!(
@@ -251,7 +273,11 @@ fn main() {
         ratio(k)
     );
     println!(
-        "decode ratio typed / serde_json plain: {:.2}x ({t:?} vs {p:?} per answer)",
+        "decode ratio typed / serde_json plain: {:.2}x ({t:?} vs {p:?} per answer; target <= 1.00x)",
         ratio(t)
+    );
+    println!(
+        "decode ratio jsonschema + serde / typed: {:.2}x faster ({j:?} vs {t:?} per answer; target >= 2.50x)",
+        j.as_secs_f64() / t.as_secs_f64()
     );
 }
