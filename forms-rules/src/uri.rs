@@ -644,14 +644,25 @@ fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
 /// decoded, when it keeps its shape once decoded.
 fn local_path(raw: &str) -> Result<FileUri, Violation> {
     let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
-    let lower = raw.to_ascii_lowercase();
-    if lower.contains("%2f") || lower.contains("%5c") {
+    // One look at the bytes: most paths have no escape, and then the decoded path is the
+    // text itself (no lowercased copy, no decoding pass).
+    let escaped = raw.as_bytes().contains(&b'%');
+    if escaped
+        && raw.as_bytes().windows(3).any(|w| {
+            matches!(w, [b'%', b'2', c] if c | 0x20 == b'f')
+                || matches!(w, [b'%', b'5', c] if c | 0x20 == b'c')
+        })
+    {
         return Err(bad(
             "must not encode a path separator (`%2F` or `%5C`); the decoded path must keep \
              its shape",
         ));
     }
-    let path = percent_decode(raw).ok_or_else(|| bad("must decode to a UTF-8 path"))?;
+    let path = if escaped {
+        percent_decode(raw).ok_or_else(|| bad("must decode to a UTF-8 path"))?
+    } else {
+        raw.to_owned()
+    };
     if path.starts_with("//") {
         return Err(bad(
             "must not start with `//` (a network share); it must name a local absolute path",
@@ -660,7 +671,12 @@ fn local_path(raw: &str) -> Result<FileUri, Violation> {
     if path.split('/').any(|s| s == "." || s == "..") {
         return Err(bad("must not have `.` or `..` path segments"));
     }
-    if let Some(c) = path.chars().find(|c| c.is_control()) {
+    let control = if path.is_ascii() {
+        path.bytes().find(|b| b.is_ascii_control()).map(char::from)
+    } else {
+        path.chars().find(|c| c.is_control())
+    };
+    if let Some(c) = control {
         return Err(bad(&format!(
             "must not contain a control character (U+{:04X}) once decoded",
             u32::from(c)
