@@ -62,6 +62,27 @@ fn fuzz_corpus_structured_inputs_get_their_expected_verdicts() {
     replay("structured", forms_fuzz::targets::structured);
 }
 
+/// The inputs `fuzz/seed.py` seeds the targets with: every form and response of
+/// `tests/corpus` (not committed under `fuzz/corpus`, which keeps only what the fuzzers added).
+#[test]
+fn fuzz_seeds_every_corpus_form_and_response_pass_the_cross_checks() {
+    let mut inputs = 0;
+    for case in forms_fuzz::corpus::cases() {
+        forms_fuzz::targets::data_form(case.form_text.as_bytes());
+        for (response, verdict) in &case.responses {
+            let input = format!("{}\n{response}", case.name);
+            forms_fuzz::targets::answer(input.as_bytes());
+            let checked = forms_fuzz::checks::check_answer_text(&case.form, response);
+            assert_eq!(checked.is_ok(), *verdict, "{}: {response}", case.name);
+            if forms_fuzz::typed::NAMES.contains(&case.name.as_str()) {
+                forms_fuzz::targets::typed(input.as_bytes());
+            }
+            inputs += 1;
+        }
+    }
+    assert!(inputs >= 200, "only {inputs} corpus responses");
+}
+
 /// The answer and typed targets pick their form by a first line naming a corpus case: every
 /// case of `tests/corpus` is reachable, and each derived form equals its case.
 #[test]
