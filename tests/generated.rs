@@ -79,17 +79,24 @@ fn native_rule(bytes: &[u8], kind: Option<&'static str>, check: Check) {
 /// mutation of it that breaks `rule`, which must be refused citing it.
 fn broken(bytes: &[u8], kind: Option<&'static str>, rule: &str) {
     with_form(bytes, kind, |g, form| {
-        for _ in 0..3 {
+        let mut broken = 0;
+        for _ in 0..12 {
             let response = g.answer(form);
             if let Some((bad, rules)) = g.break_rule(form, &response, rule) {
                 expect_refused_answer(form, &bad, &rules);
+                broken += 1;
+                if broken == 3 {
+                    break;
+                }
             }
         }
+        // Declined answers and limits that leave nothing to break are skipped, never all.
+        assert!(broken > 0 || bytes.len() < 64, "no mutation breaks {rule}");
     });
 }
 
 proptest! {
-    #![proptest_config(config(96))]
+    #![proptest_config(config(64))]
 
     #[test]
     fn r1_r27_generated_valid_forms_are_accepted_as_generated(b in bytes()) {
