@@ -28,15 +28,29 @@ use forms_fuzz::targets::{expect_refused_answer, expect_valid_answer, expect_val
 use forms_runtime::data::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use forms_runtime::{DataForm, Outcome};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 /// Characters long strings of a generated form may take in all (small forms: fast cases).
 const BUDGET: usize = 3_000;
 
+/// `cases` cases from a fixed seed, so that `cargo test` is deterministic; set
+/// `PROPTEST_RNG_SEED` (and `PROPTEST_CASES`) to explore further.
 fn config(cases: u32) -> ProptestConfig {
+    let base = ProptestConfig::default();
+    let env = |name: &str| std::env::var_os(name).is_some();
     ProptestConfig {
-        cases,
+        cases: if env("PROPTEST_CASES") {
+            base.cases
+        } else {
+            cases
+        },
+        rng_seed: if env("PROPTEST_RNG_SEED") {
+            base.rng_seed
+        } else {
+            RngSeed::Fixed(0x0f0f_5eed)
+        },
         failure_persistence: None,
-        ..ProptestConfig::default()
+        ..base
     }
 }
 
