@@ -1,0 +1,427 @@
+//! (c) Typed decode vs the untyped checker, on derived forms equal to corpus cases
+//! (`101-derived-report-setup`, `104-derived-all-kinds`, `110-derived-answers-setup`).
+//!
+//! For any response text: `TypedForm::decode` and `DataForm::check_response` give the same
+//! verdict, the same message on refusal, the same action, and the same values (the typed
+//! value written out as the untyped answers' accessors give them); the same holds for
+//! `decode_value` and `check_response_value`, and text and value agree.
+
+use super::json::{self, Json, Parsed};
+use forms_runtime::data::{Image, QuestionSpec, ResourceOption};
+use forms_runtime::{
+    Answers, DataForm, FileRef, FileRefView, Form, FormChoice, FormError, Outcome, TypedForm, Url,
+};
+use std::collections::{BTreeSet, HashSet};
+use std::sync::OnceLock;
+
+#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Format {
+    #[form(title = "PDF", description = "Printable, paginated")]
+    Pdf,
+    #[form(title = "Web page")]
+    Html,
+}
+
+#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[form(rename_all = "kebab-case")]
+enum Section {
+    /// Executive summary
+    ExecutiveSummary,
+    /// Regional breakdown
+    ///
+    /// Revenue and churn per region.
+    RegionalBreakdown,
+    /// Outlook
+    Outlook,
+    #[form(
+        id = "appendix",
+        title = "Appendix",
+        thumbnail = "https://example.com/appendix.png"
+    )]
+    Extra,
+}
+
+/// The design's example (`101-derived-report-setup`).
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Set up your weekly report")]
+struct ReportSetup {
+    /// What would you like to understand?
+    goal: Option<String>,
+    #[form(title = "Report format")]
+    format: Format,
+    #[form(title = "Sections", max_items = 3)]
+    sections: Vec<Section>,
+    #[form(resource, title = "Relevant report templates")]
+    template: Option<Url>,
+    #[form(files, offered, title = "Upload your data", accept = [".csv", "text/csv"])]
+    data: Vec<FileRef>,
+}
+
+/// One field of each shape the derive supports (`104-derived-all-kinds`).
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Everything at once", rename_all = "camelCase")]
+struct AllKinds {
+    /// Project name
+    project_name: String,
+    /// Notes
+    ///
+    /// Anything else we should know.
+    #[form(max_length = 200)]
+    extra_notes: Option<String>,
+    #[form(title = "Format")]
+    format: Format,
+    #[form(title = "Fallback format")]
+    fallback: Option<Format>,
+    #[form(title = "Sections (list)", required, min_items = 2, max_items = 4)]
+    section_list: Vec<Section>,
+    #[form(title = "Sections (ordered set)")]
+    section_tree: BTreeSet<Section>,
+    #[form(title = "Sections (hash set)", id = "hashed")]
+    section_hash: HashSet<Section>,
+    #[form(resource, title = "Template")]
+    template: Url,
+    #[form(resources, title = "Examples", min_items = 1, max_items = 2)]
+    examples: Vec<Url>,
+    #[form(files, title = "Attachments", required, max_items = 3)]
+    attachments: Vec<FileRef>,
+    #[form(files, title = "Images", accept = ["image/*"])]
+    r#images: Vec<FileRef>,
+}
+
+#[derive(Form, Debug, Clone, Copy, PartialEq, Eq)]
+#[form(rename_all = "lowercase")]
+enum Kind {
+    /// PDF
+    Pdf,
+    /// Web page
+    Html,
+    /// Slides
+    Slides,
+}
+
+/// Limits on every kind (`110-derived-answers-setup`).
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Set up your weekly report")]
+struct Setup {
+    /// Goal
+    #[form(max_length = 10)]
+    goal: String,
+    /// Notes
+    notes: Option<String>,
+    /// Format
+    format: Kind,
+    /// Other formats
+    #[form(required, max_items = 2)]
+    others: Vec<Kind>,
+    /// Template
+    #[form(resource)]
+    template: Option<Url>,
+    /// Examples
+    #[form(resources, max_items = 2)]
+    examples: Vec<Url>,
+    /// Data
+    #[form(files, offered, max_items = 2)]
+    data: Vec<FileRef>,
+}
+
+fn templates() -> Vec<ResourceOption> {
+    let mut review = ResourceOption::new(
+        "https://example.com/templates/business-review",
+        "business-review",
+        "Presentation · Business review",
+    );
+    review.mime_type = Some("application/pdf".into());
+    review.icons = Some(vec![Image::new("https://example.com/pdf-logo.png")]);
+    review.thumbnail = Some(Image::new("https://example.com/review.png"));
+    vec![
+        review,
+        ResourceOption::new(
+            "https://example.com/templates/weekly",
+            "weekly",
+            "Document · Weekly update",
+        ),
+    ]
+}
+
+/// A typed value as the untyped accessors show it: answered questions in order, choices by
+/// id, URIs as text, files as `{"uri","path"?}`; empty arrays are left out (a `Vec` cannot
+/// tell `[]` from an omitted answer) and set-typed fields are sorted.
+trait View {
+    fn view(&self) -> Json;
+    /// The ids of the fields whose Rust type is a set.
+    const SETS: &'static [&'static str] = &[];
+}
+
+fn member(out: &mut Vec<(String, Json)>, id: &str, v: Json) {
+    if v != Json::Arr(Vec::new()) {
+        out.push((id.to_owned(), v));
+    }
+}
+
+fn ids<'a, C: FormChoice>(items: impl IntoIterator<Item = &'a C>) -> Json {
+    Json::strs(items.into_iter().map(|c| c.id()))
+}
+
+fn urls<'a>(items: impl IntoIterator<Item = &'a Url>) -> Json {
+    Json::strs(items.into_iter().map(Url::as_str))
+}
+
+fn files(items: &[FileRef]) -> Json {
+    Json::Arr(
+        items
+            .iter()
+            .map(|f| match f {
+                FileRef::Offered(url) => Json::obj([("uri", Json::str(url.as_str()))]),
+                FileRef::Local { uri, path } => Json::obj([
+                    ("uri", Json::str(uri.as_str())),
+                    ("path", Json::str(path.to_str().expect("a UTF-8 path"))),
+                ]),
+            })
+            .collect(),
+    )
+}
+
+fn sorted<'a, C: FormChoice + 'a>(items: impl IntoIterator<Item = &'a C>) -> Json {
+    let mut v: Vec<&str> = items.into_iter().map(|c| c.id()).collect();
+    v.sort_unstable();
+    Json::strs(v)
+}
+
+impl View for ReportSetup {
+    fn view(&self) -> Json {
+        let mut m = Vec::new();
+        if let Some(g) = &self.goal {
+            member(&mut m, "goal", Json::str(g.as_str()));
+        }
+        member(&mut m, "format", Json::str(self.format.id()));
+        member(&mut m, "sections", ids(&self.sections));
+        if let Some(t) = &self.template {
+            member(&mut m, "template", Json::str(t.as_str()));
+        }
+        member(&mut m, "data", files(&self.data));
+        Json::Obj(m)
+    }
+}
+
+impl View for AllKinds {
+    const SETS: &'static [&'static str] = &["sectionTree", "hashed"];
+    fn view(&self) -> Json {
+        let mut m = Vec::new();
+        member(&mut m, "projectName", Json::str(self.project_name.as_str()));
+        if let Some(n) = &self.extra_notes {
+            member(&mut m, "extraNotes", Json::str(n.as_str()));
+        }
+        member(&mut m, "format", Json::str(self.format.id()));
+        if let Some(f) = &self.fallback {
+            member(&mut m, "fallback", Json::str(f.id()));
+        }
+        member(&mut m, "sectionList", ids(&self.section_list));
+        member(&mut m, "sectionTree", sorted(&self.section_tree));
+        member(&mut m, "hashed", sorted(&self.section_hash));
+        member(&mut m, "template", Json::str(self.template.as_str()));
+        member(&mut m, "examples", urls(&self.examples));
+        member(&mut m, "attachments", files(&self.attachments));
+        member(&mut m, "images", files(&self.images));
+        Json::Obj(m)
+    }
+}
+
+impl View for Setup {
+    fn view(&self) -> Json {
+        let mut m = Vec::new();
+        member(&mut m, "goal", Json::str(self.goal.as_str()));
+        if let Some(n) = &self.notes {
+            member(&mut m, "notes", Json::str(n.as_str()));
+        }
+        member(&mut m, "format", Json::str(self.format.id()));
+        member(&mut m, "others", ids(&self.others));
+        if let Some(t) = &self.template {
+            member(&mut m, "template", Json::str(t.as_str()));
+        }
+        member(&mut m, "examples", urls(&self.examples));
+        member(&mut m, "data", files(&self.data));
+        Json::Obj(m)
+    }
+}
+
+/// The untyped answers in the shape of [`View::view`].
+fn untyped_view(form: &DataForm, answers: &Answers<'_>, sets: &[&str]) -> Json {
+    let mut m = Vec::new();
+    for q in form.questions() {
+        let id = q.id.as_str();
+        if !answers.is_answered(id) {
+            continue;
+        }
+        let mut v = match &q.kind {
+            QuestionSpec::Text { .. } => Json::str(answers.text(id).unwrap()),
+            QuestionSpec::SingleSelect { .. } => Json::str(answers.choice(id).unwrap()),
+            QuestionSpec::MultiSelect { .. } => Json::strs(answers.choices(id).unwrap()),
+            QuestionSpec::Resource { .. } => Json::str(answers.resource(id).unwrap()),
+            QuestionSpec::Resources { .. } => Json::strs(answers.resources(id).unwrap()),
+            QuestionSpec::Files { .. } => Json::Arr(
+                answers
+                    .files(id)
+                    .unwrap()
+                    .iter()
+                    .map(|f| match f {
+                        FileRefView::Offered { uri } => Json::obj([("uri", Json::str(*uri))]),
+                        FileRefView::Local { uri, path } => {
+                            Json::obj([("uri", Json::str(*uri)), ("path", Json::str(*path))])
+                        }
+                    })
+                    .collect(),
+            ),
+        };
+        if sets.contains(&id) {
+            if let Json::Arr(items) = &mut v {
+                items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+            }
+        }
+        member(&mut m, id, v);
+    }
+    Json::Obj(m)
+}
+
+fn agree<T: View + std::fmt::Debug>(
+    typed: &Result<Outcome<T>, FormError>,
+    untyped: &Result<Outcome<Answers<'_>>, FormError>,
+    form: &DataForm,
+    input: &str,
+) {
+    let input = super::checks::shown(input);
+    match (typed, untyped) {
+        (Ok(t), Ok(u)) => {
+            assert_eq!(
+                t.action(),
+                u.action(),
+                "typed and untyped actions differ for {input}"
+            );
+            if let (Outcome::Accepted(t), Outcome::Accepted(u)) = (t, u) {
+                assert_eq!(
+                    t.view(),
+                    untyped_view(form, u, T::SETS),
+                    "typed and untyped values differ for {input}"
+                );
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a.message(), b.message(), "the refusals differ for {input}"),
+        (t, u) => panic!(
+            "typed says {:?}, untyped says {:?}, for {input}",
+            t.as_ref().map_err(FormError::message),
+            u.as_ref().map(|_| "accepted").map_err(FormError::message)
+        ),
+    }
+}
+
+fn check<T: Form + View + std::fmt::Debug + PartialEq>(form: &TypedForm<T>, text: &str) {
+    let typed = form.decode(text);
+    agree(&typed, &form.data().check_response(text), form.data(), text);
+    if let Parsed::Value(v) = json::parse(text) {
+        let v = v.to_value();
+        let typed_value = form.decode_value(&v);
+        agree(
+            &typed_value,
+            &form.data().check_response_value(&v),
+            form.data(),
+            text,
+        );
+        match (&typed, &typed_value) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "typed text and value differ"),
+            (Err(_), Err(b)) => {
+                // Messages compared in the value's own key order (a `Value` sorts keys).
+                let same_order = v.to_string();
+                match form.decode(&same_order) {
+                    Err(a) => assert_eq!(
+                        a.message(),
+                        b.message(),
+                        "typed text and value refusals differ for {}",
+                        super::checks::shown(&same_order)
+                    ),
+                    Ok(_) => panic!("typed decode accepts {}", super::checks::shown(&same_order)),
+                }
+            }
+            _ => panic!(
+                "typed text and value verdicts differ for {}",
+                super::checks::shown(text)
+            ),
+        }
+    }
+}
+
+struct Forms {
+    report: TypedForm<ReportSetup>,
+    all: TypedForm<AllKinds>,
+    setup: TypedForm<Setup>,
+}
+
+fn forms() -> &'static Forms {
+    static FORMS: OnceLock<Forms> = OnceLock::new();
+    FORMS.get_or_init(|| {
+        let r = |u: &str| ResourceOption::new(u, "n", "Document · T");
+        let forms = Forms {
+            report: ReportSetup::build(ReportSetupParts {
+                template: templates(),
+                data: vec![ResourceOption::new(
+                    "https://example.com/files/q2.csv",
+                    "q2",
+                    "Spreadsheet · Q2 sales",
+                )],
+            })
+            .unwrap(),
+            all: AllKinds::build(AllKindsParts {
+                template: templates(),
+                examples: templates(),
+            })
+            .unwrap(),
+            setup: Setup::build(SetupParts {
+                template: vec![r("https://example.com/t1"), r("https://example.com/t2")],
+                examples: vec![
+                    r("https://example.com/e1"),
+                    r("https://example.com/e2"),
+                    r("https://example.com/e3"),
+                ],
+                data: vec![r("https://example.com/d1")],
+            })
+            .unwrap(),
+        };
+        for (name, data) in
+            NAMES
+                .iter()
+                .zip([forms.report.data(), forms.all.data(), forms.setup.data()])
+        {
+            assert_eq!(
+                data,
+                &super::corpus::case(name).form,
+                "the derived form differs from {name}"
+            );
+        }
+        forms
+    })
+}
+
+/// The corpus cases the derived forms equal, in order.
+pub const NAMES: [&str; 3] = [
+    "derived-report-setup",
+    "derived-all-kinds",
+    "derived-answers-setup",
+];
+
+/// The data form of the derived form equal to the corpus case `NAMES[i]`.
+pub fn data(i: usize) -> &'static DataForm {
+    let f = forms();
+    match i % 3 {
+        0 => f.report.data(),
+        1 => f.all.data(),
+        _ => f.setup.data(),
+    }
+}
+
+/// Checks `text` against the derived form equal to the corpus case `NAMES[i % 3]`.
+pub fn check_response(i: usize, text: &str) {
+    let f = forms();
+    match i % 3 {
+        0 => check(&f.report, text),
+        1 => check(&f.all, text),
+        _ => check(&f.setup, text),
+    }
+}

@@ -1,0 +1,102 @@
+//! Replays the committed fuzz corpus (`fuzz/corpus/<target>/*`) through the same cross-checks
+//! the cargo-fuzz targets run (`fuzz/src`, included here), on stable Rust: a regression that a
+//! fuzzer once reached fails `cargo test` without nightly.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+#[allow(dead_code)]
+#[path = "../fuzz/src/lib.rs"]
+mod forms_fuzz;
+
+use std::path::Path;
+
+/// Runs `target` on every file of `fuzz/corpus/<name>`; returns how many there were.
+fn replay(name: &str, target: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(name);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    for p in &paths {
+        let data = std::fs::read(p).unwrap();
+        let outcome = std::panic::catch_unwind(|| target(&data));
+        assert!(
+            outcome.is_ok(),
+            "fuzz/corpus/{name}/{} fails",
+            p.file_name().unwrap().to_string_lossy()
+        );
+    }
+    assert!(
+        paths.len() >= 10,
+        "only {} inputs in fuzz/corpus/{name}",
+        paths.len()
+    );
+    paths.len()
+}
+
+#[test]
+fn fuzz_corpus_data_form_text_value_and_round_trip_agree() {
+    replay("data_form", forms_fuzz::targets::data_form);
+}
+
+#[test]
+fn fuzz_corpus_answer_text_value_and_payload_agree() {
+    replay("answer", forms_fuzz::targets::answer);
+}
+
+#[test]
+fn fuzz_corpus_typed_decode_agrees_with_the_checker() {
+    replay("typed", forms_fuzz::targets::typed);
+}
+
+#[test]
+fn fuzz_corpus_structured_inputs_get_their_expected_verdicts() {
+    replay("structured", forms_fuzz::targets::structured);
+}
+
+/// The inputs `fuzz/seed.py` seeds the targets with: every form and response of
+/// `tests/corpus` (not committed under `fuzz/corpus`, which keeps only what the fuzzers added).
+#[test]
+fn fuzz_seeds_every_corpus_form_and_response_pass_the_cross_checks() {
+    let mut inputs = 0;
+    for case in forms_fuzz::corpus::cases() {
+        forms_fuzz::targets::data_form(case.form_text.as_bytes());
+        for (response, verdict) in &case.responses {
+            let input = format!("{}\n{response}", case.name);
+            forms_fuzz::targets::answer(input.as_bytes());
+            let checked = forms_fuzz::checks::check_answer_text(&case.form, response);
+            assert_eq!(checked.is_ok(), *verdict, "{}: {response}", case.name);
+            if forms_fuzz::typed::NAMES.contains(&case.name.as_str()) {
+                forms_fuzz::targets::typed(input.as_bytes());
+            }
+            inputs += 1;
+        }
+    }
+    assert!(inputs >= 200, "only {inputs} corpus responses");
+}
+
+/// The answer and typed targets pick their form by a first line naming a corpus case: every
+/// case of `tests/corpus` is reachable, and each derived form equals its case.
+#[test]
+fn fuzz_inputs_name_every_corpus_form() {
+    for case in forms_fuzz::corpus::cases() {
+        let input = format!("{}\n{{}}", case.name);
+        let (picked, rest) = forms_fuzz::corpus::pick(input.as_bytes());
+        assert_eq!(picked.name, case.name);
+        assert_eq!(rest, b"{}");
+    }
+    for i in 0..3 {
+        assert_eq!(
+            forms_fuzz::typed::data(i),
+            &forms_fuzz::corpus::case(forms_fuzz::typed::NAMES[i]).form
+        );
+    }
+}
