@@ -1,0 +1,426 @@
+//! The scale path: one PostgreSQL database shared by many server instances.
+//!
+//! Writes are compare-and-set transactions (`UPDATE … WHERE version = $expected`); the retry
+//! key row is inserted first, so a concurrent retry with the same key waits on it and then
+//! replays the first result; the responder's membership row is read `FOR SHARE`, so a
+//! revocation cannot slip between the check and the write. Every commit sends `NOTIFY
+//! forms_ask, '<request id>'`; a waiter `LISTEN`s on its own connection.
+
+use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, Watch, Write};
+use crate::error::StoreError;
+use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, NoTls};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// The notification channel.
+const CHANNEL: &str = "forms_ask";
+
+/// The migrations, in order; `forms_ask_schema` records the ones applied.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    "CREATE TABLE members (
+        conversation TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        removed BOOLEAN NOT NULL DEFAULT FALSE,
+        contact_revoked BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (conversation, principal)
+    );
+    CREATE TABLE requests (
+        id TEXT PRIMARY KEY,
+        conversation TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        doc TEXT NOT NULL
+    );
+    CREATE TABLE events (
+        seq BIGSERIAL PRIMARY KEY,
+        request_id TEXT NOT NULL REFERENCES requests(id),
+        doc TEXT NOT NULL
+    );
+    CREATE INDEX events_by_request ON events (request_id, seq);
+    CREATE TABLE idempotency (
+        principal TEXT NOT NULL,
+        retry_key TEXT NOT NULL,
+        input_hash TEXT NOT NULL,
+        result TEXT NOT NULL,
+        PRIMARY KEY (principal, retry_key)
+    );",
+];
+
+/// The PostgreSQL store: a small pool of connections to one database (optionally inside one
+/// schema).
+pub struct PostgresStore {
+    url: String,
+    schema: Option<String>,
+    pool: Mutex<Vec<Client>>,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("location", &self.location())
+            .finish()
+    }
+}
+
+/// The URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let userinfo = url.get(s + 3..at).unwrap_or("");
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!(
+                    "{}{user}:***{}",
+                    url.get(..s + 3).unwrap_or(""),
+                    url.get(at..).unwrap_or("")
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user@host:port/db` or a key=value
+    /// string) and brings the schema up to date.
+    pub fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+        Self::connect_in_schema(url, None)
+    }
+
+    /// Like [`PostgresStore::connect`], keeping the tables in `schema` (created if missing):
+    /// several independent stores in one database, as the tests use.
+    pub fn connect_in_schema(url: &str, schema: Option<&str>) -> Result<PostgresStore, StoreError> {
+        let store = PostgresStore {
+            url: url.to_owned(),
+            schema: schema.map(str::to_owned),
+            pool: Mutex::new(Vec::new()),
+        };
+        let mut client = store.new_client()?;
+        store.migrate(&mut client)?;
+        store.put(client);
+        Ok(store)
+    }
+
+    fn new_client(&self) -> Result<Client, StoreError> {
+        let mut client = Client::connect(&self.url, NoTls).map_err(|e| StoreError::Unusable {
+            location: redact(&self.url),
+            problem: format!("cannot be reached: {e}"),
+        })?;
+        if let Some(schema) = &self.schema {
+            let q = quote_ident(schema);
+            client.batch_execute(&format!(
+                "CREATE SCHEMA IF NOT EXISTS {q}; SET search_path TO {q}"
+            ))?;
+        }
+        Ok(client)
+    }
+
+    fn migrate(&self, client: &mut Client) -> Result<(), StoreError> {
+        let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+        let mut tx = client.transaction()?;
+        // One migrator at a time, across every instance.
+        tx.batch_execute("SELECT pg_advisory_xact_lock(1178686283)")?;
+        let foreign: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM information_schema.tables
+                 WHERE table_schema = current_schema() AND table_name = 'requests'
+                 AND NOT EXISTS (SELECT 1 FROM information_schema.tables
+                                 WHERE table_schema = current_schema()
+                                 AND table_name = 'forms_ask_schema')",
+                &[],
+            )?
+            .get(0);
+        if foreign > 0 {
+            return Err(StoreError::Unusable {
+                location: redact(&self.url),
+                problem: "holds a `requests` table of another program, not a forms-ask schema"
+                    .into(),
+            });
+        }
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS forms_ask_schema (
+                version BIGINT PRIMARY KEY,
+                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )",
+        )?;
+        let current: i64 = tx
+            .query_one(
+                "SELECT coalesce(max(version), 0) FROM forms_ask_schema",
+                &[],
+            )?
+            .get(0);
+        if current > known {
+            return Err(StoreError::NewerSchema {
+                location: redact(&self.url),
+                found: current,
+                known,
+            });
+        }
+        for (n, sql) in MIGRATIONS.iter().enumerate() {
+            let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
+            if version > current {
+                tx.batch_execute(sql)?;
+                tx.execute(
+                    "INSERT INTO forms_ask_schema (version) VALUES ($1)",
+                    &[&version],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn pool(&self) -> Result<MutexGuard<'_, Vec<Client>>, StoreError> {
+        self.pool
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL pool lock is poisoned".into()))
+    }
+
+    fn take(&self) -> Result<Client, StoreError> {
+        let pooled = self.pool()?.pop();
+        match pooled {
+            Some(c) if !c.is_closed() => Ok(c),
+            _ => self.new_client(),
+        }
+    }
+
+    fn put(&self, client: Client) {
+        if let Ok(mut pool) = self.pool() {
+            if pool.len() < 16 && !client.is_closed() {
+                pool.push(client);
+            }
+        }
+    }
+
+    /// Runs `f` on a pooled connection.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut client = self.take()?;
+        let result = f(&mut client);
+        self.put(client);
+        result
+    }
+}
+
+fn version_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Store for PostgresStore {
+    fn location(&self) -> String {
+        redact(&self.url)
+    }
+
+    fn load(&self, id: &RequestId) -> Result<Option<Request>, StoreError> {
+        self.with(|c| {
+            let row = c.query_opt("SELECT doc FROM requests WHERE id = $1", &[&id.as_str()])?;
+            row.map(|r| from_doc(r.get::<_, &str>(0))).transpose()
+        })
+    }
+
+    fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError> {
+        self.with(|c| {
+            c.query(
+                "SELECT doc FROM events WHERE request_id = $1 ORDER BY seq",
+                &[&id.as_str()],
+            )?
+            .iter()
+            .map(|r| from_doc(r.get::<_, &str>(0)))
+            .collect()
+        })
+    }
+
+    fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError> {
+        self.with(|c| {
+            c.query(
+                "SELECT principal, removed, contact_revoked FROM members
+                 WHERE conversation = $1 ORDER BY principal",
+                &[&conversation.as_str()],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(Member {
+                    principal: Principal::new(r.get::<_, String>(0))
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    removed: r.get(1),
+                    contact_revoked: r.get(2),
+                })
+            })
+            .collect()
+        })
+    }
+
+    fn change_member(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        change: MemberChange,
+    ) -> Result<(), StoreError> {
+        let sql = match change {
+            MemberChange::Join => {
+                "INSERT INTO members (conversation, principal) VALUES ($1, $2)
+                 ON CONFLICT (conversation, principal)
+                 DO UPDATE SET removed = FALSE, contact_revoked = FALSE"
+            }
+            MemberChange::Remove => {
+                "INSERT INTO members (conversation, principal, removed) VALUES ($1, $2, TRUE)
+                 ON CONFLICT (conversation, principal) DO UPDATE SET removed = TRUE"
+            }
+            MemberChange::RevokeContact => {
+                "INSERT INTO members (conversation, principal, removed, contact_revoked)
+                 VALUES ($1, $2, TRUE, TRUE)
+                 ON CONFLICT (conversation, principal) DO UPDATE SET contact_revoked = TRUE"
+            }
+            MemberChange::RestoreContact => {
+                "UPDATE members SET contact_revoked = FALSE
+                 WHERE conversation = $1 AND principal = $2"
+            }
+        };
+        self.with(|c| {
+            c.execute(sql, &[&conversation.as_str(), &principal.as_str()])?;
+            Ok(())
+        })
+    }
+
+    fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
+        self.with(|c| {
+            Ok(c.query_opt(
+                "SELECT input_hash, result FROM idempotency
+                     WHERE principal = $1 AND retry_key = $2",
+                &[&principal.as_str(), &key],
+            )?
+            .map(|r| Recorded {
+                input_hash: r.get(0),
+                result: r.get(1),
+            }))
+        })
+    }
+
+    fn commit(&self, commit: &Commit) -> Result<Committed, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            if let Some((principal, key, record)) = &commit.retry {
+                let inserted = tx.execute(
+                    "INSERT INTO idempotency (principal, retry_key, input_hash, result)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    &[&principal.as_str(), key, &record.input_hash, &record.result],
+                )?;
+                if inserted == 0 {
+                    let first = tx.query_one(
+                        "SELECT input_hash, result FROM idempotency
+                         WHERE principal = $1 AND retry_key = $2",
+                        &[&principal.as_str(), key],
+                    )?;
+                    return Ok(Committed::Replayed(Recorded {
+                        input_hash: first.get(0),
+                        result: first.get(1),
+                    }));
+                }
+            }
+            if let Some((conversation, principal)) = &commit.eligible {
+                let active = tx.query_opt(
+                    "SELECT NOT removed AND NOT contact_revoked FROM members
+                     WHERE conversation = $1 AND principal = $2 FOR SHARE",
+                    &[&conversation.as_str(), &principal.as_str()],
+                )?;
+                if active.map(|r| r.get::<_, bool>(0)) != Some(true) {
+                    return Ok(Committed::NotEligible);
+                }
+            }
+            let mut touched: Vec<&str> = Vec::new();
+            for write in &commit.writes {
+                let r = write.request();
+                let doc = to_doc(r)?;
+                let version = version_i64(r.version);
+                match write {
+                    Write::Insert(_) => {
+                        tx.execute(
+                            "INSERT INTO requests (id, conversation, version, state, doc)
+                             VALUES ($1, $2, $3, $4, $5)",
+                            &[
+                                &r.id.as_str(),
+                                &r.conversation.as_str(),
+                                &version,
+                                &r.state.as_str(),
+                                &doc,
+                            ],
+                        )?;
+                    }
+                    Write::Update { expected, .. } => {
+                        let changed = tx.execute(
+                            "UPDATE requests SET version = $2, state = $3, doc = $4
+                             WHERE id = $1 AND version = $5",
+                            &[
+                                &r.id.as_str(),
+                                &version,
+                                &r.state.as_str(),
+                                &doc,
+                                &version_i64(*expected),
+                            ],
+                        )?;
+                        if changed != 1 {
+                            return Ok(Committed::VersionConflict(r.id.clone()));
+                        }
+                    }
+                }
+                touched.push(r.id.as_str());
+            }
+            for event in &commit.events {
+                tx.execute(
+                    "INSERT INTO events (request_id, doc) VALUES ($1, $2)",
+                    &[&event.request.as_str(), &to_doc(event)?],
+                )?;
+                if !touched.contains(&event.request.as_str()) {
+                    touched.push(event.request.as_str());
+                }
+            }
+            for id in touched {
+                tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &id])?;
+            }
+            tx.commit()?;
+            Ok(Committed::Done)
+        })
+    }
+
+    fn watch(&self, id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
+        let mut client = self.new_client()?;
+        client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+        Ok(Box::new(PgWatch {
+            client,
+            id: id.as_str().to_owned(),
+        }))
+    }
+}
+
+/// A waiter's own connection, listening on the channel.
+struct PgWatch {
+    client: Client,
+    id: String,
+}
+
+impl Watch for PgWatch {
+    fn wait(&mut self, until: Instant) -> Result<(), StoreError> {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            let mut notifications = self.client.notifications();
+            let mut iter = notifications.timeout_iter(left);
+            match iter.next()? {
+                None => return Ok(()),
+                Some(n) if n.payload() == self.id => return Ok(()),
+                Some(_) => {}
+            }
+        }
+    }
+}
