@@ -117,6 +117,9 @@ impl AskError {
             AskError::InvalidInput(_) => "invalid_input",
             AskError::RetryKeyReused { .. } => "retry_key_reused",
             AskError::ActionRefused(_) => "action_refused",
+            AskError::Store(StoreError::Unusable { .. } | StoreError::NewerSchema { .. }) => {
+                "store_unusable"
+            }
             AskError::Store(_) => "store",
         }
     }

@@ -55,6 +55,7 @@ pub struct PostgresStore {
     url: String,
     schema: Option<String>,
     pool: Mutex<Vec<Client>>,
+    pause_before_commit: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -101,11 +102,20 @@ impl PostgresStore {
             url: url.to_owned(),
             schema: schema.map(str::to_owned),
             pool: Mutex::new(Vec::new()),
+            pause_before_commit: None,
         };
         let mut client = store.new_client()?;
         store.migrate(&mut client)?;
         store.put(client);
         Ok(store)
+    }
+
+    /// Sleeps this long inside every write transaction, before the commit: lets fault tests
+    /// kill a process mid-transaction.
+    #[doc(hidden)]
+    pub fn pause_before_commit(mut self, pause: std::time::Duration) -> Self {
+        self.pause_before_commit = Some(pause);
+        self
     }
 
     fn new_client(&self) -> Result<Client, StoreError> {
@@ -385,6 +395,9 @@ impl Store for PostgresStore {
             }
             for id in touched {
                 tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &id])?;
+            }
+            if let Some(pause) = self.pause_before_commit {
+                std::thread::sleep(pause);
             }
             tx.commit()?;
             Ok(Committed::Done)
