@@ -62,7 +62,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let run_id = std::process::id();
             let chat = ConversationId::new(format!("release-{run_id}"))?;
             let asks = Asks::open_location(&db)?;
-            let [agent, ana, bob] = ["agent", "ana", "bob"].map(|n| Principal::new(n));
+            let [agent, ana, bob] = ["agent", "ana", "bob"].map(Principal::new);
             let (agent, ana, bob) = (agent?, ana?, bob?);
             for p in [&agent, &ana, &bob] {
                 asks.join(&chat, p)?;
