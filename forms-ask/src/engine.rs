@@ -339,11 +339,20 @@ impl AsPrincipal<'_> {
                 )))
             })
         };
-        if let Some(first) = self.store().recorded(&self.me, key.as_str())? {
-            return replay(first);
-        }
+        // Plan first: the commit checks the retry key atomically, so a write that goes
+        // through needs no extra read. A refused plan may be the retry of a write that went
+        // through (the request has moved on since): then its first result is replayed.
         let now = self.asks.now();
-        let plan = plan(now)?;
+        let plan = match plan(now) {
+            Ok(plan) => plan,
+            Err(e @ AskError::Store(_)) => return Err(e),
+            Err(e) => {
+                return match self.store().recorded(&self.me, key.as_str())? {
+                    Some(first) => replay(first),
+                    None => Err(e),
+                }
+            }
+        };
         let result = serde_json::to_string(&plan.result)
             .map_err(|e| AskError::Store(StoreError::Corrupt(e.to_string())))?;
         let commit = Commit {

@@ -10,9 +10,14 @@ use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, 
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls};
+use postgres::{Client, NoTls, Statement};
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
+
+/// Reads a retry key's record.
+const RECORDED: &str =
+    "SELECT input_hash, result FROM idempotency WHERE principal = $1 AND retry_key = $2";
 
 /// The notification channel.
 const CHANNEL: &str = "forms_ask";
@@ -49,12 +54,30 @@ const MIGRATIONS: &[&str] = &[
     );",
 ];
 
+/// A pooled connection and its prepared statements (one round trip per statement after the
+/// first use, instead of a parse on every call).
+struct Conn {
+    client: Client,
+    statements: HashMap<&'static str, Statement>,
+}
+
+impl Conn {
+    fn prepare(&mut self, sql: &'static str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql)?;
+        self.statements.insert(sql, s.clone());
+        Ok(s)
+    }
+}
+
 /// The PostgreSQL store: a small pool of connections to one database (optionally inside one
 /// schema).
 pub struct PostgresStore {
     url: String,
     schema: Option<String>,
-    pool: Mutex<Vec<Client>>,
+    pool: Mutex<Vec<Conn>>,
     pause_before_commit: Option<std::time::Duration>,
 }
 
@@ -106,7 +129,10 @@ impl PostgresStore {
         };
         let mut client = store.new_client()?;
         store.migrate(&mut client)?;
-        store.put(client);
+        store.put(Conn {
+            client,
+            statements: HashMap::new(),
+        });
         Ok(store)
     }
 
@@ -187,36 +213,36 @@ impl PostgresStore {
         Ok(())
     }
 
-    fn pool(&self) -> Result<MutexGuard<'_, Vec<Client>>, StoreError> {
+    fn pool(&self) -> Result<MutexGuard<'_, Vec<Conn>>, StoreError> {
         self.pool
             .lock()
             .map_err(|_| StoreError::Other("the PostgreSQL pool lock is poisoned".into()))
     }
 
-    fn take(&self) -> Result<Client, StoreError> {
+    fn take(&self) -> Result<Conn, StoreError> {
         let pooled = self.pool()?.pop();
         match pooled {
-            Some(c) if !c.is_closed() => Ok(c),
-            _ => self.new_client(),
+            Some(c) if !c.client.is_closed() => Ok(c),
+            _ => Ok(Conn {
+                client: self.new_client()?,
+                statements: HashMap::new(),
+            }),
         }
     }
 
-    fn put(&self, client: Client) {
+    fn put(&self, conn: Conn) {
         if let Ok(mut pool) = self.pool() {
-            if pool.len() < 16 && !client.is_closed() {
-                pool.push(client);
+            if pool.len() < 16 && !conn.client.is_closed() {
+                pool.push(conn);
             }
         }
     }
 
     /// Runs `f` on a pooled connection.
-    fn with<T>(
-        &self,
-        f: impl FnOnce(&mut Client) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let mut client = self.take()?;
-        let result = f(&mut client);
-        self.put(client);
+    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut conn = self.take()?;
+        let result = f(&mut conn);
+        self.put(conn);
         result
     }
 }
@@ -232,40 +258,41 @@ impl Store for PostgresStore {
 
     fn load(&self, id: &RequestId) -> Result<Option<Request>, StoreError> {
         self.with(|c| {
-            let row = c.query_opt("SELECT doc FROM requests WHERE id = $1", &[&id.as_str()])?;
+            let st = c.prepare("SELECT doc FROM requests WHERE id = $1")?;
+            let row = c.client.query_opt(&st, &[&id.as_str()])?;
             row.map(|r| from_doc(r.get::<_, &str>(0))).transpose()
         })
     }
 
     fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError> {
         self.with(|c| {
-            c.query(
-                "SELECT doc FROM events WHERE request_id = $1 ORDER BY seq",
-                &[&id.as_str()],
-            )?
-            .iter()
-            .map(|r| from_doc(r.get::<_, &str>(0)))
-            .collect()
+            let st = c.prepare("SELECT doc FROM events WHERE request_id = $1 ORDER BY seq")?;
+            c.client
+                .query(&st, &[&id.as_str()])?
+                .iter()
+                .map(|r| from_doc(r.get::<_, &str>(0)))
+                .collect()
         })
     }
 
     fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError> {
         self.with(|c| {
-            c.query(
+            let st = c.prepare(
                 "SELECT principal, removed, contact_revoked FROM members
                  WHERE conversation = $1 ORDER BY principal",
-                &[&conversation.as_str()],
-            )?
-            .iter()
-            .map(|r| {
-                Ok(Member {
-                    principal: Principal::new(r.get::<_, String>(0))
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                    removed: r.get(1),
-                    contact_revoked: r.get(2),
+            )?;
+            c.client
+                .query(&st, &[&conversation.as_str()])?
+                .iter()
+                .map(|r| {
+                    Ok(Member {
+                        principal: Principal::new(r.get::<_, String>(0))
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        removed: r.get(1),
+                        contact_revoked: r.get(2),
+                    })
                 })
-            })
-            .collect()
+                .collect()
         })
     }
 
@@ -296,40 +323,54 @@ impl Store for PostgresStore {
             }
         };
         self.with(|c| {
-            c.execute(sql, &[&conversation.as_str(), &principal.as_str()])?;
+            let st = c.prepare(sql)?;
+            c.client
+                .execute(&st, &[&conversation.as_str(), &principal.as_str()])?;
             Ok(())
         })
     }
 
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
         self.with(|c| {
-            Ok(c.query_opt(
-                "SELECT input_hash, result FROM idempotency
-                     WHERE principal = $1 AND retry_key = $2",
-                &[&principal.as_str(), &key],
-            )?
-            .map(|r| Recorded {
-                input_hash: r.get(0),
-                result: r.get(1),
-            }))
+            let st = c.prepare(RECORDED)?;
+            Ok(c.client
+                .query_opt(&st, &[&principal.as_str(), &key])?
+                .map(|r| Recorded {
+                    input_hash: r.get(0),
+                    result: r.get(1),
+                }))
         })
     }
 
     fn commit(&self, commit: &Commit) -> Result<Committed, StoreError> {
         self.with(|c| {
-            let mut tx = c.transaction()?;
+            let record_key = c.prepare(
+                "INSERT INTO idempotency (principal, retry_key, input_hash, result)
+                 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            )?;
+            let recorded = c.prepare(RECORDED)?;
+            let member = c.prepare(
+                "SELECT NOT removed AND NOT contact_revoked FROM members
+                 WHERE conversation = $1 AND principal = $2 FOR SHARE",
+            )?;
+            let insert = c.prepare(
+                "INSERT INTO requests (id, conversation, version, state, doc)
+                 VALUES ($1, $2, $3, $4, $5)",
+            )?;
+            let update = c.prepare(
+                "UPDATE requests SET version = $2, state = $3, doc = $4
+                 WHERE id = $1 AND version = $5",
+            )?;
+            let add_event = c.prepare("INSERT INTO events (request_id, doc) VALUES ($1, $2)")?;
+            let notify = c.prepare("SELECT pg_notify($1, $2)")?;
+            let mut tx = c.client.transaction()?;
             if let Some((principal, key, record)) = &commit.retry {
                 let inserted = tx.execute(
-                    "INSERT INTO idempotency (principal, retry_key, input_hash, result)
-                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    &record_key,
                     &[&principal.as_str(), key, &record.input_hash, &record.result],
                 )?;
                 if inserted == 0 {
-                    let first = tx.query_one(
-                        "SELECT input_hash, result FROM idempotency
-                         WHERE principal = $1 AND retry_key = $2",
-                        &[&principal.as_str(), key],
-                    )?;
+                    let first = tx.query_one(&recorded, &[&principal.as_str(), key])?;
                     return Ok(Committed::Replayed(Recorded {
                         input_hash: first.get(0),
                         result: first.get(1),
@@ -337,11 +378,8 @@ impl Store for PostgresStore {
                 }
             }
             if let Some((conversation, principal)) = &commit.eligible {
-                let active = tx.query_opt(
-                    "SELECT NOT removed AND NOT contact_revoked FROM members
-                     WHERE conversation = $1 AND principal = $2 FOR SHARE",
-                    &[&conversation.as_str(), &principal.as_str()],
-                )?;
+                let active =
+                    tx.query_opt(&member, &[&conversation.as_str(), &principal.as_str()])?;
                 if active.map(|r| r.get::<_, bool>(0)) != Some(true) {
                     return Ok(Committed::NotEligible);
                 }
@@ -354,8 +392,7 @@ impl Store for PostgresStore {
                 match write {
                     Write::Insert(_) => {
                         tx.execute(
-                            "INSERT INTO requests (id, conversation, version, state, doc)
-                             VALUES ($1, $2, $3, $4, $5)",
+                            &insert,
                             &[
                                 &r.id.as_str(),
                                 &r.conversation.as_str(),
@@ -367,8 +404,7 @@ impl Store for PostgresStore {
                     }
                     Write::Update { expected, .. } => {
                         let changed = tx.execute(
-                            "UPDATE requests SET version = $2, state = $3, doc = $4
-                             WHERE id = $1 AND version = $5",
+                            &update,
                             &[
                                 &r.id.as_str(),
                                 &version,
@@ -385,16 +421,13 @@ impl Store for PostgresStore {
                 touched.push(r.id.as_str());
             }
             for event in &commit.events {
-                tx.execute(
-                    "INSERT INTO events (request_id, doc) VALUES ($1, $2)",
-                    &[&event.request.as_str(), &to_doc(event)?],
-                )?;
+                tx.execute(&add_event, &[&event.request.as_str(), &to_doc(event)?])?;
                 if !touched.contains(&event.request.as_str()) {
                     touched.push(event.request.as_str());
                 }
             }
             for id in touched {
-                tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &id])?;
+                tx.execute(&notify, &[&CHANNEL, &id])?;
             }
             if let Some(pause) = self.pause_before_commit {
                 std::thread::sleep(pause);
