@@ -1,10 +1,12 @@
 //! The scale path: one PostgreSQL database shared by many server instances.
 //!
-//! Writes are compare-and-set transactions (`UPDATE … WHERE version = $expected`); the retry
-//! key row is inserted first, so a concurrent retry with the same key waits on it and then
+//! A write is one call of the `forms_ask_commit` function (migration 2): one round trip and
+//! one statement, so it is atomic without a client-side transaction. Inside it the retry-key
+//! row is inserted first, so a concurrent retry with the same key waits on it and then
 //! replays the first result; the responder's membership row is read `FOR SHARE`, so a
-//! revocation cannot slip between the check and the write. Every commit sends `NOTIFY
-//! forms_ask, '<request id>'`; a waiter `LISTEN`s on its own connection.
+//! revocation cannot slip between the check and the write; updates are compare-and-set
+//! (`UPDATE … WHERE version = expected`). Every write sends `NOTIFY forms_ask, '<request
+//! id>'`; a waiter `LISTEN`s on its own connection.
 
 use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, Watch, Write};
 use crate::error::StoreError;
@@ -52,6 +54,57 @@ const MIGRATIONS: &[&str] = &[
         result TEXT NOT NULL,
         PRIMARY KEY (principal, retry_key)
     );",
+    // 2: one commit, one round trip. The retry key is inserted first (a concurrent retry
+    // with the same key waits on it, then replays); a refusal raises FA001 (version
+    // conflict, the request ID in the message) or FA002 (not eligible), which undoes all.
+    "CREATE FUNCTION forms_ask_commit(
+        p_principal TEXT, p_key TEXT, p_hash TEXT, p_result TEXT,
+        p_conversation TEXT, p_member TEXT,
+        w_id TEXT[], w_conversation TEXT[], w_version BIGINT[], w_state TEXT[],
+        w_doc TEXT[], w_expected BIGINT[],
+        e_request TEXT[], e_doc TEXT[]
+    ) RETURNS TABLE (replayed_hash TEXT, replayed_result TEXT) LANGUAGE plpgsql AS $fn$
+    DECLARE
+        i INT;
+        active BOOLEAN;
+    BEGIN
+        IF p_key IS NOT NULL THEN
+            INSERT INTO idempotency (principal, retry_key, input_hash, result)
+            VALUES (p_principal, p_key, p_hash, p_result) ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT d.input_hash, d.result FROM idempotency d
+                    WHERE d.principal = p_principal AND d.retry_key = p_key;
+                RETURN;
+            END IF;
+        END IF;
+        IF p_member IS NOT NULL THEN
+            SELECT NOT m.removed AND NOT m.contact_revoked INTO active FROM members m
+                WHERE m.conversation = p_conversation AND m.principal = p_member FOR SHARE;
+            IF active IS NOT TRUE THEN
+                RAISE EXCEPTION 'not eligible' USING ERRCODE = 'FA002';
+            END IF;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(w_id, 1), 0) LOOP
+            IF w_expected[i] IS NULL THEN
+                INSERT INTO requests (id, conversation, version, state, doc)
+                VALUES (w_id[i], w_conversation[i], w_version[i], w_state[i], w_doc[i]);
+            ELSE
+                UPDATE requests SET version = w_version[i], state = w_state[i], doc = w_doc[i]
+                    WHERE id = w_id[i] AND version = w_expected[i];
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION '%', w_id[i] USING ERRCODE = 'FA001';
+                END IF;
+            END IF;
+            PERFORM pg_notify('forms_ask', w_id[i]);
+        END LOOP;
+        FOR i IN 1 .. coalesce(array_length(e_request, 1), 0) LOOP
+            INSERT INTO events (request_id, doc) VALUES (e_request[i], e_doc[i]);
+            IF NOT (e_request[i] = ANY (coalesce(w_id, '{}'))) THEN
+                PERFORM pg_notify('forms_ask', e_request[i]);
+            END IF;
+        END LOOP;
+    END
+    $fn$;",
 ];
 
 /// A pooled connection and its prepared statements (one round trip per statement after the
@@ -343,97 +396,104 @@ impl Store for PostgresStore {
     }
 
     fn commit(&self, commit: &Commit) -> Result<Committed, StoreError> {
+        let (principal, key, hash, result) = match &commit.retry {
+            Some((p, k, r)) => (
+                Some(p.as_str()),
+                Some(k.as_str()),
+                Some(r.input_hash.as_str()),
+                Some(r.result.as_str()),
+            ),
+            None => (None, None, None, None),
+        };
+        let (conversation, member) = match &commit.eligible {
+            Some((c, p)) => (Some(c.as_str()), Some(p.as_str())),
+            None => (None, None),
+        };
+        let mut w_id = Vec::new();
+        let mut w_conversation = Vec::new();
+        let mut w_version = Vec::new();
+        let mut w_state = Vec::new();
+        let mut w_doc = Vec::new();
+        let mut w_expected: Vec<Option<i64>> = Vec::new();
+        for write in &commit.writes {
+            let r = write.request();
+            w_id.push(r.id.as_str());
+            w_conversation.push(r.conversation.as_str());
+            w_version.push(version_i64(r.version));
+            w_state.push(r.state.as_str());
+            w_doc.push(to_doc(r)?);
+            w_expected.push(match write {
+                Write::Insert(_) => None,
+                Write::Update { expected, .. } => Some(version_i64(*expected)),
+            });
+        }
+        let e_request: Vec<&str> = commit.events.iter().map(|e| e.request.as_str()).collect();
+        let e_doc = commit
+            .events
+            .iter()
+            .map(to_doc)
+            .collect::<Result<Vec<_>, _>>()?;
         self.with(|c| {
-            let record_key = c.prepare(
-                "INSERT INTO idempotency (principal, retry_key, input_hash, result)
-                 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            let call = c.prepare(
+                "SELECT * FROM forms_ask_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                                                $12, $13, $14)",
             )?;
-            let recorded = c.prepare(RECORDED)?;
-            let member = c.prepare(
-                "SELECT NOT removed AND NOT contact_revoked FROM members
-                 WHERE conversation = $1 AND principal = $2 FOR SHARE",
-            )?;
-            let insert = c.prepare(
-                "INSERT INTO requests (id, conversation, version, state, doc)
-                 VALUES ($1, $2, $3, $4, $5)",
-            )?;
-            let update = c.prepare(
-                "UPDATE requests SET version = $2, state = $3, doc = $4
-                 WHERE id = $1 AND version = $5",
-            )?;
-            let add_event = c.prepare("INSERT INTO events (request_id, doc) VALUES ($1, $2)")?;
-            let notify = c.prepare("SELECT pg_notify($1, $2)")?;
-            let mut tx = c.client.transaction()?;
-            if let Some((principal, key, record)) = &commit.retry {
-                let inserted = tx.execute(
-                    &record_key,
-                    &[&principal.as_str(), key, &record.input_hash, &record.result],
-                )?;
-                if inserted == 0 {
-                    let first = tx.query_one(&recorded, &[&principal.as_str(), key])?;
-                    return Ok(Committed::Replayed(Recorded {
-                        input_hash: first.get(0),
-                        result: first.get(1),
-                    }));
-                }
-            }
-            if let Some((conversation, principal)) = &commit.eligible {
-                let active =
-                    tx.query_opt(&member, &[&conversation.as_str(), &principal.as_str()])?;
-                if active.map(|r| r.get::<_, bool>(0)) != Some(true) {
-                    return Ok(Committed::NotEligible);
-                }
-            }
-            let mut touched: Vec<&str> = Vec::new();
-            for write in &commit.writes {
-                let r = write.request();
-                let doc = to_doc(r)?;
-                let version = version_i64(r.version);
-                match write {
-                    Write::Insert(_) => {
-                        tx.execute(
-                            &insert,
-                            &[
-                                &r.id.as_str(),
-                                &r.conversation.as_str(),
-                                &version,
-                                &r.state.as_str(),
-                                &doc,
-                            ],
-                        )?;
+            let params: [&(dyn postgres::types::ToSql + Sync); 14] = [
+                &principal,
+                &key,
+                &hash,
+                &result,
+                &conversation,
+                &member,
+                &w_id,
+                &w_conversation,
+                &w_version,
+                &w_state,
+                &w_doc,
+                &w_expected,
+                &e_request,
+                &e_doc,
+            ];
+            let outcome = match self.pause_before_commit {
+                None => c.client.query(&call, &params),
+                Some(pause) => {
+                    // Fault tests: the same writes inside an explicit transaction that
+                    // waits before its commit.
+                    let mut tx = c.client.transaction()?;
+                    let rows = tx.query(&call, &params);
+                    if rows.is_ok() {
+                        std::thread::sleep(pause);
+                        tx.commit()?;
                     }
-                    Write::Update { expected, .. } => {
-                        let changed = tx.execute(
-                            &update,
-                            &[
-                                &r.id.as_str(),
-                                &version,
-                                &r.state.as_str(),
-                                &doc,
-                                &version_i64(*expected),
-                            ],
-                        )?;
-                        if changed != 1 {
-                            return Ok(Committed::VersionConflict(r.id.clone()));
+                    rows
+                }
+            };
+            match outcome {
+                Ok(rows) => Ok(match rows.first() {
+                    Some(row) => Committed::Replayed(Recorded {
+                        input_hash: row.get(0),
+                        result: row.get(1),
+                    }),
+                    None => Committed::Done,
+                }),
+                Err(e) => {
+                    let code = e.code().map(|c| c.code().to_owned());
+                    match code.as_deref() {
+                        Some("FA001") => {
+                            let id = e
+                                .as_db_error()
+                                .map(|d| d.message().to_owned())
+                                .unwrap_or_default();
+                            Ok(Committed::VersionConflict(
+                                RequestId::new(id)
+                                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                            ))
                         }
+                        Some("FA002") => Ok(Committed::NotEligible),
+                        _ => Err(StoreError::Postgres(e)),
                     }
                 }
-                touched.push(r.id.as_str());
             }
-            for event in &commit.events {
-                tx.execute(&add_event, &[&event.request.as_str(), &to_doc(event)?])?;
-                if !touched.contains(&event.request.as_str()) {
-                    touched.push(event.request.as_str());
-                }
-            }
-            for id in touched {
-                tx.execute(&notify, &[&CHANNEL, &id])?;
-            }
-            if let Some(pause) = self.pause_before_commit {
-                std::thread::sleep(pause);
-            }
-            tx.commit()?;
-            Ok(Committed::Done)
         })
     }
 
