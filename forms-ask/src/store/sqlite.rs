@@ -39,9 +39,9 @@ const MIGRATIONS: &[&str] = &[
         version INTEGER NOT NULL,
         state TEXT NOT NULL,
         doc TEXT NOT NULL
-    );
+    ) WITHOUT ROWID;
     CREATE TABLE events (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER PRIMARY KEY, -- rows are never deleted, so rowids only grow
         request_id TEXT NOT NULL REFERENCES requests(id),
         doc TEXT NOT NULL
     );
