@@ -5,6 +5,8 @@
 //! forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
 //! forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
 //! forms descriptor                    the MCP tool descriptor
+//! forms ask open|show|respond|wait|cancel|replace|supersede|message|log|join|remove|revoke
+//!           --db PATH|URL …            durable requested replies (see `forms --help`)
 //! ```
 //!
 //! A missing `FILE` (or `-`) means standard input. Every result is one line of compact JSON
@@ -21,6 +23,8 @@
 //!   unreadable file) or a failure to write the output; a message goes to standard error.
 #![forbid(unsafe_code)]
 
+mod ask;
+
 use forms_runtime::mcp::{tool_descriptor, ToolResult};
 use forms_runtime::rules::Rule;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
@@ -36,6 +40,22 @@ usage:
   forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
   forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
   forms descriptor                    the MCP tool descriptor
+  forms ask open      --db DB --as P --conversation C --body TEXT --key K
+                      [--kind question|approval|task] [--title T] [--choice X]...
+                      [--audience P]... [--expires RFC3339] [--action JSON]
+  forms ask show      --db DB --as P ID
+  forms ask respond   --db DB --as P ID --version N --outcome O [--answer A] --key K
+  forms ask wait      --db DB --as P ID [--timeout SECONDS]      (default 30)
+  forms ask cancel    --db DB --as P ID --version N --key K
+  forms ask replace   --db DB --as P ID --version N [--body TEXT] [--title T]
+                      [--expires RFC3339] --key K
+  forms ask supersede --db DB --as P ID --version N --key K
+  forms ask message   --db DB --as P ID --text TEXT --key K
+  forms ask log       --db DB --as P ID
+  forms ask join|remove|revoke --db DB --conversation C PRINCIPAL...
+  DB is a SQLite file path or a postgres:// URL. A request prints as JSON with its wire
+  `expires_at` (9999-01-01T00:00:00Z for none) and `deadline` (null for none). A refusal
+  exits 1 with {\"error\":{\"code\":...,\"message\":...}} (and `latest` for a conflict).
   forms --help                        this text
   forms --version                     the version
 
@@ -85,11 +105,12 @@ enum Command {
     Native(Input),
     Answer { form: Input, response: Input },
     Descriptor,
+    Ask(ask::AskCommand),
 }
 
 /// A usage error: the message printed before the usage text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Usage(String);
+pub(crate) struct Usage(pub(crate) String);
 
 fn is_help(arg: &OsStr) -> bool {
     arg == "--help" || arg == "-h"
@@ -196,6 +217,7 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),
         Some("answer") => answer_inputs(rest),
+        Some("ask") => ask::parse(rest).map(Command::Ask),
         Some("descriptor") => match rest.first() {
             None => Ok(Command::Descriptor),
             Some(a) => Err(Usage(format!(
@@ -213,6 +235,8 @@ enum Outcome {
     Done(String),
     /// A contract failure, exit 1.
     Failed(FormError),
+    /// A refused `ask` operation, exit 1, with its JSON line.
+    Refused(String),
 }
 
 /// Serializes `value` as compact JSON. The values printed here hold only strings, numbers,
@@ -268,6 +292,11 @@ fn load_form(input: &Input) -> Result<Result<DataForm, FormError>, Usage> {
 
 fn run(command: Command) -> Result<Outcome, Usage> {
     Ok(match command {
+        Command::Ask(c) => match ask::run(&c) {
+            Ok(line) => Outcome::Done(line),
+            Err(ask::Failure::Refused(line)) => Outcome::Refused(line),
+            Err(ask::Failure::Usage(u)) => return Err(u),
+        },
         Command::Help => Outcome::Done(String::new()),
         Command::Version => Outcome::Done(format!("forms {}", env!("CARGO_PKG_VERSION"))),
         Command::Descriptor => to_json(&tool_descriptor(), Document::Arguments),
@@ -322,6 +351,7 @@ fn main() -> ExitCode {
             ToolResult::from_error(&e).text().to_owned(),
             ExitCode::from(1),
         ),
+        Ok(Outcome::Refused(line)) => (line, ExitCode::from(1)),
         Err(Usage(message)) => return usage_error(&message),
     };
     match print_line(&line) {

@@ -1,0 +1,970 @@
+//! The engine: every rule of a request's life, decided here and applied through a [`Store`].
+
+use crate::error::{ActionRefusal, AskError, Ineligible, StoreError};
+use crate::model::{
+    AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member, NewRequest,
+    Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId, RetryKey,
+    State,
+};
+use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
+use crate::time::{Clock, Expiry, SystemClock, Timestamp};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How far ahead an explicit expiry may be: 90 days after creation.
+pub const EXPIRY_MAX: Duration = Duration::from_secs(90 * 24 * 3600);
+
+/// The default expiry of an approval bound to an action: 7 days.
+pub const BOUND_APPROVAL_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The longest a waiter sleeps before it reads the (injectable) clock again for expiry.
+const CLOCK_RECHECK: Duration = Duration::from_millis(250);
+
+/// The engine over one store. Share it (it is `Send + Sync`); act through
+/// [`Asks::as_principal`].
+///
+/// ```
+/// use forms_ask::{Asks, ConversationId, NewRequest, Outcome, Principal, SqliteStore};
+///
+/// let dir = std::env::temp_dir().join(format!("forms-ask-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let asks = Asks::new(SqliteStore::open(dir.join("asks.db"))?);
+/// let (chat, agent, ana) = (
+///     ConversationId::new("release-42")?,
+///     Principal::new("agent")?,
+///     Principal::new("ana")?,
+/// );
+/// asks.join(&chat, &agent)?;
+/// asks.join(&chat, &ana)?;
+///
+/// let request = asks
+///     .as_principal(&agent)
+///     .open(&chat, NewRequest::approval("Deploy 1.4 to staging?"), "open-1")?;
+/// let done = asks
+///     .as_principal(&ana)
+///     .respond(&request.id, request.version, Outcome::Approved, None, "answer-1")?;
+/// assert_eq!(done.outcome, Some(Outcome::Approved));
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), forms_ask::AskError>(())
+/// ```
+pub struct Asks {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    high_water: AtomicI64,
+}
+
+impl std::fmt::Debug for Asks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Asks")
+            .field("store", &self.store.location())
+            .finish()
+    }
+}
+
+impl Asks {
+    /// The engine over `store`, with the system clock.
+    pub fn new(store: impl Store + 'static) -> Asks {
+        Asks::with_clock(Arc::new(store), Arc::new(SystemClock))
+    }
+
+    /// The engine over `store`, reading the time from `clock`.
+    pub fn with_clock(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Asks {
+        Asks {
+            store,
+            clock,
+            high_water: AtomicI64::new(i64::MIN),
+        }
+    }
+
+    /// Opens the store a location names: a `postgres://` or `postgresql://` URL is a
+    /// PostgreSQL database, anything else the path of a SQLite file.
+    pub fn open_location(location: &str) -> Result<Asks, AskError> {
+        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+            Ok(Asks::new(crate::store::PostgresStore::connect(location)?))
+        } else {
+            Ok(Asks::new(SqliteStore::open(location)?))
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &dyn Store {
+        &*self.store
+    }
+
+    /// The time: the clock's, but never earlier than a time this engine already used, so a
+    /// clock that jumps back cannot reopen what has expired.
+    pub fn now(&self) -> Timestamp {
+        let now = self.clock.now().millis();
+        let before = self.high_water.fetch_max(now, Ordering::SeqCst);
+        Timestamp::from_millis(now.max(before))
+    }
+
+    /// A handle that acts as `principal`.
+    pub fn as_principal<'a>(&'a self, principal: &Principal) -> AsPrincipal<'a> {
+        AsPrincipal {
+            asks: self,
+            me: principal.clone(),
+        }
+    }
+
+    /// Adds `principal` to the conversation (or brings them back), with contact rights. A
+    /// member who joins later is never in an earlier request's audience.
+    pub fn join(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        Ok(self
+            .store
+            .change_member(conversation, principal, MemberChange::Join)?)
+    }
+
+    /// Removes `principal` from the conversation: they lose their current eligibility.
+    pub fn remove_member(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        Ok(self
+            .store
+            .change_member(conversation, principal, MemberChange::Remove)?)
+    }
+
+    /// Revokes `principal`'s contact rights in the conversation.
+    pub fn revoke_contact(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        Ok(self
+            .store
+            .change_member(conversation, principal, MemberChange::RevokeContact)?)
+    }
+
+    /// Gives `principal` contact rights back.
+    pub fn restore_contact(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        Ok(self
+            .store
+            .change_member(conversation, principal, MemberChange::RestoreContact)?)
+    }
+
+    /// The conversation's members, removed ones included.
+    pub fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, AskError> {
+        Ok(self.store.members(conversation)?)
+    }
+
+    /// Loads the request; one found open past its expiry is marked expired first.
+    fn current(&self, id: &RequestId) -> Result<Request, AskError> {
+        let mut r = self
+            .store
+            .load(id)?
+            .ok_or_else(|| AskError::NotFound(id.clone()))?;
+        loop {
+            let now = self.now().max(r.updated_at);
+            if r.state != State::Open || !r.expires_at.is_past(now) {
+                return Ok(r);
+            }
+            let next = transition(&r, State::Expired, now);
+            let event = event(&next, EventKind::Expired, None, now, None);
+            let commit = Commit {
+                retry: None,
+                eligible: None,
+                writes: vec![Write::Update {
+                    expected: r.version,
+                    request: next.clone(),
+                }],
+                events: vec![event],
+            };
+            match self.store.commit(&commit)? {
+                Committed::Done => return Ok(next),
+                Committed::VersionConflict(_) => {
+                    r = self
+                        .store
+                        .load(id)?
+                        .ok_or_else(|| AskError::NotFound(id.clone()))?;
+                }
+                other => {
+                    return Err(AskError::Store(StoreError::Other(format!(
+                        "unexpected result of an expiry: {other:?}"
+                    ))))
+                }
+            }
+        }
+    }
+}
+
+/// The next version of `r` in `state`.
+fn transition(r: &Request, state: State, now: Timestamp) -> Request {
+    let mut next = r.clone();
+    next.state = state;
+    next.version = r.version.saturating_add(1);
+    next.updated_at = now;
+    next
+}
+
+fn event(
+    r: &Request,
+    kind: EventKind,
+    actor: Option<&Principal>,
+    at: Timestamp,
+    detail: Option<serde_json::Value>,
+) -> AuditEvent {
+    AuditEvent {
+        request: r.id.clone(),
+        event: kind,
+        actor: actor.cloned(),
+        at,
+        version: r.version,
+        state: r.state,
+        detail,
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+fn sha256_hex(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0u8]);
+    }
+    hex(&h.finalize())
+}
+
+/// A fresh request ID: `req_` and 24 hex digits, from the time, the process, a counter and
+/// the writer's key.
+fn new_id(me: &Principal, key: &str) -> RequestId {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let digest = sha256_hex(&[
+        &nanos.to_string(),
+        &std::process::id().to_string(),
+        &n.to_string(),
+        me.as_str(),
+        key,
+    ]);
+    RequestId::made(format!("req_{}", digest.get(..24).unwrap_or(&digest)))
+}
+
+fn check_text(what: &str, text: &str) -> Result<(), AskError> {
+    if text.trim().is_empty() {
+        return Err(AskError::InvalidInput(format!("{what} must not be blank")));
+    }
+    Ok(())
+}
+
+/// The expiry of a request created at `now`: an explicit one must lie after `now` and within
+/// 90 days of it; otherwise bound approvals get 7 days and everything else none.
+fn expiry(explicit: Option<Timestamp>, bound: bool, now: Timestamp) -> Result<Expiry, AskError> {
+    match explicit {
+        Some(at) if at <= now => Err(AskError::InvalidInput(format!(
+            "the expiry {at} is not after the creation time {now}"
+        ))),
+        Some(at) if at > now.plus(EXPIRY_MAX) => Err(AskError::InvalidInput(format!(
+            "the expiry {at} is more than 90 days after the creation time {now}"
+        ))),
+        Some(at) => Ok(Expiry::At(at)),
+        None if bound => Ok(Expiry::At(now.plus(BOUND_APPROVAL_EXPIRY))),
+        None => Ok(Expiry::Never),
+    }
+}
+
+/// What a write will commit, and what it returns.
+struct Plan<T> {
+    eligible: Option<(ConversationId, Principal)>,
+    writes: Vec<Write>,
+    events: Vec<AuditEvent>,
+    result: T,
+}
+
+/// The engine acting as one principal. Every write takes a retry key: the same key with
+/// the same input returns the first result; with a different input it is refused.
+#[derive(Debug)]
+pub struct AsPrincipal<'a> {
+    asks: &'a Asks,
+    me: Principal,
+}
+
+impl AsPrincipal<'_> {
+    /// Who this handle acts as.
+    pub fn principal(&self) -> &Principal {
+        &self.me
+    }
+
+    fn store(&self) -> &dyn Store {
+        &*self.asks.store
+    }
+
+    /// Runs one write: replays a recorded retry key, or plans and commits.
+    fn write<T: Serialize + DeserializeOwned>(
+        &self,
+        operation: &'static str,
+        input: serde_json::Value,
+        key: &str,
+        plan: impl FnOnce(Timestamp) -> Result<Plan<T>, AskError>,
+    ) -> Result<T, AskError> {
+        let key = RetryKey::new(key)?;
+        let input_hash = sha256_hex(&[operation, &input.to_string()]);
+        let replay = |first: Recorded| -> Result<T, AskError> {
+            if first.input_hash != input_hash {
+                return Err(AskError::RetryKeyReused {
+                    key: key.as_str().to_owned(),
+                    operation,
+                });
+            }
+            serde_json::from_str(&first.result).map_err(|e| {
+                AskError::Store(StoreError::Corrupt(format!(
+                    "the first result of retry key {:?}: {e}",
+                    key.as_str()
+                )))
+            })
+        };
+        // Plan first: the commit checks the retry key atomically, so a write that goes
+        // through needs no extra read. A refused plan may be the retry of a write that went
+        // through (the request has moved on since): then its first result is replayed.
+        let now = self.asks.now();
+        let plan = match plan(now) {
+            Ok(plan) => plan,
+            Err(e @ AskError::Store(_)) => return Err(e),
+            Err(e) => {
+                return match self.store().recorded(&self.me, key.as_str())? {
+                    Some(first) => replay(first),
+                    None => Err(e),
+                }
+            }
+        };
+        let result = serde_json::to_string(&plan.result)
+            .map_err(|e| AskError::Store(StoreError::Corrupt(e.to_string())))?;
+        let commit = Commit {
+            retry: Some((
+                self.me.clone(),
+                key.as_str().to_owned(),
+                Recorded {
+                    input_hash: input_hash.clone(),
+                    result,
+                },
+            )),
+            eligible: plan.eligible,
+            writes: plan.writes,
+            events: plan.events,
+        };
+        match self.store().commit(&commit)? {
+            Committed::Done => Ok(plan.result),
+            Committed::Replayed(first) => replay(first),
+            Committed::VersionConflict(id) => {
+                let latest = self.asks.current(&id)?;
+                Err(conflict(latest))
+            }
+            Committed::NotEligible => {
+                let request = commit
+                    .writes
+                    .first()
+                    .map(|w| w.request().id.clone())
+                    .ok_or_else(|| {
+                        StoreError::Other("an eligibility check without a write".into())
+                    })?;
+                let latest = self.asks.current(&request)?;
+                match self.eligibility(&latest) {
+                    Err(e) => Err(e),
+                    Ok(()) => Err(AskError::NotEligible {
+                        principal: self.me.clone(),
+                        request,
+                        reason: Ineligible::NotAMember,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Eligible = in the original audience AND still a member AND contact rights stand.
+    fn eligibility(&self, r: &Request) -> Result<(), AskError> {
+        let refuse = |reason| AskError::NotEligible {
+            principal: self.me.clone(),
+            request: r.id.clone(),
+            reason,
+        };
+        if !r.audience.contains(&self.me) {
+            return Err(refuse(Ineligible::NotInAudience));
+        }
+        let member = self
+            .store()
+            .members(&r.conversation)?
+            .into_iter()
+            .find(|m| m.principal == self.me);
+        match member {
+            Some(m) if m.removed => Err(refuse(Ineligible::NotAMember)),
+            None => Err(refuse(Ineligible::NotAMember)),
+            Some(m) if m.contact_revoked => Err(refuse(Ineligible::ContactRevoked)),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The requester, the original audience and the conversation's current members may see
+    /// a request.
+    fn readable(&self, id: &RequestId) -> Result<Request, AskError> {
+        let r = self.asks.current(id)?;
+        if r.requester == self.me || r.audience.contains(&self.me) {
+            return Ok(r);
+        }
+        let member = self
+            .store()
+            .members(&r.conversation)?
+            .into_iter()
+            .any(|m| m.principal == self.me && !m.removed);
+        if member {
+            Ok(r)
+        } else {
+            Err(AskError::NotAllowed {
+                principal: self.me.clone(),
+                request: r.id,
+            })
+        }
+    }
+
+    /// The request as it is now (an open one past its expiry is marked expired first).
+    pub fn show(&self, id: &RequestId) -> Result<Request, AskError> {
+        self.readable(id)
+    }
+
+    /// The request's audit log: one event per transition, and the follow-up messages.
+    pub fn log(&self, id: &RequestId) -> Result<Vec<AuditEvent>, AskError> {
+        self.readable(id)?;
+        Ok(self.store().events(id)?)
+    }
+
+    /// Opens a request in `conversation`. The audience is fixed now: by default the
+    /// conversation's current members with contact rights, minus the requester.
+    pub fn open(
+        &self,
+        conversation: &ConversationId,
+        new: NewRequest,
+        key: &str,
+    ) -> Result<Request, AskError> {
+        let input = json!({ "conversation": conversation, "request": &new });
+        self.write("open", input, key, |now| {
+            let members = self.store().members(conversation)?;
+            if !members
+                .iter()
+                .any(|m| m.principal == self.me && m.is_active())
+            {
+                return Err(AskError::NotMember {
+                    principal: self.me.clone(),
+                    conversation: conversation.clone(),
+                });
+            }
+            check_text("the body", &new.body)?;
+            if let Some(title) = &new.title {
+                check_text("the title", title)?;
+            }
+            let audience = match new.audience {
+                Some(list) => {
+                    let mut audience: Vec<Principal> = Vec::with_capacity(list.len());
+                    for p in list {
+                        if !members.iter().any(|m| m.principal == p && m.is_active()) {
+                            return Err(AskError::InvalidInput(format!(
+                                "{p} is not a member of {conversation} with contact rights"
+                            )));
+                        }
+                        if !audience.contains(&p) {
+                            audience.push(p);
+                        }
+                    }
+                    audience
+                }
+                None => members
+                    .iter()
+                    .filter(|m| m.is_active() && m.principal != self.me)
+                    .map(|m| m.principal.clone())
+                    .collect(),
+            };
+            if audience.is_empty() {
+                return Err(AskError::InvalidInput(
+                    "the audience is empty: nobody else in the conversation can respond".into(),
+                ));
+            }
+            if let Some(choices) = &new.choices {
+                if new.kind != Kind::Question {
+                    return Err(AskError::InvalidInput(
+                        "only a question offers choices".into(),
+                    ));
+                }
+                if choices.is_empty() {
+                    return Err(AskError::InvalidInput("the choices are empty".into()));
+                }
+                for (i, c) in choices.iter().enumerate() {
+                    check_text("a choice", c)?;
+                    if choices.iter().take(i).any(|d| d == c) {
+                        return Err(AskError::InvalidInput(format!(
+                            "the choice {c:?} is offered twice"
+                        )));
+                    }
+                }
+            }
+            if let Some(action) = &new.action {
+                if new.kind != Kind::Approval {
+                    return Err(AskError::InvalidInput(
+                        "only an approval can be bound to an action".into(),
+                    ));
+                }
+                check_text("the executor", &action.executor)?;
+                check_text("the operation key", &action.operation_key)?;
+            }
+            let expires_at = expiry(new.expires_at, new.action.is_some(), now)?;
+            let request = Request {
+                id: new_id(&self.me, key),
+                conversation: conversation.clone(),
+                kind: new.kind,
+                title: new.title,
+                body: new.body,
+                requester: self.me.clone(),
+                audience,
+                choices: new.choices,
+                version: 1,
+                state: State::Open,
+                expires_at,
+                created_at: now,
+                updated_at: now,
+                outcome: None,
+                answer: None,
+                responder: None,
+                replaces: None,
+                replaced_by: None,
+                action: new.action,
+                redemption: None,
+                execution: None,
+            };
+            let opened = event(&request, EventKind::Opened, Some(&self.me), now, None);
+            Ok(Plan {
+                eligible: None,
+                writes: vec![Write::Insert(request.clone())],
+                events: vec![opened],
+                result: request,
+            })
+        })
+    }
+
+    /// Responds with the version read, a typed outcome valid for the kind and an optional
+    /// answer (required, and one of the offered values, when the question has choices). A
+    /// stale version, or a request already decided, is a [`AskError::Conflict`] carrying the
+    /// latest state; nothing is overwritten.
+    pub fn respond(
+        &self,
+        id: &RequestId,
+        version: u64,
+        outcome: Outcome,
+        answer: Option<&str>,
+        key: &str,
+    ) -> Result<Request, AskError> {
+        let input = json!({ "id": id, "version": version, "outcome": outcome, "answer": answer });
+        self.write("respond", input, key, |now| {
+            let r = self.asks.current(id)?;
+            self.eligibility(&r)?;
+            if !r.kind.outcomes().contains(&outcome) {
+                return Err(AskError::InvalidOutcome {
+                    kind: r.kind,
+                    outcome,
+                });
+            }
+            if let Some(choices) = &r.choices {
+                match answer {
+                    None => {
+                        return Err(AskError::InvalidAnswer(
+                            "this question offers choices: the answer must be one of them".into(),
+                        ))
+                    }
+                    Some(a) if !choices.iter().any(|c| c == a) => {
+                        return Err(AskError::InvalidAnswer(format!(
+                            "{a:?} is not one of the offered choices {choices:?}"
+                        )))
+                    }
+                    Some(_) => {}
+                }
+            }
+            check_current(&r, version)?;
+            let mut next = transition(&r, State::Resolved, now.max(r.updated_at));
+            next.outcome = Some(outcome);
+            next.answer = answer.map(str::to_owned);
+            next.responder = Some(self.me.clone());
+            let detail = json!({ "outcome": outcome, "answer": answer });
+            let responded = event(
+                &next,
+                EventKind::Responded,
+                Some(&self.me),
+                next.updated_at,
+                Some(detail),
+            );
+            Ok(Plan {
+                eligible: Some((r.conversation.clone(), self.me.clone())),
+                writes: vec![Write::Update {
+                    expected: r.version,
+                    request: next.clone(),
+                }],
+                events: vec![responded],
+                result: next,
+            })
+        })
+    }
+
+    /// Waits until the request leaves `open` or `timeout` passes, and returns its state
+    /// then: resolved, cancelled, expired, superseded, or still open. A timeout only stops
+    /// waiting; it never withdraws the request. The waiter is woken by the change.
+    pub fn wait(&self, id: &RequestId, timeout: Duration) -> Result<Request, AskError> {
+        let start = Instant::now();
+        let deadline = start
+            .checked_add(timeout)
+            .unwrap_or(start + Duration::from_secs(86_400 * 365));
+        let mut watch = self.store().watch(id)?;
+        loop {
+            let r = self.readable(id)?;
+            let now = Instant::now();
+            if r.state.is_final() || now >= deadline {
+                return Ok(r);
+            }
+            let mut until = deadline.min(now + CLOCK_RECHECK);
+            if let Expiry::At(at) = r.expires_at {
+                let left = at.millis().saturating_sub(self.asks.now().millis()).max(0);
+                until = until.min(now + Duration::from_millis(u64::try_from(left).unwrap_or(0)));
+            }
+            watch.wait(until)?;
+        }
+    }
+
+    /// Cancels the request: only the requester, with the current version, while open.
+    pub fn cancel(&self, id: &RequestId, version: u64, key: &str) -> Result<Request, AskError> {
+        self.requester_transition(
+            "cancel",
+            id,
+            version,
+            key,
+            State::Cancelled,
+            EventKind::Cancelled,
+        )
+    }
+
+    /// Marks the request superseded without creating a new one: only the requester, with the
+    /// current version, while open.
+    pub fn supersede(&self, id: &RequestId, version: u64, key: &str) -> Result<Request, AskError> {
+        self.requester_transition(
+            "supersede",
+            id,
+            version,
+            key,
+            State::Superseded,
+            EventKind::Superseded,
+        )
+    }
+
+    fn requester_transition(
+        &self,
+        operation: &'static str,
+        id: &RequestId,
+        version: u64,
+        key: &str,
+        state: State,
+        kind: EventKind,
+    ) -> Result<Request, AskError> {
+        let input = json!({ "id": id, "version": version });
+        self.write(operation, input, key, |now| {
+            let r = self.asks.current(id)?;
+            self.check_requester(&r, operation)?;
+            check_current(&r, version)?;
+            let next = transition(&r, state, now.max(r.updated_at));
+            let ev = event(&next, kind, Some(&self.me), next.updated_at, None);
+            Ok(Plan {
+                eligible: None,
+                writes: vec![Write::Update {
+                    expected: r.version,
+                    request: next.clone(),
+                }],
+                events: vec![ev],
+                result: next,
+            })
+        })
+    }
+
+    fn check_requester(&self, r: &Request, action: &'static str) -> Result<(), AskError> {
+        if r.requester == self.me {
+            Ok(())
+        } else {
+            Err(AskError::NotRequester {
+                request: r.id.clone(),
+                requester: r.requester.clone(),
+                action,
+            })
+        }
+    }
+
+    /// Atomically supersedes the open request and opens its replacement, which keeps the
+    /// original audience, choices and bound action, and never carries an approval over.
+    /// Later responses use `replacement.id`. The same retry key with the same input returns
+    /// the same pair; with a different input it is refused.
+    pub fn replace(
+        &self,
+        id: &RequestId,
+        version: u64,
+        replacement: Replacement,
+        key: &str,
+    ) -> Result<Replaced, AskError> {
+        let input = json!({ "id": id, "version": version, "replacement": &replacement });
+        self.write("replace", input, key, |now| {
+            let old = self.asks.current(id)?;
+            self.check_requester(&old, "replace")?;
+            check_current(&old, version)?;
+            if let Some(body) = &replacement.body {
+                check_text("the body", body)?;
+            }
+            if let Some(title) = &replacement.title {
+                check_text("the title", title)?;
+            }
+            let now = now.max(old.updated_at);
+            let expires_at = expiry(replacement.expires_at, old.action.is_some(), now)?;
+            let new = Request {
+                id: new_id(&self.me, key),
+                conversation: old.conversation.clone(),
+                kind: old.kind,
+                title: replacement.title.or_else(|| old.title.clone()),
+                body: replacement.body.unwrap_or_else(|| old.body.clone()),
+                requester: old.requester.clone(),
+                audience: old.audience.clone(),
+                choices: old.choices.clone(),
+                version: 1,
+                state: State::Open,
+                expires_at,
+                created_at: now,
+                updated_at: now,
+                outcome: None,
+                answer: None,
+                responder: None,
+                replaces: Some(old.id.clone()),
+                replaced_by: None,
+                action: old.action.clone(),
+                redemption: None,
+                execution: None,
+            };
+            let mut previous = transition(&old, State::Superseded, now);
+            previous.replaced_by = Some(new.id.clone());
+            let events = vec![
+                event(
+                    &previous,
+                    EventKind::Superseded,
+                    Some(&self.me),
+                    now,
+                    Some(json!({ "replaced_by": new.id })),
+                ),
+                event(
+                    &new,
+                    EventKind::Opened,
+                    Some(&self.me),
+                    now,
+                    Some(json!({ "replaces": old.id })),
+                ),
+            ];
+            Ok(Plan {
+                eligible: None,
+                writes: vec![
+                    Write::Update {
+                        expected: old.version,
+                        request: previous.clone(),
+                    },
+                    Write::Insert(new.clone()),
+                ],
+                events,
+                result: Replaced {
+                    previous,
+                    replacement: new,
+                },
+            })
+        })
+    }
+
+    /// Posts a follow-up message on the request. It stays in the log and decides nothing:
+    /// the state and version are unchanged.
+    pub fn message(&self, id: &RequestId, text: &str, key: &str) -> Result<AuditEvent, AskError> {
+        let input = json!({ "id": id, "text": text });
+        self.write("message", input, key, |now| {
+            let r = self.readable(id)?;
+            check_text("the message", text)?;
+            let ev = event(
+                &r,
+                EventKind::Message,
+                Some(&self.me),
+                now,
+                Some(json!({ "text": text })),
+            );
+            Ok(Plan {
+                eligible: None,
+                writes: vec![],
+                events: vec![ev.clone()],
+                result: ev,
+            })
+        })
+    }
+
+    /// Redeems an approved approval's bound action: what is presented must equal the bound
+    /// executor, resource version, arguments and operation key exactly; a second redemption
+    /// is refused. Only the named executor or the requester may redeem. The engine records
+    /// the intent; it executes nothing.
+    pub fn redeem(&self, id: &RequestId, redeem: &Redeem, key: &str) -> Result<Request, AskError> {
+        let input = json!({ "id": id, "redeem": redeem });
+        self.write("redeem", input, key, |now| {
+            let r = self.readable(id)?;
+            let action = r
+                .action
+                .as_ref()
+                .ok_or(AskError::ActionRefused(ActionRefusal::NoAction))?;
+            if self.me != r.requester && self.me.as_str() != action.executor {
+                return Err(AskError::ActionRefused(ActionRefusal::NotExecutor));
+            }
+            if r.state != State::Resolved || r.outcome != Some(Outcome::Approved) {
+                return Err(AskError::ActionRefused(ActionRefusal::NotApproved));
+            }
+            if r.redemption.is_some() {
+                return Err(AskError::ActionRefused(ActionRefusal::AlreadyRedeemed));
+            }
+            if r.expires_at.is_past(now) {
+                return Err(AskError::ActionRefused(ActionRefusal::ApprovalExpired));
+            }
+            let mismatch = if redeem.executor != action.executor {
+                Some("the executor")
+            } else if redeem.resource_version != action.resource_version {
+                Some("the resource version")
+            } else if redeem.arguments != action.arguments {
+                Some("the arguments")
+            } else if redeem.operation_key != action.operation_key {
+                Some("the operation key")
+            } else {
+                None
+            };
+            if let Some(field) = mismatch {
+                return Err(AskError::ActionRefused(ActionRefusal::Mismatch(field)));
+            }
+            let mut next = transition(&r, r.state, now.max(r.updated_at));
+            next.redemption = Some(Redemption {
+                by: self.me.clone(),
+                at: next.updated_at,
+            });
+            let ev = event(
+                &next,
+                EventKind::Redeemed,
+                Some(&self.me),
+                next.updated_at,
+                Some(json!({ "operation_key": action.operation_key })),
+            );
+            Ok(Plan {
+                eligible: None,
+                writes: vec![Write::Update {
+                    expected: r.version,
+                    request: next.clone(),
+                }],
+                events: vec![ev],
+                result: next,
+            })
+        })
+        .map_err(|e| match e {
+            // Two redemptions raced: the loser sees the winner's.
+            AskError::Conflict { latest } if latest.redemption.is_some() => {
+                AskError::ActionRefused(ActionRefusal::AlreadyRedeemed)
+            }
+            e => e,
+        })
+    }
+
+    /// Reports the execution of a redeemed action: `succeeded`, `failed` or `unknown`. An
+    /// `unknown` report stays reconcilable by a later report; a final one is not replaced.
+    pub fn report_execution(
+        &self,
+        id: &RequestId,
+        operation_key: &str,
+        status: ExecutionStatus,
+        detail: Option<&str>,
+        key: &str,
+    ) -> Result<Request, AskError> {
+        let input =
+            json!({ "id": id, "operation_key": operation_key, "status": status, "detail": detail });
+        self.write("report_execution", input, key, |now| {
+            let r = self.readable(id)?;
+            let action = r
+                .action
+                .as_ref()
+                .ok_or(AskError::ActionRefused(ActionRefusal::NoAction))?;
+            if self.me != r.requester && self.me.as_str() != action.executor {
+                return Err(AskError::ActionRefused(ActionRefusal::NotExecutor));
+            }
+            if r.redemption.is_none() {
+                return Err(AskError::ActionRefused(ActionRefusal::NotRedeemed));
+            }
+            if operation_key != action.operation_key {
+                return Err(AskError::ActionRefused(ActionRefusal::Mismatch(
+                    "the operation key",
+                )));
+            }
+            if matches!(&r.execution, Some(e) if e.status != ExecutionStatus::Unknown) {
+                return Err(AskError::ActionRefused(ActionRefusal::ExecutionFinal));
+            }
+            let mut next = transition(&r, r.state, now.max(r.updated_at));
+            next.execution = Some(Execution {
+                status,
+                detail: detail.map(str::to_owned),
+                by: self.me.clone(),
+                at: next.updated_at,
+            });
+            let ev = event(
+                &next,
+                EventKind::ExecutionReported,
+                Some(&self.me),
+                next.updated_at,
+                Some(json!({ "status": status, "detail": detail })),
+            );
+            Ok(Plan {
+                eligible: None,
+                writes: vec![Write::Update {
+                    expected: r.version,
+                    request: next.clone(),
+                }],
+                events: vec![ev],
+                result: next,
+            })
+        })
+    }
+}
+
+/// A request that is not open, or not at `version`, is a conflict (or, expired, an expiry).
+fn check_current(r: &Request, version: u64) -> Result<(), AskError> {
+    if r.state == State::Open && r.version == version {
+        Ok(())
+    } else {
+        Err(conflict(r.clone()))
+    }
+}
+
+fn conflict(latest: Request) -> AskError {
+    if latest.state == State::Expired {
+        AskError::Expired {
+            latest: Box::new(latest),
+        }
+    } else {
+        AskError::Conflict {
+            latest: Box::new(latest),
+        }
+    }
+}

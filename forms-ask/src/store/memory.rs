@@ -1,0 +1,154 @@
+//! An in-memory store, for unit tests only (feature `memory`): it keeps nothing across a
+//! restart and is the default nowhere.
+
+use super::{
+    Commit, Committed, MemberChange, Notifier, NotifierWatch, Recorded, Store, Watch, Write,
+};
+use crate::error::StoreError;
+use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+#[derive(Default)]
+struct Tables {
+    members: BTreeMap<(ConversationId, Principal), (bool, bool)>,
+    requests: HashMap<RequestId, Request>,
+    events: HashMap<RequestId, Vec<AuditEvent>>,
+    idempotency: HashMap<(Principal, String), Recorded>,
+}
+
+/// A store in memory, for unit tests only.
+#[derive(Default)]
+pub struct MemoryStore {
+    tables: Mutex<Tables>,
+    notifier: Arc<Notifier>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn tables(&self) -> Result<MutexGuard<'_, Tables>, StoreError> {
+        self.tables
+            .lock()
+            .map_err(|_| StoreError::Other("the memory store lock is poisoned".into()))
+    }
+}
+
+impl Store for MemoryStore {
+    fn location(&self) -> String {
+        "memory".into()
+    }
+
+    fn load(&self, id: &RequestId) -> Result<Option<Request>, StoreError> {
+        Ok(self.tables()?.requests.get(id).cloned())
+    }
+
+    fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError> {
+        Ok(self.tables()?.events.get(id).cloned().unwrap_or_default())
+    }
+
+    fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError> {
+        Ok(self
+            .tables()?
+            .members
+            .iter()
+            .filter(|((c, _), _)| c == conversation)
+            .map(|((_, p), (removed, revoked))| Member {
+                principal: p.clone(),
+                removed: *removed,
+                contact_revoked: *revoked,
+            })
+            .collect())
+    }
+
+    fn change_member(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        change: MemberChange,
+    ) -> Result<(), StoreError> {
+        let mut t = self.tables()?;
+        let key = (conversation.clone(), principal.clone());
+        match change {
+            MemberChange::Join => {
+                t.members.insert(key, (false, false));
+            }
+            MemberChange::Remove => t.members.entry(key).or_insert((true, false)).0 = true,
+            MemberChange::RevokeContact => {
+                t.members.entry(key).or_insert((true, true)).1 = true;
+            }
+            MemberChange::RestoreContact => {
+                if let Some(m) = t.members.get_mut(&key) {
+                    m.1 = false;
+                }
+            }
+        }
+        drop(t);
+        self.notifier.notify();
+        Ok(())
+    }
+
+    fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
+        Ok(self
+            .tables()?
+            .idempotency
+            .get(&(principal.clone(), key.to_owned()))
+            .cloned())
+    }
+
+    fn commit(&self, commit: &Commit) -> Result<Committed, StoreError> {
+        let mut t = self.tables()?;
+        if let Some((p, key, _)) = &commit.retry {
+            if let Some(first) = t.idempotency.get(&(p.clone(), key.clone())) {
+                return Ok(Committed::Replayed(first.clone()));
+            }
+        }
+        if let Some((c, p)) = &commit.eligible {
+            if t.members.get(&(c.clone(), p.clone())) != Some(&(false, false)) {
+                return Ok(Committed::NotEligible);
+            }
+        }
+        for write in &commit.writes {
+            match write {
+                Write::Insert(r) => {
+                    if t.requests.contains_key(&r.id) {
+                        return Err(StoreError::Other(format!("request {} exists", r.id)));
+                    }
+                }
+                Write::Update { expected, request } => {
+                    if t.requests.get(&request.id).map(|r| r.version) != Some(*expected) {
+                        return Ok(Committed::VersionConflict(request.id.clone()));
+                    }
+                }
+            }
+        }
+        for write in &commit.writes {
+            let r = write.request().clone();
+            t.requests.insert(r.id.clone(), r);
+        }
+        for e in &commit.events {
+            t.events
+                .entry(e.request.clone())
+                .or_default()
+                .push(e.clone());
+        }
+        if let Some((p, key, record)) = &commit.retry {
+            t.idempotency
+                .insert((p.clone(), key.clone()), record.clone());
+        }
+        drop(t);
+        self.notifier.notify();
+        Ok(Committed::Done)
+    }
+
+    fn watch(&self, _id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
+        Ok(Box::new(NotifierWatch {
+            seen: self.notifier.generation(),
+            notifier: Arc::clone(&self.notifier),
+            poll: None,
+        }))
+    }
+}

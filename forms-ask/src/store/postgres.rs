@@ -1,0 +1,532 @@
+//! The scale path: one PostgreSQL database shared by many server instances.
+//!
+//! A write is one call of the `forms_ask_commit` function (migration 2): one round trip and
+//! one statement, so it is atomic without a client-side transaction. Inside it the retry-key
+//! row is inserted first, so a concurrent retry with the same key waits on it and then
+//! replays the first result; the responder's membership row is read `FOR SHARE`, so a
+//! revocation cannot slip between the check and the write; updates are compare-and-set
+//! (`UPDATE … WHERE version = expected`). Every write sends `NOTIFY forms_ask, '<request
+//! id>'`; a waiter `LISTEN`s on its own connection.
+
+use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, Watch, Write};
+use crate::error::StoreError;
+use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, NoTls, Statement};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Reads a retry key's record.
+const RECORDED: &str =
+    "SELECT input_hash, result FROM idempotency WHERE principal = $1 AND retry_key = $2";
+
+/// The notification channel.
+const CHANNEL: &str = "forms_ask";
+
+/// The migrations, in order; `forms_ask_schema` records the ones applied.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    "CREATE TABLE members (
+        conversation TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        removed BOOLEAN NOT NULL DEFAULT FALSE,
+        contact_revoked BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (conversation, principal)
+    );
+    CREATE TABLE requests (
+        id TEXT PRIMARY KEY,
+        conversation TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        doc TEXT NOT NULL
+    );
+    CREATE TABLE events (
+        seq BIGSERIAL PRIMARY KEY,
+        request_id TEXT NOT NULL REFERENCES requests(id),
+        doc TEXT NOT NULL
+    );
+    CREATE INDEX events_by_request ON events (request_id, seq);
+    CREATE TABLE idempotency (
+        principal TEXT NOT NULL,
+        retry_key TEXT NOT NULL,
+        input_hash TEXT NOT NULL,
+        result TEXT NOT NULL,
+        PRIMARY KEY (principal, retry_key)
+    );",
+    // 2: one commit, one round trip. The retry key is inserted first (a concurrent retry
+    // with the same key waits on it, then replays); a refusal raises FA001 (version
+    // conflict, the request ID in the message) or FA002 (not eligible), which undoes all.
+    "CREATE FUNCTION forms_ask_commit(
+        p_principal TEXT, p_key TEXT, p_hash TEXT, p_result TEXT,
+        p_conversation TEXT, p_member TEXT,
+        w_id TEXT[], w_conversation TEXT[], w_version BIGINT[], w_state TEXT[],
+        w_doc TEXT[], w_expected BIGINT[],
+        e_request TEXT[], e_doc TEXT[]
+    ) RETURNS TABLE (replayed_hash TEXT, replayed_result TEXT) LANGUAGE plpgsql AS $fn$
+    DECLARE
+        i INT;
+        active BOOLEAN;
+    BEGIN
+        IF p_key IS NOT NULL THEN
+            INSERT INTO idempotency (principal, retry_key, input_hash, result)
+            VALUES (p_principal, p_key, p_hash, p_result) ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT d.input_hash, d.result FROM idempotency d
+                    WHERE d.principal = p_principal AND d.retry_key = p_key;
+                RETURN;
+            END IF;
+        END IF;
+        IF p_member IS NOT NULL THEN
+            SELECT NOT m.removed AND NOT m.contact_revoked INTO active FROM members m
+                WHERE m.conversation = p_conversation AND m.principal = p_member FOR SHARE;
+            IF active IS NOT TRUE THEN
+                RAISE EXCEPTION 'not eligible' USING ERRCODE = 'FA002';
+            END IF;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(w_id, 1), 0) LOOP
+            IF w_expected[i] IS NULL THEN
+                INSERT INTO requests (id, conversation, version, state, doc)
+                VALUES (w_id[i], w_conversation[i], w_version[i], w_state[i], w_doc[i]);
+            ELSE
+                UPDATE requests SET version = w_version[i], state = w_state[i], doc = w_doc[i]
+                    WHERE id = w_id[i] AND version = w_expected[i];
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION '%', w_id[i] USING ERRCODE = 'FA001';
+                END IF;
+            END IF;
+            PERFORM pg_notify('forms_ask', w_id[i]);
+        END LOOP;
+        FOR i IN 1 .. coalesce(array_length(e_request, 1), 0) LOOP
+            INSERT INTO events (request_id, doc) VALUES (e_request[i], e_doc[i]);
+            IF NOT (e_request[i] = ANY (coalesce(w_id, '{}'))) THEN
+                PERFORM pg_notify('forms_ask', e_request[i]);
+            END IF;
+        END LOOP;
+    END
+    $fn$;",
+];
+
+/// A pooled connection and its prepared statements (one round trip per statement after the
+/// first use, instead of a parse on every call).
+struct Conn {
+    client: Client,
+    statements: HashMap<&'static str, Statement>,
+}
+
+impl Conn {
+    fn prepare(&mut self, sql: &'static str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql)?;
+        self.statements.insert(sql, s.clone());
+        Ok(s)
+    }
+}
+
+/// The PostgreSQL store: a small pool of connections to one database (optionally inside one
+/// schema).
+pub struct PostgresStore {
+    url: String,
+    schema: Option<String>,
+    pool: Mutex<Vec<Conn>>,
+    pause_before_commit: Option<std::time::Duration>,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("location", &self.location())
+            .finish()
+    }
+}
+
+/// The URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let userinfo = url.get(s + 3..at).unwrap_or("");
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!(
+                    "{}{user}:***{}",
+                    url.get(..s + 3).unwrap_or(""),
+                    url.get(at..).unwrap_or("")
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user@host:port/db` or a key=value
+    /// string) and brings the schema up to date.
+    pub fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+        Self::connect_in_schema(url, None)
+    }
+
+    /// Like [`PostgresStore::connect`], keeping the tables in `schema` (created if missing):
+    /// several independent stores in one database, as the tests use.
+    pub fn connect_in_schema(url: &str, schema: Option<&str>) -> Result<PostgresStore, StoreError> {
+        let store = PostgresStore {
+            url: url.to_owned(),
+            schema: schema.map(str::to_owned),
+            pool: Mutex::new(Vec::new()),
+            pause_before_commit: None,
+        };
+        let mut client = store.new_client()?;
+        store.migrate(&mut client)?;
+        store.put(Conn {
+            client,
+            statements: HashMap::new(),
+        });
+        Ok(store)
+    }
+
+    /// Sleeps this long inside every write transaction, before the commit: lets fault tests
+    /// kill a process mid-transaction.
+    #[doc(hidden)]
+    pub fn pause_before_commit(mut self, pause: std::time::Duration) -> Self {
+        self.pause_before_commit = Some(pause);
+        self
+    }
+
+    fn new_client(&self) -> Result<Client, StoreError> {
+        let mut client = Client::connect(&self.url, NoTls).map_err(|e| StoreError::Unusable {
+            location: redact(&self.url),
+            problem: format!("cannot be reached: {e}"),
+        })?;
+        if let Some(schema) = &self.schema {
+            let q = quote_ident(schema);
+            client.batch_execute(&format!(
+                "CREATE SCHEMA IF NOT EXISTS {q}; SET search_path TO {q}"
+            ))?;
+        }
+        Ok(client)
+    }
+
+    fn migrate(&self, client: &mut Client) -> Result<(), StoreError> {
+        let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+        let mut tx = client.transaction()?;
+        // One migrator at a time, across every instance.
+        tx.batch_execute("SELECT pg_advisory_xact_lock(1178686283)")?;
+        let foreign: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM information_schema.tables
+                 WHERE table_schema = current_schema() AND table_name = 'requests'
+                 AND NOT EXISTS (SELECT 1 FROM information_schema.tables
+                                 WHERE table_schema = current_schema()
+                                 AND table_name = 'forms_ask_schema')",
+                &[],
+            )?
+            .get(0);
+        if foreign > 0 {
+            return Err(StoreError::Unusable {
+                location: redact(&self.url),
+                problem: "holds a `requests` table of another program, not a forms-ask schema"
+                    .into(),
+            });
+        }
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS forms_ask_schema (
+                version BIGINT PRIMARY KEY,
+                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )",
+        )?;
+        let current: i64 = tx
+            .query_one(
+                "SELECT coalesce(max(version), 0) FROM forms_ask_schema",
+                &[],
+            )?
+            .get(0);
+        if current > known {
+            return Err(StoreError::NewerSchema {
+                location: redact(&self.url),
+                found: current,
+                known,
+            });
+        }
+        for (n, sql) in MIGRATIONS.iter().enumerate() {
+            let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
+            if version > current {
+                tx.batch_execute(sql)?;
+                tx.execute(
+                    "INSERT INTO forms_ask_schema (version) VALUES ($1)",
+                    &[&version],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn pool(&self) -> Result<MutexGuard<'_, Vec<Conn>>, StoreError> {
+        self.pool
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL pool lock is poisoned".into()))
+    }
+
+    fn take(&self) -> Result<Conn, StoreError> {
+        let pooled = self.pool()?.pop();
+        match pooled {
+            Some(c) if !c.client.is_closed() => Ok(c),
+            _ => Ok(Conn {
+                client: self.new_client()?,
+                statements: HashMap::new(),
+            }),
+        }
+    }
+
+    fn put(&self, conn: Conn) {
+        if let Ok(mut pool) = self.pool() {
+            if pool.len() < 16 && !conn.client.is_closed() {
+                pool.push(conn);
+            }
+        }
+    }
+
+    /// Runs `f` on a pooled connection.
+    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut conn = self.take()?;
+        let result = f(&mut conn);
+        self.put(conn);
+        result
+    }
+}
+
+fn version_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Store for PostgresStore {
+    fn location(&self) -> String {
+        redact(&self.url)
+    }
+
+    fn load(&self, id: &RequestId) -> Result<Option<Request>, StoreError> {
+        self.with(|c| {
+            let st = c.prepare("SELECT doc FROM requests WHERE id = $1")?;
+            let row = c.client.query_opt(&st, &[&id.as_str()])?;
+            row.map(|r| from_doc(r.get::<_, &str>(0))).transpose()
+        })
+    }
+
+    fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError> {
+        self.with(|c| {
+            let st = c.prepare("SELECT doc FROM events WHERE request_id = $1 ORDER BY seq")?;
+            c.client
+                .query(&st, &[&id.as_str()])?
+                .iter()
+                .map(|r| from_doc(r.get::<_, &str>(0)))
+                .collect()
+        })
+    }
+
+    fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError> {
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT principal, removed, contact_revoked FROM members
+                 WHERE conversation = $1 ORDER BY principal",
+            )?;
+            c.client
+                .query(&st, &[&conversation.as_str()])?
+                .iter()
+                .map(|r| {
+                    Ok(Member {
+                        principal: Principal::new(r.get::<_, String>(0))
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        removed: r.get(1),
+                        contact_revoked: r.get(2),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn change_member(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        change: MemberChange,
+    ) -> Result<(), StoreError> {
+        let sql = match change {
+            MemberChange::Join => {
+                "INSERT INTO members (conversation, principal) VALUES ($1, $2)
+                 ON CONFLICT (conversation, principal)
+                 DO UPDATE SET removed = FALSE, contact_revoked = FALSE"
+            }
+            MemberChange::Remove => {
+                "INSERT INTO members (conversation, principal, removed) VALUES ($1, $2, TRUE)
+                 ON CONFLICT (conversation, principal) DO UPDATE SET removed = TRUE"
+            }
+            MemberChange::RevokeContact => {
+                "INSERT INTO members (conversation, principal, removed, contact_revoked)
+                 VALUES ($1, $2, TRUE, TRUE)
+                 ON CONFLICT (conversation, principal) DO UPDATE SET contact_revoked = TRUE"
+            }
+            MemberChange::RestoreContact => {
+                "UPDATE members SET contact_revoked = FALSE
+                 WHERE conversation = $1 AND principal = $2"
+            }
+        };
+        self.with(|c| {
+            let st = c.prepare(sql)?;
+            c.client
+                .execute(&st, &[&conversation.as_str(), &principal.as_str()])?;
+            Ok(())
+        })
+    }
+
+    fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
+        self.with(|c| {
+            let st = c.prepare(RECORDED)?;
+            Ok(c.client
+                .query_opt(&st, &[&principal.as_str(), &key])?
+                .map(|r| Recorded {
+                    input_hash: r.get(0),
+                    result: r.get(1),
+                }))
+        })
+    }
+
+    fn commit(&self, commit: &Commit) -> Result<Committed, StoreError> {
+        let (principal, key, hash, result) = match &commit.retry {
+            Some((p, k, r)) => (
+                Some(p.as_str()),
+                Some(k.as_str()),
+                Some(r.input_hash.as_str()),
+                Some(r.result.as_str()),
+            ),
+            None => (None, None, None, None),
+        };
+        let (conversation, member) = match &commit.eligible {
+            Some((c, p)) => (Some(c.as_str()), Some(p.as_str())),
+            None => (None, None),
+        };
+        let mut w_id = Vec::new();
+        let mut w_conversation = Vec::new();
+        let mut w_version = Vec::new();
+        let mut w_state = Vec::new();
+        let mut w_doc = Vec::new();
+        let mut w_expected: Vec<Option<i64>> = Vec::new();
+        for write in &commit.writes {
+            let r = write.request();
+            w_id.push(r.id.as_str());
+            w_conversation.push(r.conversation.as_str());
+            w_version.push(version_i64(r.version));
+            w_state.push(r.state.as_str());
+            w_doc.push(to_doc(r)?);
+            w_expected.push(match write {
+                Write::Insert(_) => None,
+                Write::Update { expected, .. } => Some(version_i64(*expected)),
+            });
+        }
+        let e_request: Vec<&str> = commit.events.iter().map(|e| e.request.as_str()).collect();
+        let e_doc = commit
+            .events
+            .iter()
+            .map(to_doc)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.with(|c| {
+            let call = c.prepare(
+                "SELECT * FROM forms_ask_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                                                $12, $13, $14)",
+            )?;
+            let params: [&(dyn postgres::types::ToSql + Sync); 14] = [
+                &principal,
+                &key,
+                &hash,
+                &result,
+                &conversation,
+                &member,
+                &w_id,
+                &w_conversation,
+                &w_version,
+                &w_state,
+                &w_doc,
+                &w_expected,
+                &e_request,
+                &e_doc,
+            ];
+            let outcome = match self.pause_before_commit {
+                None => c.client.query(&call, &params),
+                Some(pause) => {
+                    // Fault tests: the same writes inside an explicit transaction that
+                    // waits before its commit.
+                    let mut tx = c.client.transaction()?;
+                    let rows = tx.query(&call, &params);
+                    if rows.is_ok() {
+                        std::thread::sleep(pause);
+                        tx.commit()?;
+                    }
+                    rows
+                }
+            };
+            match outcome {
+                Ok(rows) => Ok(match rows.first() {
+                    Some(row) => Committed::Replayed(Recorded {
+                        input_hash: row.get(0),
+                        result: row.get(1),
+                    }),
+                    None => Committed::Done,
+                }),
+                Err(e) => {
+                    let code = e.code().map(|c| c.code().to_owned());
+                    match code.as_deref() {
+                        Some("FA001") => {
+                            let id = e
+                                .as_db_error()
+                                .map(|d| d.message().to_owned())
+                                .unwrap_or_default();
+                            Ok(Committed::VersionConflict(
+                                RequestId::new(id)
+                                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                            ))
+                        }
+                        Some("FA002") => Ok(Committed::NotEligible),
+                        _ => Err(StoreError::Postgres(e)),
+                    }
+                }
+            }
+        })
+    }
+
+    fn watch(&self, id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
+        let mut client = self.new_client()?;
+        client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+        Ok(Box::new(PgWatch {
+            client,
+            id: id.as_str().to_owned(),
+        }))
+    }
+}
+
+/// A waiter's own connection, listening on the channel.
+struct PgWatch {
+    client: Client,
+    id: String,
+}
+
+impl Watch for PgWatch {
+    fn wait(&mut self, until: Instant) -> Result<(), StoreError> {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            let mut notifications = self.client.notifications();
+            let mut iter = notifications.timeout_iter(left);
+            match iter.next()? {
+                None => return Ok(()),
+                Some(n) if n.payload() == self.id => return Ok(()),
+                Some(_) => {}
+            }
+        }
+    }
+}

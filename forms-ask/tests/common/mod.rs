@@ -1,0 +1,183 @@
+//! Fixtures shared by the tests: a fresh engine on each store, a manual clock, a
+//! conversation with three members, and temporary directories.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use forms_ask::store::PostgresStore;
+use forms_ask::{
+    Asks, Clock, ConversationId, ManualClock, Principal, SqliteStore, Store, Timestamp,
+};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The environment variable naming the PostgreSQL database the tests use.
+pub const PG_URL_VAR: &str = "FORMS_ASK_PG_URL";
+
+/// A directory under the system's temporary directory, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "forms-ask-{tag}-{}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The PostgreSQL URL, or `None` with a loud message. In CI (`CI=true`) a missing
+/// PostgreSQL fails the test instead.
+pub fn pg_url() -> Option<String> {
+    match std::env::var(PG_URL_VAR) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{PG_URL_VAR} is not set: CI must run the PostgreSQL tests (.ci/run starts a server)");
+            }
+            eprintln!(
+                "\n*** SKIPPED: PostgreSQL test — {PG_URL_VAR} is not set. \
+                 Run .ci/run, or start a server and set {PG_URL_VAR}=postgres://… ***\n"
+            );
+            None
+        }
+    }
+}
+
+/// A fresh, uniquely named schema for one test.
+pub fn pg_schema() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "t_{}_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        nanos % 1_000_000_000
+    )
+}
+
+/// Drops a test schema.
+pub fn pg_drop_schema(url: &str, schema: &str) {
+    if let Ok(mut c) = postgres::Client::connect(url, postgres::NoTls) {
+        let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"));
+    }
+}
+
+/// Which store a world runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Memory,
+    Sqlite,
+    Postgres,
+}
+
+/// A fresh engine, its clock and a conversation `chat` with members agent, ana and bob.
+pub struct World {
+    pub asks: Asks,
+    pub clock: Arc<ManualClock>,
+    pub chat: ConversationId,
+    pub agent: Principal,
+    pub ana: Principal,
+    pub bob: Principal,
+    pub kind: Kind,
+    /// The SQLite file, or the PostgreSQL URL and schema: to open a second engine on it.
+    pub sqlite_path: Option<PathBuf>,
+    pub pg: Option<(String, String)>,
+    _dir: Option<TempDir>,
+}
+
+/// The time every world starts at.
+pub fn start_time() -> Timestamp {
+    Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+}
+
+impl World {
+    pub fn new(kind: Kind) -> Option<World> {
+        let clock = Arc::new(ManualClock::at(start_time()));
+        let mut sqlite_path = None;
+        let mut pg = None;
+        let mut dir = None;
+        let store: Arc<dyn Store> = match kind {
+            Kind::Memory => Arc::new(forms_ask::store::memory::MemoryStore::new()),
+            Kind::Sqlite => {
+                let d = TempDir::new("rules");
+                let path = d.path().join("asks.db");
+                let store = SqliteStore::open(&path).unwrap();
+                sqlite_path = Some(path);
+                dir = Some(d);
+                Arc::new(store)
+            }
+            Kind::Postgres => {
+                let url = pg_url()?;
+                let schema = pg_schema();
+                let store = PostgresStore::connect_in_schema(&url, Some(&schema)).unwrap();
+                pg = Some((url, schema));
+                Arc::new(store)
+            }
+        };
+        let asks = Asks::with_clock(store, Arc::clone(&clock) as Arc<dyn Clock>);
+        let world = World {
+            asks,
+            clock,
+            chat: ConversationId::new("chat").unwrap(),
+            agent: Principal::new("agent").unwrap(),
+            ana: Principal::new("ana").unwrap(),
+            bob: Principal::new("bob").unwrap(),
+            kind,
+            sqlite_path,
+            pg,
+            _dir: dir,
+        };
+        for p in [&world.agent, &world.ana, &world.bob] {
+            world.asks.join(&world.chat, p).unwrap();
+        }
+        Some(world)
+    }
+
+    /// A second engine on the same database (another "server instance"), same clock.
+    pub fn second_engine(&self) -> Asks {
+        let store: Arc<dyn Store> = match self.kind {
+            Kind::Memory => panic!("the memory store has no second engine"),
+            Kind::Sqlite => {
+                Arc::new(SqliteStore::open(self.sqlite_path.as_ref().unwrap()).unwrap())
+            }
+            Kind::Postgres => {
+                let (url, schema) = self.pg.as_ref().unwrap();
+                Arc::new(PostgresStore::connect_in_schema(url, Some(schema)).unwrap())
+            }
+        };
+        Asks::with_clock(store, Arc::clone(&self.clock) as Arc<dyn Clock>)
+    }
+
+    pub fn p(&self, name: &str) -> Principal {
+        Principal::new(name).unwrap()
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        if let Some((url, schema)) = &self.pg {
+            pg_drop_schema(url, schema);
+        }
+    }
+}

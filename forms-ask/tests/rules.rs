@@ -1,0 +1,1163 @@
+//! Every rule of durable requested replies (seed 003), each a test named after it, run
+//! against every store: `memory::…`, `sqlite::…` and `postgres::…` (the last needs
+//! `FORMS_ASK_PG_URL`; without it each test says loudly that it was skipped, and in CI it
+//! fails).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::{start_time, World};
+use forms_ask::{
+    Action, ActionRefusal, AskError, EventKind, ExecutionStatus, Expiry, Ineligible, Kind,
+    NewRequest, Outcome, Redeem, Replacement, Request, State, Timestamp,
+};
+use forms_runtime::Form;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+const DAY: Duration = Duration::from_secs(86_400);
+
+fn open(w: &World, new: NewRequest, key: &str) -> Request {
+    w.asks
+        .as_principal(&w.agent)
+        .open(&w.chat, new, key)
+        .unwrap()
+}
+
+fn approval(w: &World) -> Request {
+    open(
+        w,
+        NewRequest::approval("Deploy 1.4 to staging?"),
+        "open-approval",
+    )
+}
+
+fn action() -> Action {
+    Action {
+        executor: "deployer".into(),
+        resource_version: "staging@41".into(),
+        arguments: json!({"release": "1.4"}),
+        operation_key: "deploy-1.4-staging".into(),
+    }
+}
+
+fn redeem_of(a: &Action) -> Redeem {
+    Redeem {
+        executor: a.executor.clone(),
+        resource_version: a.resource_version.clone(),
+        arguments: a.arguments.clone(),
+        operation_key: a.operation_key.clone(),
+    }
+}
+
+fn conflict_latest(e: AskError) -> Request {
+    match e {
+        AskError::Conflict { latest } => *latest,
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------- respond
+
+fn respond_saves_the_typed_outcome_answer_and_responder(w: &World) {
+    let r = approval(w);
+    assert_eq!(
+        (r.state, r.version, r.kind),
+        (State::Open, 1, Kind::Approval)
+    );
+    assert_eq!(r.audience, vec![w.ana.clone(), w.bob.clone()]);
+    let done = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, Some("go ahead"), "k1")
+        .unwrap();
+    assert_eq!(done.state, State::Resolved);
+    assert_eq!(done.version, 2);
+    assert_eq!(done.outcome, Some(Outcome::Approved));
+    assert_eq!(done.answer.as_deref(), Some("go ahead"));
+    assert_eq!(done.responder.as_ref(), Some(&w.ana));
+    // Saved: anyone allowed reads the same final outcome later.
+    assert_eq!(w.asks.as_principal(&w.bob).show(&r.id).unwrap(), done);
+    assert_eq!(w.asks.as_principal(&w.agent).show(&r.id).unwrap(), done);
+}
+
+fn respond_by_a_member_who_joined_later_is_not_eligible(w: &World) {
+    let r = approval(w);
+    let carol = w.p("carol");
+    w.asks.join(&w.chat, &carol).unwrap();
+    let e = w
+        .asks
+        .as_principal(&carol)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::NotEligible {
+                reason: Ineligible::NotInAudience,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // The later member may read it (a member of the conversation), but nothing changed.
+    assert_eq!(w.asks.as_principal(&carol).show(&r.id).unwrap(), r);
+    // The requester is not in the default audience either.
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        AskError::NotEligible {
+            reason: Ineligible::NotInAudience,
+            ..
+        }
+    ));
+}
+
+fn respond_after_removal_or_revoked_contact_is_not_eligible(w: &World) {
+    let r = approval(w);
+    w.asks.remove_member(&w.chat, &w.ana).unwrap();
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::NotEligible {
+                reason: Ineligible::NotAMember,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    w.asks.revoke_contact(&w.chat, &w.bob).unwrap();
+    let e = w
+        .asks
+        .as_principal(&w.bob)
+        .respond(&r.id, 1, Outcome::Denied, None, "k")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::NotEligible {
+                reason: Ineligible::ContactRevoked,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // Rights restored: eligibility is current, so bob may respond again.
+    w.asks.restore_contact(&w.chat, &w.bob).unwrap();
+    let done = w
+        .asks
+        .as_principal(&w.bob)
+        .respond(&r.id, 1, Outcome::Denied, None, "k2")
+        .unwrap();
+    assert_eq!(done.outcome, Some(Outcome::Denied));
+}
+
+fn respond_with_a_stale_version_is_a_conflict_with_the_latest_state(w: &World) {
+    let r = open(w, NewRequest::question("Which region?"), "q");
+    let me = w.asks.as_principal(&w.agent);
+    me.message(&r.id, "any preference?", "m").unwrap(); // messages do not bump the version
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 7, Outcome::Answered, Some("eu"), "k")
+        .unwrap_err();
+    let latest = conflict_latest(e);
+    assert_eq!((latest.version, latest.state), (1, State::Open));
+    assert_eq!(w.asks.as_principal(&w.ana).show(&r.id).unwrap(), r);
+}
+
+fn respond_to_a_decided_request_is_a_conflict_and_overwrites_nothing(w: &World) {
+    let r = approval(w);
+    let won = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "a")
+        .unwrap();
+    let e = w
+        .asks
+        .as_principal(&w.bob)
+        .respond(&r.id, 1, Outcome::Denied, Some("no"), "b")
+        .unwrap_err();
+    assert_eq!(conflict_latest(e), won);
+    assert_eq!(w.asks.as_principal(&w.bob).show(&r.id).unwrap(), won);
+}
+
+fn respond_with_an_outcome_of_another_kind_is_an_invalid_outcome(w: &World) {
+    let cases = [
+        (
+            NewRequest::question("q"),
+            Outcome::Approved,
+            Outcome::Answered,
+        ),
+        (
+            NewRequest::approval("a"),
+            Outcome::Completed,
+            Outcome::Denied,
+        ),
+        (NewRequest::task("t"), Outcome::Answered, Outcome::Rejected),
+    ];
+    for (i, (new, wrong, right)) in cases.into_iter().enumerate() {
+        let kind = new.kind;
+        let r = open(w, new, &format!("open-{i}"));
+        let ana = w.asks.as_principal(&w.ana);
+        let e = ana
+            .respond(&r.id, 1, wrong, None, &format!("w{i}"))
+            .unwrap_err();
+        assert!(
+            matches!(e, AskError::InvalidOutcome { kind: k, outcome } if k == kind && outcome == wrong),
+            "{e:?}"
+        );
+        assert_eq!(ana.show(&r.id).unwrap().state, State::Open);
+        assert_eq!(
+            ana.respond(&r.id, 1, right, None, &format!("r{i}"))
+                .unwrap()
+                .outcome,
+            Some(right)
+        );
+    }
+    assert_eq!(
+        Kind::Task.outcomes(),
+        [Outcome::Completed, Outcome::Failed, Outcome::Rejected]
+    );
+}
+
+fn respond_answer_must_equal_an_offered_choice(w: &World) {
+    let r = open(
+        w,
+        NewRequest::question("Which region?").choices(["eu-west", "us-east"]),
+        "q",
+    );
+    let ana = w.asks.as_principal(&w.ana);
+    for bad in [Some("EU-WEST"), Some("eu-west "), Some("mars"), None] {
+        let e = ana
+            .respond(&r.id, 1, Outcome::Answered, bad, "k")
+            .unwrap_err();
+        assert!(matches!(e, AskError::InvalidAnswer(_)), "{bad:?}: {e:?}");
+    }
+    let done = ana
+        .respond(&r.id, 1, Outcome::Answered, Some("us-east"), "k")
+        .unwrap();
+    assert_eq!(done.answer.as_deref(), Some("us-east"));
+}
+
+fn respond_follow_up_messages_never_decide(w: &World) {
+    let r = approval(w);
+    let ana = w.asks.as_principal(&w.ana);
+    let msg = ana
+        .message(&r.id, "Approved! How long will staging be busy?", "m1")
+        .unwrap();
+    assert_eq!(msg.event, EventKind::Message);
+    let now = ana.show(&r.id).unwrap();
+    assert_eq!(
+        (now.state, now.version, now.outcome),
+        (State::Open, 1, None)
+    );
+    // The typed response, with the version read before the message, still decides.
+    let done = ana.respond(&r.id, 1, Outcome::Denied, None, "k").unwrap();
+    assert_eq!(done.outcome, Some(Outcome::Denied));
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(rename_all = "snake_case")]
+enum Region {
+    /// Europe (Ireland)
+    EuWest,
+    /// US East
+    UsEast,
+}
+
+fn respond_typed_choices_decode_back_into_the_enum(w: &World) {
+    let r = open(
+        w,
+        NewRequest::question("Which region?").choices_from::<Region>(),
+        "q",
+    );
+    assert_eq!(r.choices, Some(vec!["eu_west".into(), "us_east".into()]));
+    assert_eq!(r.choice::<Region>(), None);
+    let done = w
+        .asks
+        .as_principal(&w.bob)
+        .respond(&r.id, 1, Outcome::Answered, Some("us_east"), "k")
+        .unwrap();
+    assert_eq!(done.choice::<Region>(), Some(Region::UsEast));
+}
+
+// ---------------------------------------------------------------- expiry
+
+fn expiry_ordinary_requests_have_none_and_never_show_the_wire_value(w: &World) {
+    for (i, new) in [
+        NewRequest::question("q"),
+        NewRequest::approval("a"),
+        NewRequest::task("t"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = open(w, new, &format!("o{i}"));
+        assert_eq!(r.expires_at, Expiry::Never);
+        let wire = serde_json::to_value(&r).unwrap();
+        assert_eq!(wire["expires_at"], "9999-01-01T00:00:00Z");
+        let shown = r.to_string();
+        assert!(!shown.contains("9999"), "{shown}");
+        assert!(shown.contains("no deadline"), "{shown}");
+    }
+    // A century later it is still open.
+    w.clock.advance(DAY * 36_500);
+    let r = open(w, NewRequest::question("later"), "o-later");
+    w.clock.advance(DAY * 3650);
+    assert_eq!(
+        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
+        State::Open
+    );
+}
+
+fn expiry_bound_action_approvals_default_to_seven_days(w: &World) {
+    let r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
+    assert_eq!(r.expires_at, Expiry::At(start_time().plus(DAY * 7)));
+    assert!(
+        r.to_string().contains("expires 2026-12-08T12:00:00Z"),
+        "{r}"
+    );
+    w.clock.advance(DAY * 7 - Duration::from_secs(1));
+    assert_eq!(
+        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
+        State::Open
+    );
+    w.clock.advance(Duration::from_secs(1));
+    assert_eq!(
+        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
+        State::Expired
+    );
+}
+
+fn expiry_explicit_must_be_within_ninety_days(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    let ok = me
+        .open(
+            &w.chat,
+            NewRequest::question("q").expires_at(start_time().plus(DAY * 90)),
+            "a",
+        )
+        .unwrap();
+    assert_eq!(ok.expires_at, Expiry::At(start_time().plus(DAY * 90)));
+    for (key, at) in [
+        ("b", start_time().plus(DAY * 90 + Duration::from_millis(1))),
+        ("c", start_time()),
+        ("d", start_time().minus(DAY)),
+    ] {
+        let e = me
+            .open(&w.chat, NewRequest::question("q").expires_at(at), key)
+            .unwrap_err();
+        assert!(matches!(e, AskError::InvalidInput(_)), "{at}: {e:?}");
+    }
+}
+
+fn expiry_past_deadline_is_expired_even_if_the_clock_jumps_back(w: &World) {
+    let deadline = start_time().plus(Duration::from_secs(3600));
+    let r = open(w, NewRequest::approval("Deploy?").expires_at(deadline), "o");
+    w.clock.set(deadline.plus(Duration::from_secs(1)));
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap_err();
+    let AskError::Expired { latest } = e else {
+        panic!("{e:?}")
+    };
+    assert_eq!((latest.state, latest.version), (State::Expired, 2));
+    // The clock jumps back before the deadline: still expired, in this engine and another.
+    w.clock.set(start_time());
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 2, Outcome::Approved, None, "k2")
+        .unwrap_err();
+    assert!(matches!(e, AskError::Expired { .. }), "{e:?}");
+    assert_eq!(
+        w.asks.as_principal(&w.bob).show(&r.id).unwrap().state,
+        State::Expired
+    );
+    let log = w.asks.as_principal(&w.agent).log(&r.id).unwrap();
+    assert_eq!(
+        log.iter().filter(|e| e.event == EventKind::Expired).count(),
+        1
+    );
+    assert_eq!(log.last().unwrap().actor, None);
+}
+
+// ---------------------------------------------------------------- wait
+
+fn wait_timeout_returns_the_current_state_and_never_withdraws(w: &World) {
+    let r = approval(w);
+    let started = Instant::now();
+    let seen = w
+        .asks
+        .as_principal(&w.agent)
+        .wait(&r.id, Duration::from_millis(150))
+        .unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(150));
+    assert_eq!(seen, r);
+    // Still open and answerable after the waiter gave up.
+    let done = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    assert_eq!(done.state, State::Resolved);
+}
+
+fn wait_is_woken_by_the_change(w: &World) {
+    let r = approval(w);
+    let started = Instant::now();
+    let seen = std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            w.asks
+                .as_principal(&w.agent)
+                .wait(&r.id, Duration::from_secs(30))
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        w.asks
+            .as_principal(&w.bob)
+            .respond(&r.id, 1, Outcome::Denied, None, "k")
+            .unwrap();
+        waiter.join().unwrap().unwrap()
+    });
+    assert_eq!(seen.outcome, Some(Outcome::Denied));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+fn wait_can_return_cancellation_or_expiry(w: &World) {
+    let r = approval(w);
+    let seen = std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            w.asks
+                .as_principal(&w.ana)
+                .wait(&r.id, Duration::from_secs(30))
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        w.asks.as_principal(&w.agent).cancel(&r.id, 1, "c").unwrap();
+        waiter.join().unwrap().unwrap()
+    });
+    assert_eq!((seen.state, seen.outcome), (State::Cancelled, None));
+
+    let deadline = start_time().plus(Duration::from_secs(60));
+    let r = open(w, NewRequest::question("q").expires_at(deadline), "o2");
+    let seen = std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            w.asks
+                .as_principal(&w.ana)
+                .wait(&r.id, Duration::from_secs(30))
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        w.clock.set(deadline);
+        waiter.join().unwrap().unwrap()
+    });
+    assert_eq!(seen.state, State::Expired);
+}
+
+// ---------------------------------------------------------------- cancel
+
+fn cancel_only_the_requester_with_the_current_version_while_open(w: &World) {
+    let r = approval(w);
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .cancel(&r.id, 1, "c")
+        .unwrap_err();
+    assert!(matches!(e, AskError::NotRequester { .. }), "{e:?}");
+    let me = w.asks.as_principal(&w.agent);
+    assert_eq!(
+        conflict_latest(me.cancel(&r.id, 2, "c1").unwrap_err()).version,
+        1
+    );
+    let cancelled = me.cancel(&r.id, 1, "c2").unwrap();
+    assert_eq!((cancelled.state, cancelled.version), (State::Cancelled, 2));
+    assert_eq!(
+        conflict_latest(me.cancel(&r.id, 2, "c3").unwrap_err()).state,
+        State::Cancelled
+    );
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 2, Outcome::Approved, None, "k")
+        .unwrap_err();
+    assert_eq!(conflict_latest(e).state, State::Cancelled);
+}
+
+// ---------------------------------------------------------------- replace and supersede
+
+fn replace_supersedes_and_opens_with_the_original_audience_and_options(w: &World) {
+    let r = open(
+        w,
+        NewRequest::question("Which region?").choices(["eu", "us"]),
+        "q",
+    );
+    let carol = w.p("carol");
+    w.asks.join(&w.chat, &carol).unwrap(); // joins later: not in the replacement's audience
+    let pair = w
+        .asks
+        .as_principal(&w.agent)
+        .replace(
+            &r.id,
+            1,
+            Replacement {
+                body: Some("Which region, for the EU launch?".into()),
+                ..Default::default()
+            },
+            "rep",
+        )
+        .unwrap();
+    assert_eq!(pair.previous.id, r.id);
+    assert_eq!(pair.previous.state, State::Superseded);
+    assert_eq!(
+        pair.previous.replaced_by.as_ref(),
+        Some(&pair.replacement.id)
+    );
+    let new = &pair.replacement;
+    assert_ne!(new.id, r.id);
+    assert_eq!((new.state, new.version), (State::Open, 1));
+    assert_eq!(new.audience, r.audience);
+    assert_eq!(new.choices, r.choices);
+    assert_eq!(new.replaces.as_ref(), Some(&r.id));
+    assert_eq!(new.body, "Which region, for the EU launch?");
+    // Later responses use the replacement's ID; the old one conflicts.
+    let ana = w.asks.as_principal(&w.ana);
+    assert_eq!(
+        conflict_latest(
+            ana.respond(&r.id, 1, Outcome::Answered, Some("eu"), "a")
+                .unwrap_err()
+        )
+        .state,
+        State::Superseded
+    );
+    let e = w
+        .asks
+        .as_principal(&carol)
+        .respond(&new.id, 1, Outcome::Answered, Some("eu"), "c")
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        AskError::NotEligible {
+            reason: Ineligible::NotInAudience,
+            ..
+        }
+    ));
+    assert_eq!(
+        ana.respond(&new.id, 1, Outcome::Answered, Some("eu"), "b")
+            .unwrap()
+            .state,
+        State::Resolved
+    );
+}
+
+fn replace_never_carries_an_approval_over(w: &World) {
+    let r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
+    let approved = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    // A decided approval cannot be replaced: nothing leaves a final state.
+    let me = w.asks.as_principal(&w.agent);
+    assert_eq!(
+        conflict_latest(
+            me.replace(&r.id, 2, Replacement::default(), "rep")
+                .unwrap_err()
+        ),
+        approved
+    );
+    // An open one is replaced by an open one, without outcome or redemption.
+    let r2 = open(
+        w,
+        NewRequest::approval("Deploy 1.5?").action(action()),
+        "o2",
+    );
+    let pair = me
+        .replace(&r2.id, 1, Replacement::default(), "rep2")
+        .unwrap();
+    let new = &pair.replacement;
+    assert_eq!(
+        (new.state, new.outcome, &new.responder, &new.redemption),
+        (State::Open, None, &None, &None)
+    );
+    assert_eq!(new.action, r2.action);
+    let e = me.redeem(&new.id, &redeem_of(&action()), "x").unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
+        "{e:?}"
+    );
+}
+
+fn replace_same_retry_key_and_input_returns_the_same_pair_and_different_input_is_refused(
+    w: &World,
+) {
+    let r = approval(w);
+    let me = w.asks.as_principal(&w.agent);
+    let change = Replacement {
+        title: Some("Staging".into()),
+        ..Default::default()
+    };
+    let first = me.replace(&r.id, 1, change.clone(), "rep").unwrap();
+    let again = me.replace(&r.id, 1, change.clone(), "rep").unwrap();
+    assert_eq!(first, again);
+    let other = Replacement {
+        title: Some("Production".into()),
+        ..Default::default()
+    };
+    let e = me.replace(&r.id, 1, other, "rep").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::RetryKeyReused {
+                operation: "replace",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // Exactly one replacement exists: the old request's log has one supersession.
+    let log = me.log(&r.id).unwrap();
+    assert_eq!(
+        log.iter()
+            .filter(|e| e.event == EventKind::Superseded)
+            .count(),
+        1
+    );
+}
+
+fn supersede_only_marks_the_old_request(w: &World) {
+    let r = approval(w);
+    let e = w
+        .asks
+        .as_principal(&w.bob)
+        .supersede(&r.id, 1, "s")
+        .unwrap_err();
+    assert!(matches!(e, AskError::NotRequester { .. }));
+    let me = w.asks.as_principal(&w.agent);
+    let s = me.supersede(&r.id, 1, "s").unwrap();
+    assert_eq!(
+        (s.state, s.version, &s.replaced_by),
+        (State::Superseded, 2, &None)
+    );
+    let log = me.log(&r.id).unwrap();
+    assert_eq!(
+        log.iter().map(|e| e.event).collect::<Vec<_>>(),
+        [EventKind::Opened, EventKind::Superseded]
+    );
+    assert!(log.iter().all(|e| e.request == r.id));
+}
+
+// ---------------------------------------------------------------- bound actions
+
+fn bound_action_redemption_binds_exactly_once(w: &World) {
+    let a = action();
+    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
+    let deployer = w.p("deployer");
+    w.asks.join(&w.chat, &deployer).unwrap();
+    let ex = w.asks.as_principal(&deployer);
+    let e = ex.redeem(&r.id, &redeem_of(&a), "r0").unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
+        "{e:?}"
+    );
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    let redeemed = ex.redeem(&r.id, &redeem_of(&a), "r1").unwrap();
+    assert_eq!(redeemed.redemption.as_ref().unwrap().by, deployer);
+    assert_eq!(
+        (redeemed.state, redeemed.outcome),
+        (State::Resolved, Some(Outcome::Approved))
+    );
+    // The same call retried with its key replays; a second redemption is refused.
+    assert_eq!(ex.redeem(&r.id, &redeem_of(&a), "r1").unwrap(), redeemed);
+    let e = ex.redeem(&r.id, &redeem_of(&a), "r2").unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::AlreadyRedeemed)),
+        "{e:?}"
+    );
+    // Someone who is neither the executor nor the requester may not redeem.
+    let r2 = open(w, NewRequest::approval("Again?").action(a.clone()), "o2");
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r2.id, 1, Outcome::Approved, None, "k2")
+        .unwrap();
+    let e = w
+        .asks
+        .as_principal(&w.bob)
+        .redeem(&r2.id, &redeem_of(&a), "r3")
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NotExecutor)),
+        "{e:?}"
+    );
+    // A denied approval cannot be redeemed; a request without an action neither.
+    let r3 = open(w, NewRequest::approval("Third?").action(a.clone()), "o3");
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r3.id, 1, Outcome::Denied, None, "k3")
+        .unwrap();
+    let e = ex.redeem(&r3.id, &redeem_of(&a), "r4").unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
+        "{e:?}"
+    );
+    let plain = approval(w);
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .redeem(&plain.id, &redeem_of(&a), "r5")
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NoAction)),
+        "{e:?}"
+    );
+}
+
+fn bound_action_any_mismatch_is_refused(w: &World) {
+    let a = action();
+    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    let me = w.asks.as_principal(&w.agent);
+    let mut cases = Vec::new();
+    let mut m = redeem_of(&a);
+    m.executor = "other".into();
+    cases.push((m, "the executor"));
+    let mut m = redeem_of(&a);
+    m.resource_version = "staging@42".into();
+    cases.push((m, "the resource version"));
+    let mut m = redeem_of(&a);
+    m.arguments = json!({"release": "1.5"});
+    cases.push((m, "the arguments"));
+    let mut m = redeem_of(&a);
+    m.operation_key = "deploy-again".into();
+    cases.push((m, "the operation key"));
+    for (i, (bad, field)) in cases.iter().enumerate() {
+        let e = me.redeem(&r.id, bad, &format!("m{i}")).unwrap_err();
+        assert!(
+            matches!(&e, AskError::ActionRefused(ActionRefusal::Mismatch(f)) if f == field),
+            "{e:?}"
+        );
+    }
+    assert!(me.show(&r.id).unwrap().redemption.is_none());
+    assert!(me
+        .redeem(&r.id, &redeem_of(&a), "ok")
+        .unwrap()
+        .redemption
+        .is_some());
+}
+
+fn bound_action_execution_unknown_stays_reconcilable(w: &World) {
+    let a = action();
+    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    let me = w.asks.as_principal(&w.agent);
+    let e = me
+        .report_execution(
+            &r.id,
+            &a.operation_key,
+            ExecutionStatus::Succeeded,
+            None,
+            "e0",
+        )
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NotRedeemed)),
+        "{e:?}"
+    );
+    me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
+    let e = me
+        .report_execution(&r.id, "other-key", ExecutionStatus::Succeeded, None, "e1")
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::Mismatch(_))),
+        "{e:?}"
+    );
+    let unknown = me
+        .report_execution(
+            &r.id,
+            &a.operation_key,
+            ExecutionStatus::Unknown,
+            Some("timeout"),
+            "e2",
+        )
+        .unwrap();
+    assert_eq!(
+        unknown.execution.as_ref().unwrap().status,
+        ExecutionStatus::Unknown
+    );
+    let settled = me
+        .report_execution(
+            &r.id,
+            &a.operation_key,
+            ExecutionStatus::Succeeded,
+            None,
+            "e3",
+        )
+        .unwrap();
+    assert_eq!(
+        settled.execution.as_ref().unwrap().status,
+        ExecutionStatus::Succeeded
+    );
+    let e = me
+        .report_execution(&r.id, &a.operation_key, ExecutionStatus::Failed, None, "e4")
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::ExecutionFinal)),
+        "{e:?}"
+    );
+    assert_eq!(settled.state, State::Resolved);
+}
+
+fn bound_action_approval_expired_before_redemption_is_refused(w: &World) {
+    let a = action();
+    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    w.clock.advance(DAY * 8);
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .redeem(&r.id, &redeem_of(&a), "r")
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::ApprovalExpired)),
+        "{e:?}"
+    );
+}
+
+// ---------------------------------------------------------------- audit
+
+fn audit_every_transition_appends_one_event(w: &World) {
+    let a = action();
+    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
+    let me = w.asks.as_principal(&w.agent);
+    me.message(&r.id, "ping", "m").unwrap();
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, Some("ok"), "k")
+        .unwrap();
+    me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
+    me.report_execution(
+        &r.id,
+        &a.operation_key,
+        ExecutionStatus::Succeeded,
+        None,
+        "e",
+    )
+    .unwrap();
+    // Refused writes and replays append nothing.
+    let _ = w
+        .asks
+        .as_principal(&w.bob)
+        .respond(&r.id, 1, Outcome::Denied, None, "b");
+    me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
+    let log = me.log(&r.id).unwrap();
+    let kinds: Vec<_> = log.iter().map(|e| e.event).collect();
+    assert_eq!(
+        kinds,
+        [
+            EventKind::Opened,
+            EventKind::Message,
+            EventKind::Responded,
+            EventKind::Redeemed,
+            EventKind::ExecutionReported
+        ]
+    );
+    assert_eq!(
+        log.iter().map(|e| e.version).collect::<Vec<_>>(),
+        [1, 1, 2, 3, 4]
+    );
+    assert_eq!(log[2].actor.as_ref(), Some(&w.ana));
+    assert_eq!(log[2].detail.as_ref().unwrap()["outcome"], "approved");
+    assert_eq!(log[1].detail.as_ref().unwrap()["text"], "ping");
+    // The final version is the number of state-changing events.
+    assert_eq!(me.show(&r.id).unwrap().version, 4);
+}
+
+// ---------------------------------------------------------------- retry keys
+
+fn retry_key_a_retried_write_returns_its_first_result(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    let r1 = me.open(&w.chat, NewRequest::question("q"), "same").unwrap();
+    let r2 = me.open(&w.chat, NewRequest::question("q"), "same").unwrap();
+    assert_eq!(r1, r2);
+    let ana = w.asks.as_principal(&w.ana);
+    let first = ana
+        .respond(&r1.id, 1, Outcome::Answered, Some("x"), "resp")
+        .unwrap();
+    me.message(&r1.id, "thanks", "thanks").unwrap();
+    let again = ana
+        .respond(&r1.id, 1, Outcome::Answered, Some("x"), "resp")
+        .unwrap();
+    assert_eq!(first, again);
+    assert_eq!(me.log(&r1.id).unwrap().len(), 3);
+}
+
+fn retry_key_with_a_different_input_is_refused(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    me.open(&w.chat, NewRequest::question("q"), "k").unwrap();
+    let e = me
+        .open(&w.chat, NewRequest::question("another"), "k")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::RetryKeyReused {
+                operation: "open",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let r = approval(w);
+    let e = me.cancel(&r.id, 1, "k").unwrap_err(); // same key, another operation
+    assert!(
+        matches!(
+            e,
+            AskError::RetryKeyReused {
+                operation: "cancel",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(me.show(&r.id).unwrap().state, State::Open);
+    let e = me
+        .open(&w.chat, NewRequest::question("q"), " ")
+        .unwrap_err();
+    assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
+}
+
+fn retry_key_is_scoped_to_the_principal(w: &World) {
+    let r = open(w, NewRequest::question("q"), "shared");
+    let r2 = w
+        .asks
+        .as_principal(&w.ana)
+        .open(&w.chat, NewRequest::question("q"), "shared")
+        .unwrap();
+    assert_ne!(r.id, r2.id);
+    assert_eq!(r2.requester, w.ana);
+}
+
+// ---------------------------------------------------------------- states and opening
+
+fn states_nothing_leaves_a_final_state(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    let ana = w.asks.as_principal(&w.ana);
+    let resolved = approval(w);
+    ana.respond(&resolved.id, 1, Outcome::Approved, None, "a")
+        .unwrap();
+    let cancelled = open(w, NewRequest::approval("c"), "c");
+    me.cancel(&cancelled.id, 1, "c1").unwrap();
+    let superseded = open(w, NewRequest::approval("s"), "s");
+    me.supersede(&superseded.id, 1, "s1").unwrap();
+    let expired = open(
+        w,
+        NewRequest::approval("e").expires_at(start_time().plus(DAY)),
+        "e",
+    );
+    w.clock.advance(DAY * 2);
+    for (i, r) in [&resolved, &cancelled, &superseded, &expired]
+        .into_iter()
+        .enumerate()
+    {
+        let before = me.show(&r.id).unwrap();
+        assert!(before.state.is_final());
+        let v = before.version;
+        let refusals = [
+            ana.respond(&r.id, v, Outcome::Denied, None, &format!("x{i}"))
+                .map(|_| ()),
+            me.cancel(&r.id, v, &format!("y{i}")).map(|_| ()),
+            me.supersede(&r.id, v, &format!("z{i}")).map(|_| ()),
+            me.replace(&r.id, v, Replacement::default(), &format!("w{i}"))
+                .map(|_| ()),
+        ];
+        for refusal in refusals {
+            let e = refusal.unwrap_err();
+            assert!(
+                matches!(e, AskError::Conflict { .. } | AskError::Expired { .. }),
+                "{e:?}"
+            );
+        }
+        assert_eq!(me.show(&r.id).unwrap(), before);
+    }
+}
+
+fn open_fixes_the_audience_at_creation_and_needs_membership(w: &World) {
+    let outsider = w.p("mallory");
+    let e = w
+        .asks
+        .as_principal(&outsider)
+        .open(&w.chat, NewRequest::question("q"), "k")
+        .unwrap_err();
+    assert!(matches!(e, AskError::NotMember { .. }), "{e:?}");
+    let e = w
+        .asks
+        .as_principal(&outsider)
+        .show(&approval(w).id)
+        .unwrap_err();
+    assert!(matches!(e, AskError::NotAllowed { .. }), "{e:?}");
+    let r = open(
+        w,
+        NewRequest::task("Rotate the keys").audience([w.bob.clone()]),
+        "t",
+    );
+    assert_eq!(r.audience, vec![w.bob.clone()]);
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Completed, None, "k")
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        AskError::NotEligible {
+            reason: Ineligible::NotInAudience,
+            ..
+        }
+    ));
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .open(
+            &w.chat,
+            NewRequest::question("q").audience([outsider]),
+            "k2",
+        )
+        .unwrap_err();
+    assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .open(&w.chat, NewRequest::question("  "), "k3")
+        .unwrap_err();
+    assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .show(&forms_ask::RequestId::new("req_missing").unwrap())
+        .unwrap_err();
+    assert!(matches!(e, AskError::NotFound(_)), "{e:?}");
+}
+
+fn respond_race_two_threads_exactly_one_wins(w: &World) {
+    for round in 0..5 {
+        let r = open(w, NewRequest::approval("race"), &format!("race-{round}"));
+        let results: Vec<_> = std::thread::scope(|s| {
+            let a = s.spawn(|| {
+                w.asks.as_principal(&w.ana).respond(
+                    &r.id,
+                    1,
+                    Outcome::Approved,
+                    None,
+                    &format!("ra{round}"),
+                )
+            });
+            let b = s.spawn(|| {
+                w.asks.as_principal(&w.bob).respond(
+                    &r.id,
+                    1,
+                    Outcome::Denied,
+                    None,
+                    &format!("rb{round}"),
+                )
+            });
+            vec![a.join().unwrap(), b.join().unwrap()]
+        });
+        let winners: Vec<Request> = results
+            .iter()
+            .filter_map(|r| r.as_ref().ok().cloned())
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+        let loser = results.into_iter().find_map(Result::err).unwrap();
+        assert_eq!(conflict_latest(loser), winners[0]);
+    }
+}
+
+fn timestamps_are_rfc3339_on_the_wire(w: &World) {
+    let r = approval(w);
+    let wire = serde_json::to_value(&r).unwrap();
+    assert_eq!(wire["created_at"], "2026-12-01T12:00:00Z");
+    let back: Request = serde_json::from_value(wire).unwrap();
+    assert_eq!(back, r);
+    assert_eq!(Timestamp::parse("2026-12-01T12:00:00Z"), Some(start_time()));
+}
+
+macro_rules! on_every_store {
+    ($($rule:ident),* $(,)?) => {
+        mod memory {
+            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Memory).unwrap()) } )*
+        }
+        mod sqlite {
+            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Sqlite).unwrap()) } )*
+        }
+        mod postgres {
+            $( #[test] fn $rule() {
+                if let Some(w) = super::World::new(super::common::Kind::Postgres) { super::$rule(&w) }
+            } )*
+        }
+    };
+}
+
+on_every_store!(
+    respond_saves_the_typed_outcome_answer_and_responder,
+    respond_by_a_member_who_joined_later_is_not_eligible,
+    respond_after_removal_or_revoked_contact_is_not_eligible,
+    respond_with_a_stale_version_is_a_conflict_with_the_latest_state,
+    respond_to_a_decided_request_is_a_conflict_and_overwrites_nothing,
+    respond_with_an_outcome_of_another_kind_is_an_invalid_outcome,
+    respond_answer_must_equal_an_offered_choice,
+    respond_follow_up_messages_never_decide,
+    respond_typed_choices_decode_back_into_the_enum,
+    respond_race_two_threads_exactly_one_wins,
+    expiry_ordinary_requests_have_none_and_never_show_the_wire_value,
+    expiry_bound_action_approvals_default_to_seven_days,
+    expiry_explicit_must_be_within_ninety_days,
+    expiry_past_deadline_is_expired_even_if_the_clock_jumps_back,
+    wait_timeout_returns_the_current_state_and_never_withdraws,
+    wait_is_woken_by_the_change,
+    wait_can_return_cancellation_or_expiry,
+    cancel_only_the_requester_with_the_current_version_while_open,
+    replace_supersedes_and_opens_with_the_original_audience_and_options,
+    replace_never_carries_an_approval_over,
+    replace_same_retry_key_and_input_returns_the_same_pair_and_different_input_is_refused,
+    supersede_only_marks_the_old_request,
+    bound_action_redemption_binds_exactly_once,
+    bound_action_any_mismatch_is_refused,
+    bound_action_execution_unknown_stays_reconcilable,
+    bound_action_approval_expired_before_redemption_is_refused,
+    audit_every_transition_appends_one_event,
+    retry_key_a_retried_write_returns_its_first_result,
+    retry_key_with_a_different_input_is_refused,
+    retry_key_is_scoped_to_the_principal,
+    states_nothing_leaves_a_final_state,
+    open_fixes_the_audience_at_creation_and_needs_membership,
+    timestamps_are_rfc3339_on_the_wire,
+);

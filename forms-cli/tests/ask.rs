@@ -1,0 +1,619 @@
+//! `forms ask` end to end: the real `forms` binary on a SQLite file and on PostgreSQL
+//! (`FORMS_ASK_PG_URL`; without it the PostgreSQL cases say loudly that they were skipped,
+//! and with `CI=true` they fail): every operation, the JSON it prints, exit statuses, two
+//! processes racing, and a waiter in one process woken by a response from another.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        assert!(
+            self.stdout.ends_with('\n'),
+            "{:?} {}",
+            self.stdout,
+            self.stderr
+        );
+        let line = self.stdout.trim_end_matches('\n');
+        assert!(!line.contains('\n'), "not one line: {line}");
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    fn ok(&self) -> Value {
+        assert_eq!(
+            self.code, 0,
+            "stdout: {} stderr: {}",
+            self.stdout, self.stderr
+        );
+        self.json()
+    }
+
+    fn refused(&self, code: &str) -> Value {
+        assert_eq!(
+            self.code, 1,
+            "stdout: {} stderr: {}",
+            self.stdout, self.stderr
+        );
+        let v = self.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        assert!(v["error"]["message"].is_string(), "{v}");
+        v
+    }
+}
+
+fn forms(args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// A unique tag, so runs on a shared PostgreSQL never meet.
+fn tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        let dir = std::env::temp_dir().join(format!("forms-cli-ask-{}", tag()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pg_url() -> Option<String> {
+    match std::env::var("FORMS_ASK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
+            }
+            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
+            None
+        }
+    }
+}
+
+/// A conversation with three members whose names are unique to this run.
+struct Chat {
+    db: String,
+    conversation: String,
+    agent: String,
+    ana: String,
+    bob: String,
+}
+
+impl Chat {
+    fn new(db: String) -> Chat {
+        let t = tag();
+        let chat = Chat {
+            db,
+            conversation: format!("chat-{t}"),
+            agent: format!("agent-{t}"),
+            ana: format!("ana-{t}"),
+            bob: format!("bob-{t}"),
+        };
+        let joined = forms(&[
+            "ask",
+            "join",
+            "--db",
+            &chat.db,
+            "--conversation",
+            &chat.conversation,
+            &chat.agent,
+            &chat.ana,
+            &chat.bob,
+        ])
+        .ok();
+        assert_eq!(joined["members"].as_array().unwrap().len(), 3, "{joined}");
+        chat
+    }
+
+    fn ask(&self, op: &str, who: &str, rest: &[&str]) -> Run {
+        let mut args = vec!["ask", op, "--db", &self.db, "--as", who];
+        args.extend_from_slice(rest);
+        forms(&args)
+    }
+
+    fn open_approval(&self, key: &str) -> Value {
+        self.ask(
+            "open",
+            &self.agent,
+            &[
+                "--conversation",
+                &self.conversation,
+                "--kind",
+                "approval",
+                "--body",
+                "Deploy 1.4?",
+                "--key",
+                key,
+            ],
+        )
+        .ok()
+    }
+}
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().unwrap().to_owned()
+}
+
+fn every_operation_prints_json_and_refusals_exit_1(db: String) {
+    let c = Chat::new(db);
+    let r = c.open_approval("open-1");
+    assert_eq!(r["state"], "open");
+    assert_eq!(r["version"], 1);
+    assert_eq!(r["expires_at"], "9999-01-01T00:00:00Z");
+    assert_eq!(r["deadline"], Value::Null); // the wire value is never shown as a deadline
+    let rid = id(&r);
+    // The same key and input replays the first result.
+    assert_eq!(c.open_approval("open-1"), r);
+
+    let msg = c
+        .ask(
+            "message",
+            &c.ana,
+            &[
+                &rid,
+                "--text",
+                "How long will staging be busy?",
+                "--key",
+                "m1",
+            ],
+        )
+        .ok();
+    assert_eq!(msg["event"], "message");
+    assert_eq!(c.ask("show", &c.bob, &[&rid]).ok()["state"], "open");
+
+    let e = c.ask(
+        "respond",
+        &c.ana,
+        &[
+            &rid,
+            "--version",
+            "1",
+            "--outcome",
+            "answered",
+            "--key",
+            "r0",
+        ],
+    );
+    e.refused("invalid_outcome");
+    let won = c
+        .ask(
+            "respond",
+            &c.ana,
+            &[
+                &rid,
+                "--version",
+                "1",
+                "--outcome",
+                "approved",
+                "--answer",
+                "go",
+                "--key",
+                "r1",
+            ],
+        )
+        .ok();
+    assert_eq!(
+        (won["state"].as_str(), won["outcome"].as_str()),
+        (Some("resolved"), Some("approved"))
+    );
+    let late = c.ask(
+        "respond",
+        &c.bob,
+        &[&rid, "--version", "1", "--outcome", "denied", "--key", "r2"],
+    );
+    let v = late.refused("conflict");
+    assert_eq!(v["error"]["latest"], won);
+
+    let waited = c.ask("wait", &c.agent, &[&rid, "--timeout", "5"]).ok();
+    assert_eq!(waited, won);
+    let log = c.ask("log", &c.agent, &[&rid]).ok();
+    let events: Vec<&str> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(events, ["opened", "message", "responded"]);
+
+    // Cancel: only the requester, current version.
+    let r2 = id(&c.open_approval("open-2"));
+    c.ask("cancel", &c.ana, &[&r2, "--version", "1", "--key", "c1"])
+        .refused("not_requester");
+    c.ask("cancel", &c.agent, &[&r2, "--version", "3", "--key", "c2"])
+        .refused("conflict");
+    assert_eq!(
+        c.ask("cancel", &c.agent, &[&r2, "--version", "1", "--key", "c3"])
+            .ok()["state"],
+        "cancelled"
+    );
+
+    // Replace and supersede.
+    let r3 = id(&c.open_approval("open-3"));
+    let pair = c
+        .ask(
+            "replace",
+            &c.agent,
+            &[
+                &r3,
+                "--version",
+                "1",
+                "--body",
+                "Deploy 1.5?",
+                "--key",
+                "p1",
+            ],
+        )
+        .ok();
+    assert_eq!(pair["previous"]["state"], "superseded");
+    assert_eq!(pair["replacement"]["body"], "Deploy 1.5?");
+    assert_eq!(pair["replacement"]["audience"], r["audience"]);
+    let again = c
+        .ask(
+            "replace",
+            &c.agent,
+            &[
+                &r3,
+                "--version",
+                "1",
+                "--body",
+                "Deploy 1.5?",
+                "--key",
+                "p1",
+            ],
+        )
+        .ok();
+    assert_eq!(again, pair);
+    c.ask(
+        "replace",
+        &c.agent,
+        &[
+            &r3,
+            "--version",
+            "1",
+            "--body",
+            "Deploy 2.0?",
+            "--key",
+            "p1",
+        ],
+    )
+    .refused("retry_key_reused");
+    let r4 = id(&pair["replacement"]);
+    assert_eq!(
+        c.ask(
+            "supersede",
+            &c.agent,
+            &[&r4, "--version", "1", "--key", "s1"]
+        )
+        .ok()["state"],
+        "superseded"
+    );
+
+    // An explicit expiry is a deadline; one beyond 90 days is refused.
+    let soon = c.ask(
+        "open",
+        &c.agent,
+        &[
+            "--conversation",
+            &c.conversation,
+            "--body",
+            "Which region?",
+            "--choice",
+            "eu",
+            "--choice",
+            "us",
+            "--expires",
+            "2099-01-01T00:00:00Z",
+            "--key",
+            "q1",
+        ],
+    );
+    soon.refused("invalid_input");
+    c.ask("show", &c.agent, &["req_nope"]).refused("not_found");
+    // A member who joins later is not eligible.
+    let r5 = id(&c.open_approval("open-5"));
+    let carol = format!("carol-{}", tag());
+    forms(&[
+        "ask",
+        "join",
+        "--db",
+        &c.db,
+        "--conversation",
+        &c.conversation,
+        &carol,
+    ])
+    .ok();
+    c.ask(
+        "respond",
+        &carol,
+        &[&r5, "--version", "1", "--outcome", "approved", "--key", "x"],
+    )
+    .refused("not_eligible");
+}
+
+fn two_processes_race_and_exactly_one_wins(db: String) {
+    let c = Chat::new(db);
+    for round in 0..3 {
+        let rid = id(&c.open_approval(&format!("open-{round}")));
+        let spawn = |who: &str, outcome: &str| {
+            Command::new(env!("CARGO_BIN_EXE_forms"))
+                .args([
+                    "ask",
+                    "respond",
+                    "--db",
+                    &c.db,
+                    "--as",
+                    who,
+                    &rid,
+                    "--version",
+                    "1",
+                    "--outcome",
+                    outcome,
+                    "--key",
+                    &format!("race-{round}"),
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let a = spawn(&c.ana, "approved");
+        let b = spawn(&c.bob, "denied");
+        let runs: Vec<Run> = [a, b]
+            .into_iter()
+            .map(|child| {
+                let out = child.wait_with_output().unwrap();
+                Run {
+                    code: out.status.code().unwrap_or(-1),
+                    stdout: String::from_utf8(out.stdout).unwrap(),
+                    stderr: String::from_utf8(out.stderr).unwrap(),
+                }
+            })
+            .collect();
+        let winners: Vec<&Run> = runs.iter().filter(|r| r.code == 0).collect();
+        assert_eq!(
+            winners.len(),
+            1,
+            "round {round}: {:?}",
+            runs.iter().map(|r| &r.stdout).collect::<Vec<_>>()
+        );
+        let loser = runs.iter().find(|r| r.code != 0).unwrap();
+        assert_eq!(
+            loser.refused("conflict")["error"]["latest"],
+            winners[0].json()
+        );
+    }
+}
+
+fn a_waiting_process_is_woken_by_a_response_from_another(db: String) {
+    let c = Chat::new(db);
+    let rid = id(&c.open_approval("open-w"));
+    let started = Instant::now();
+    let waiter = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args([
+            "ask",
+            "wait",
+            "--db",
+            &c.db,
+            "--as",
+            &c.agent,
+            &rid,
+            "--timeout",
+            "60",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let won = c
+        .ask(
+            "respond",
+            &c.bob,
+            &[&rid, "--version", "1", "--outcome", "denied", "--key", "r"],
+        )
+        .ok();
+    let out = waiter.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(seen, won);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    // A timeout only stops waiting: the request stays open.
+    let r2 = id(&c.open_approval("open-w2"));
+    let t = Instant::now();
+    let still = c.ask("wait", &c.agent, &[&r2, "--timeout", "0.3"]).ok();
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    assert_eq!(still["state"], "open");
+}
+
+#[test]
+fn ask_sqlite_every_operation_prints_json_and_refusals_exit_1() {
+    let dir = TempDir::new();
+    every_operation_prints_json_and_refusals_exit_1(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_every_operation_prints_json_and_refusals_exit_1() {
+    if let Some(url) = pg_url() {
+        every_operation_prints_json_and_refusals_exit_1(url);
+    }
+}
+
+#[test]
+fn ask_sqlite_two_processes_race_and_exactly_one_wins() {
+    let dir = TempDir::new();
+    two_processes_race_and_exactly_one_wins(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_two_processes_race_and_exactly_one_wins() {
+    if let Some(url) = pg_url() {
+        two_processes_race_and_exactly_one_wins(url);
+    }
+}
+
+#[test]
+fn ask_sqlite_a_waiting_process_is_woken_by_a_response_from_another() {
+    let dir = TempDir::new();
+    a_waiting_process_is_woken_by_a_response_from_another(
+        dir.0.join("asks.db").display().to_string(),
+    );
+}
+
+#[test]
+fn ask_postgres_a_waiting_process_is_woken_by_a_response_from_another() {
+    if let Some(url) = pg_url() {
+        a_waiting_process_is_woken_by_a_response_from_another(url);
+    }
+}
+
+#[test]
+fn ask_a_damaged_or_foreign_database_is_refused_with_exit_1() {
+    let dir = TempDir::new();
+    let bad = dir.0.join("notes.db");
+    std::fs::write(&bad, "not a database\n".repeat(300)).unwrap();
+    let v = forms(&[
+        "ask",
+        "show",
+        "--db",
+        bad.to_str().unwrap(),
+        "--as",
+        "ana",
+        "req_x",
+    ])
+    .refused("store_unusable");
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("notes.db") && msg.contains("not a SQLite database"),
+        "{msg}"
+    );
+    // The file is left as it was.
+    assert_eq!(
+        std::fs::read_to_string(&bad).unwrap(),
+        "not a database\n".repeat(300)
+    );
+}
+
+#[test]
+fn ask_usage_errors_exit_2() {
+    for args in [
+        &["ask"][..],
+        &["ask", "frobnicate", "--db", "x.db"],
+        &["ask", "show", "--as", "ana", "req_x"],
+        &["ask", "show", "--db", "x.db", "--as", "ana"],
+        &["ask", "show", "--db", "x.db", "--as", "ana", "a", "b"],
+        &[
+            "ask",
+            "respond",
+            "--db",
+            "x.db",
+            "--as",
+            "ana",
+            "req_x",
+            "--outcome",
+            "approved",
+            "--key",
+            "k",
+        ],
+        &[
+            "ask",
+            "open",
+            "--db",
+            "x.db",
+            "--as",
+            "ana",
+            "--conversation",
+            "c",
+            "--body",
+            "b",
+        ],
+        &[
+            "ask",
+            "show",
+            "--db",
+            "x.db",
+            "--as",
+            "ana",
+            "req_x",
+            "--verbose",
+        ],
+        &[
+            "ask", "show", "--db", "x.db", "--db", "y.db", "--as", "ana", "req_x",
+        ],
+        &["ask", "join", "--db", "x.db", "--conversation", "c"],
+    ] {
+        let run = forms(args);
+        assert_eq!(run.code, 2, "{args:?}: {} {}", run.stdout, run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}");
+        assert!(
+            run.stderr.starts_with("forms: ") && run.stderr.contains("usage:"),
+            "{}",
+            run.stderr
+        );
+    }
+    let dir = TempDir::new();
+    let db = dir.0.join("asks.db").display().to_string();
+    let c = Chat::new(db);
+    let rid = id(&c.open_approval("o"));
+    for bad in [
+        vec![
+            rid.as_str(),
+            "--version",
+            "one",
+            "--outcome",
+            "approved",
+            "--key",
+            "k",
+        ],
+        vec![
+            rid.as_str(),
+            "--version",
+            "1",
+            "--outcome",
+            "yes",
+            "--key",
+            "k",
+        ],
+    ] {
+        assert_eq!(c.ask("respond", &c.ana, &bad).code, 2);
+    }
+    assert_eq!(c.ask("wait", &c.ana, &[&rid, "--timeout", "soon"]).code, 2);
+}
