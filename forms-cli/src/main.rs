@@ -21,6 +21,9 @@
 //!   unreadable file) or a failure to write the output; a message goes to standard error.
 #![forbid(unsafe_code)]
 
+mod lint;
+mod preview;
+
 use forms_runtime::mcp::{tool_descriptor, ToolResult};
 use forms_runtime::rules::Rule;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
@@ -35,6 +38,8 @@ usage:
   forms check  [FILE|-]               Data arguments -> normalized Data JSON on stdout, exit 0
   forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
   forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
+  forms check --lint [FILE|-]         the normalized form and warnings about what renders badly
+  forms preview [FILE|-] [--out PATH] an HTML page rendering the form as the host does
   forms descriptor                    the MCP tool descriptor
   forms --help                        this text
   forms --version                     the version
@@ -85,6 +90,8 @@ enum Command {
     Native(Input),
     Answer { form: Input, response: Input },
     Descriptor,
+    Lint(Input),
+    Preview(preview::Args),
 }
 
 /// A usage error: the message printed before the usage text.
@@ -193,6 +200,11 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
     let rest: Vec<OsString> = args.collect();
     match command.to_str() {
         Some("help") if rest.is_empty() => Ok(Command::Help),
+        Some("check") if rest.iter().any(|a| a == "--lint") => {
+            single_input("check", rest.into_iter().filter(|a| a != "--lint").collect())
+                .map(Command::Lint)
+        }
+        Some("preview") => preview::parse(rest).map(Command::Preview),
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),
         Some("answer") => answer_inputs(rest),
@@ -275,6 +287,12 @@ fn run(command: Command) -> Result<Outcome, Usage> {
             Ok(form) => Outcome::Done(form.to_json()),
             Err(e) => Outcome::Failed(e),
         },
+        Command::Lint(input) => match load_form(&input)?.map(|f| lint::check_report(&f)) {
+            Ok(Ok(line)) => Outcome::Done(line),
+            Ok(Err(e)) => Outcome::Failed(Document::Arguments.error(e.to_string())),
+            Err(e) => Outcome::Failed(e),
+        },
+        Command::Preview(args) => preview::run(&args)?,
         Command::Native(input) => match load_form(&input)? {
             Ok(form) => Outcome::Done(form.native_json().to_owned()),
             Err(e) => Outcome::Failed(e),
