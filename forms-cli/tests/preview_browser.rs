@@ -43,6 +43,11 @@ fn scratch(name: &str) -> PathBuf {
 fn preview(dir: &Path, form: &str) -> PathBuf {
     let file = dir.join("form.json");
     std::fs::write(&file, form).unwrap();
+    preview_file(dir, &file)
+}
+
+/// Runs the real `forms preview FILE --out DIR/page.html`.
+fn preview_file(dir: &Path, file: &Path) -> PathBuf {
     let page = dir.join("page.html");
     let out = Command::new(env!("CARGO_BIN_EXE_forms"))
         .arg("preview")
@@ -416,15 +421,15 @@ fn accessibility_every_control_labelled_and_reachable_by_tab() {
 
 #[test]
 fn readme_example_fill_submit_and_screenshots() {
-    let readme = std::fs::read_to_string(workspace().join("docs/report-form.json")).unwrap();
-    let form: Value = serde_json::from_str(&readme).unwrap();
+    let file = workspace().join("docs/report-form.json");
+    let form: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let f = data(&form);
     let dir = scratch("readme");
-    let page = preview(&dir, &readme);
+    let page = preview_file(&dir, &file);
     let csv = dir.join("q3 sales.csv");
     std::fs::write(&csv, "month,sales\n").unwrap();
     let b = Browser::start();
-    b.resize(1100, 1080);
+    b.resize(1100, 1240);
     b.open(&page);
     let shots = match std::env::var("FORMS_SCREENSHOTS") {
         Ok(d) if d == "docs" => workspace().join("docs"),
@@ -447,6 +452,7 @@ fn readme_example_fill_submit_and_screenshots() {
     assert_eq!(a.choice("format"), Some("Pdf"));
     assert_eq!(a.choices("sections"), Some(vec!["summary", "next_steps"]));
     assert_eq!(a.resource("template"), Some("https://example.com/verified-business-review"));
+    b.resize(1100, 1500);
     b.js("document.getElementById('forms-result').scrollIntoView({block: 'end'})", vec![]);
     std::fs::write(shots.join("preview-submitted.png"), b.screenshot()).unwrap();
     for shot in ["preview-form.png", "preview-submitted.png"] {
