@@ -73,7 +73,7 @@ fn nonempty(v: &Value, key: &str) -> bool {
     str_of(v, key).is_some_and(|s| !forms_runtime::rules::js_trim(s).is_empty())
 }
 
-fn list<'a>(v: Option<&'a Value>) -> &'a [Value] {
+fn list(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
@@ -166,7 +166,10 @@ impl<'de> Deserialize<'de> for Ordered {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(entry) = map.next_entry::<String, Value>()? {
                     entries.push(entry);
@@ -244,7 +247,11 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
         for (j, opt) in opts.iter().enumerate() {
             let chars = opt.label.chars().count();
             if shape != Shape::Other && chars > limit {
-                let what = if image_cards { "card caption" } else { "choice card" };
+                let what = if image_cards {
+                    "card caption"
+                } else {
+                    "choice card"
+                };
                 out.push(Warning {
                     id: "title-truncates",
                     path: option_path(index, id, opt, j),

@@ -200,10 +200,11 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
     let rest: Vec<OsString> = args.collect();
     match command.to_str() {
         Some("help") if rest.is_empty() => Ok(Command::Help),
-        Some("check") if rest.iter().any(|a| a == "--lint") => {
-            single_input("check", rest.into_iter().filter(|a| a != "--lint").collect())
-                .map(Command::Lint)
-        }
+        Some("check") if rest.iter().any(|a| a == "--lint") => single_input(
+            "check",
+            rest.into_iter().filter(|a| a != "--lint").collect(),
+        )
+        .map(Command::Lint),
         Some("preview") => preview::parse(rest).map(Command::Preview),
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),

@@ -42,10 +42,10 @@ pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
                 args.next()
                     .ok_or_else(|| Usage("`--out` needs a PATH".into()))?,
             )
-        } else if let Some(v) = arg.to_str().and_then(|s| s.strip_prefix("--out=")) {
-            Some(OsString::from(v))
         } else {
-            None
+            arg.to_str()
+                .and_then(|s| s.strip_prefix("--out="))
+                .map(OsString::from)
         };
         if let Some(value) = value {
             if out.is_some() {
@@ -85,7 +85,7 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
         Input::Stdin => "standard input".to_owned(),
         Input::File(path) => path
             .file_name()
-            .map_or_else(|| path.display().to_string(), |n| lossy(n)),
+            .map_or_else(|| path.display().to_string(), lossy),
     };
     let page = match utf8(&bytes, Document::Arguments).and_then(|text| render(text, &name)) {
         Ok(page) => page,
@@ -169,9 +169,8 @@ pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
             ("data", form.native_json().to_owned(), warnings)
         }
         Source::Native(params) => {
-            let view = NativeView::from_json(params).map_err(|e| {
-                arguments_error(format!("is not a native form request: {e}"))
-            })?;
+            let view = NativeView::from_json(params)
+                .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
             if view.schema.ty != "object" {
                 return Err(arguments_error(format!(
                     "requestedSchema.type: must be \"object\", found \"{}\"",
@@ -230,7 +229,10 @@ mod tests {
         let rest = &page.html[start..];
         let end = rest.find("</script>").unwrap();
         let embedded = &rest["id=\"forms-data\">".len()..end];
-        assert!(!embedded.contains('<') && !embedded.contains('>'), "{embedded}");
+        assert!(
+            !embedded.contains('<') && !embedded.contains('>'),
+            "{embedded}"
+        );
         let v: Value = serde_json::from_str(embedded).unwrap();
         assert_eq!(
             v["request"]["message"],
@@ -250,7 +252,13 @@ mod tests {
             }
         );
         assert_eq!(p(&[]).unwrap().input, Input::Stdin);
-        for bad in [&["--out"][..], &["a", "b"], &["--x"], &["--out="], &["-o", "a", "-o", "b"]] {
+        for bad in [
+            &["--out"][..],
+            &["a", "b"],
+            &["--x"],
+            &["--out="],
+            &["-o", "a", "-o", "b"],
+        ] {
             assert!(p(bad).is_err(), "{bad:?}");
         }
     }

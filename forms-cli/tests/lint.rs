@@ -37,7 +37,10 @@ fn forms(args: &[&str], stdin: &str) -> (i32, String) {
 fn lint(form: &Value) -> Vec<(String, String)> {
     let (code, out) = forms(&["check", "--lint"], &form.to_string());
     assert_eq!(code, 0, "{out}");
-    assert!(out.ends_with('\n') && !out.trim_end().contains('\n'), "{out}");
+    assert!(
+        out.ends_with('\n') && !out.trim_end().contains('\n'),
+        "{out}"
+    );
     let v: Value = serde_json::from_str(&out).unwrap();
     // The form is exactly what `forms check` prints.
     let (_, plain) = forms(&["check"], &form.to_string());
@@ -97,7 +100,10 @@ fn partial_thumbnails_warns_when_only_some_options_have_one() {
     }
     assert!(ids(&one(all)).is_empty());
     let mut none = q;
-    none["options"][1].as_object_mut().unwrap().remove("thumbnail");
+    none["options"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("thumbnail");
     assert!(ids(&one(none)).is_empty());
 }
 
@@ -159,7 +165,10 @@ fn single_text_message_differs_warns_when_the_header_repeats_nothing() {
     );
     assert!(ids(&form("What would you like to understand?")).is_empty());
     // Two questions: a shared heading is right.
-    assert!(ids(&one(json!({"id": "b", "type": "text", "title": "B", "required": false}))).is_empty());
+    assert!(ids(&one(
+        json!({"id": "b", "type": "text", "title": "B", "required": false})
+    ))
+    .is_empty());
 }
 
 #[test]
@@ -186,7 +195,10 @@ fn check_without_lint_is_unchanged_and_lint_refuses_what_check_refuses() {
         out,
         "{\"message\":\"Hi\",\"questions\":[{\"id\":\"goal\",\"type\":\"text\",\"title\":\"Goal\",\"required\":false}]}\n"
     );
-    let (code, out) = forms(&["check", "--lint", "-"], r#"{"message":"Hi","questions":[]}"#);
+    let (code, out) = forms(
+        &["check", "--lint", "-"],
+        r#"{"message":"Hi","questions":[]}"#,
+    );
     assert_eq!(code, 1);
     assert_eq!(
         out,
@@ -201,7 +213,9 @@ fn preview_panel_carries_the_same_warnings_for_data_and_native_input() {
     let (code, page) = forms(&["preview"], &form.to_string());
     assert_eq!(code, 0);
     assert!(page.starts_with("<!DOCTYPE html>"));
-    assert!(page.contains(r#""warnings":[{"id":"single-text-message-differs","path":"questions[0]""#));
+    assert!(
+        page.contains(r#""warnings":[{"id":"single-text-message-differs","path":"questions[0]""#)
+    );
     let (_, native) = forms(&["native"], &form.to_string());
     let (code, page) = forms(&["preview", "-"], &native);
     assert_eq!(code, 0);

@@ -28,7 +28,10 @@ const ARROW_DOWN: &str = "\u{E015}";
 const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// A fresh directory for one test's files.
@@ -51,7 +54,7 @@ fn preview_file(dir: &Path, file: &Path) -> PathBuf {
     let page = dir.join("page.html");
     let out = Command::new(env!("CARGO_BIN_EXE_forms"))
         .arg("preview")
-        .arg(&file)
+        .arg(file)
         .arg("--out")
         .arg(&page)
         .output()
@@ -83,7 +86,11 @@ fn response(b: &Browser) -> String {
 fn submit_ok(b: &Browser, form: &DataForm) -> String {
     b.click_on("#forms-submit");
     let text = response(b);
-    assert!(!text.is_empty(), "no response; errors: {}", b.text_of("#forms-errors"));
+    assert!(
+        !text.is_empty(),
+        "no response; errors: {}",
+        b.text_of("#forms-errors")
+    );
     form.check_response(&text)
         .unwrap_or_else(|e| panic!("the runtime refused the page's response {text}: {e}"));
     text
@@ -117,7 +124,9 @@ fn v3_text_counts_characters_live_and_refuses_over_max_length() {
     assert_eq!(b.text_of(".count"), "0 / 10");
     b.type_into(&area, "héllo wörld!");
     assert_eq!(b.text_of(".count"), "12 / 10");
-    assert!(b.text_of("#q-0-error").contains("2 characters over the limit of 10"));
+    assert!(b
+        .text_of("#q-0-error")
+        .contains("2 characters over the limit of 10"));
     submit_refused(&b);
     // Blank required text is refused too (V3).
     b.clear(&area);
@@ -128,7 +137,9 @@ fn v3_text_counts_characters_live_and_refuses_over_max_length() {
     b.type_into(&area, "Churn 🙂 Q3");
     assert_eq!(b.text_of(".count"), "10 / 10");
     let text = submit_ok(&b, &f);
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else { panic!() };
+    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
+        panic!()
+    };
     assert_eq!(a.text("goal"), Some("Churn 🙂 Q3"));
 }
 
@@ -161,10 +172,16 @@ fn v4_single_select_radio_cards_and_multi_select_limits_while_clicking() {
         "return [...document.querySelectorAll('#q-1 input:checked')].map(i => i.value)",
         vec![],
     );
-    assert_eq!(checked, json!(["a", "b", "d"]), "the click past maxItems stayed");
+    assert_eq!(
+        checked,
+        json!(["a", "b", "d"]),
+        "the click past maxItems stayed"
+    );
     assert!(b.text_of("#q-1-hint").contains("at most 3"));
     let text = submit_ok(&b, &f);
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else { panic!() };
+    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
+        panic!()
+    };
     assert_eq!(a.choice("format"), Some("html"));
     assert_eq!(a.choices("sections"), Some(vec!["a", "b", "d"]));
 }
@@ -179,9 +196,14 @@ fn thumbnails_make_every_option_an_image_card_with_fallbacks_and_a_lint() {
     let (b, _dir) = show("thumbs", &form);
     assert_eq!(b.find_all("#q-0 label.card").len(), 3);
     assert_eq!(b.find_all("#q-0 .visual[data-fallback]").len(), 2);
-    let src = b.js("return document.querySelector('label[data-option=sunset] img').src", vec![]);
+    let src = b.js(
+        "return document.querySelector('label[data-option=sunset] img').src",
+        vec![],
+    );
     assert_eq!(src, json!(PNG));
-    assert!(b.text_of("[data-lint=partial-thumbnails]").contains("Give every option"));
+    assert!(b
+        .text_of("[data-lint=partial-thumbnails]")
+        .contains("Give every option"));
     b.click_on("label[data-option=plain]");
     let f = data(&form);
     let text = submit_ok(&b, &f);
@@ -209,8 +231,16 @@ fn v5_resource_cards_icon_thumbnail_truncation_and_hover_strip() {
     assert_eq!(b.find_all("#q-0 label.card").len(), 3);
     // The hover/focus strip only on the card with a thumbnail.
     assert_eq!(b.find_all("#q-0 .strip").len(), 1);
-    assert_eq!(b.find_all("label[data-option='https://example.com/t/weekly'] img.iconvis").len(), 1);
-    assert_eq!(b.find_all("label[data-option='https://example.com/t/plain'] .visual[data-fallback]").len(), 1);
+    assert_eq!(
+        b.find_all("label[data-option='https://example.com/t/weekly'] img.iconvis")
+            .len(),
+        1
+    );
+    assert_eq!(
+        b.find_all("label[data-option='https://example.com/t/plain'] .visual[data-fallback]")
+            .len(),
+        1
+    );
     let opacity = "return getComputedStyle(document.querySelector('.strip')).opacity";
     assert_eq!(b.js(opacity, vec![]), json!("0"));
     b.hover(&b.find("label[data-option='https://example.com/t/review']"));
@@ -225,11 +255,20 @@ fn v5_resource_cards_icon_thumbnail_truncation_and_hover_strip() {
     assert_eq!(lints.len(), 1);
     assert!(b.text(&lints[0]).contains("questions[0].options[2]"));
     assert_eq!(b.find_all("[data-lint=resource-without-visual]").len(), 1);
+    b.hover(&b.find("#forms-banner"));
+    assert_eq!(b.js(opacity, vec![]), json!("0"));
+    // Keyboard focus on the card's radio shows the strip as well.
+    b.js(
+        "document.querySelector('#q-0 input[type=radio]').focus()",
+        vec![],
+    );
+    assert_eq!(b.js(opacity, vec![]), json!("1"), "focus shows the strip");
     submit_refused(&b);
     b.click_on("label[data-option='https://example.com/t/weekly']");
-    // Keyboard: focus stays on the radio and shows the strip when focused.
     let text = submit_ok(&b, &f);
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else { panic!() };
+    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
+        panic!()
+    };
     assert_eq!(a.resource("template"), Some("https://example.com/t/weekly"));
 }
 
@@ -274,10 +313,17 @@ fn v6_resources_and_files_with_an_added_local_file() {
         text,
         r#"{"action":"accept","content":{"decks":["https://example.com/d/1","https://example.com/d/3"],"data":["https://example.com/files/q1.csv","file:///q3%20sales.csv"]}}"#
     );
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else { panic!() };
+    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
+        panic!()
+    };
     let files = a.files("data").unwrap();
-    assert!(matches!(files[0], FileRefView::Offered { uri } if uri == "https://example.com/files/q1.csv"));
-    assert!(matches!(&files[1], FileRefView::Local { path, .. } if *path == "/q3 sales.csv"), "{files:?}");
+    assert!(
+        matches!(files[0], FileRefView::Offered { uri } if uri == "https://example.com/files/q1.csv")
+    );
+    assert!(
+        matches!(&files[1], FileRefView::Local { path, .. } if *path == "/q3 sales.csv"),
+        "{files:?}"
+    );
 }
 
 #[test]
@@ -307,11 +353,22 @@ fn form_text_cannot_inject_markup_or_script() {
          "required": false, "description": "<!-- \u{2028} --> & </style>",
          "options": [choice("a", "<b onmouseover=window.__pwned=3>bold</b>")]}]});
     let (b, _dir) = show("inject", &form);
-    assert_eq!(b.js("return typeof window.__pwned", vec![]), json!("undefined"));
+    assert_eq!(
+        b.js("return typeof window.__pwned", vec![]),
+        json!("undefined")
+    );
     assert_eq!(b.text_of("#forms-message"), evil);
-    assert_eq!(b.text_of("#q-0 legend"), "<img src=x onerror=window.__pwned=2>");
-    assert_eq!(b.text_of("label[data-option=a]"), "<b onmouseover=window.__pwned=3>bold</b>");
-    assert!(b.find_all("#forms-questions img, #forms-questions b").is_empty());
+    assert_eq!(
+        b.text_of("#q-0 legend"),
+        "<img src=x onerror=window.__pwned=2>"
+    );
+    assert_eq!(
+        b.text_of("label[data-option=a]"),
+        "<b onmouseover=window.__pwned=3>bold</b>"
+    );
+    assert!(b
+        .find_all("#forms-questions img, #forms-questions b")
+        .is_empty());
 }
 
 #[test]
@@ -335,7 +392,10 @@ fn native_request_renders_with_title_falling_back_to_name() {
     b.clear(&b.find("#q-1 textarea"));
     b.click_on("label[data-option='https://example.com/a']");
     b.click_on("#forms-submit");
-    assert_eq!(response(&b), r#"{"action":"accept","content":{"deck":"https://example.com/a"}}"#);
+    assert_eq!(
+        response(&b),
+        r#"{"action":"accept","content":{"deck":"https://example.com/a"}}"#
+    );
 }
 
 /// Every control's accessible name (label, aria-label or aria-labelledby) and its group.
@@ -358,7 +418,10 @@ fn check_accessibility(b: &Browser) {
     let controls = controls.as_array().unwrap();
     assert!(controls.len() > 5, "{controls:?}");
     for c in controls {
-        assert!(!c["name"].as_str().unwrap().is_empty(), "a control without a label: {c}");
+        assert!(
+            !c["name"].as_str().unwrap().is_empty(),
+            "a control without a label: {c}"
+        );
     }
     // Every question has a label tied to it: fieldsets have legends, text areas a <label for>.
     let unlabeled = b.js(
@@ -368,7 +431,10 @@ fn check_accessibility(b: &Browser) {
     assert_eq!(unlabeled, json!(0));
     // Tab reaches every control; a radio group is one stop, as in any browser.
     let mut reached = std::collections::BTreeSet::new();
-    b.js("document.activeElement.blur(); window.scrollTo(0,0)", vec![]);
+    b.js(
+        "document.activeElement.blur(); window.scrollTo(0,0)",
+        vec![],
+    );
     for _ in 0..controls.len() + 2 {
         b.press(TAB);
         let active = b.js(
@@ -393,7 +459,10 @@ fn check_accessibility(b: &Browser) {
         } else {
             c["key"].as_str().unwrap().to_owned()
         };
-        assert!(reached.contains(&key), "Tab never reaches {c}; reached {reached:?}");
+        assert!(
+            reached.contains(&key),
+            "Tab never reaches {c}; reached {reached:?}"
+        );
     }
     let _ = SHIFT_TAB_DOWN;
 }
@@ -402,18 +471,30 @@ fn check_accessibility(b: &Browser) {
 fn accessibility_every_control_labelled_and_reachable_by_tab() {
     let mut form = resource_form();
     let questions = form["questions"].as_array_mut().unwrap();
-    questions.push(json!({"id": "goal", "type": "text", "title": "Goal", "required": false, "maxLength": 50}));
-    questions.push(json!({"id": "fmt", "type": "single_select", "title": "Format", "required": true,
-                          "options": [choice("a", "A"), choice("b", "B")]}));
-    questions.push(json!({"id": "many", "type": "multi_select", "title": "Many", "required": false,
-                          "options": [choice("x", "X"), choice("y", "Y")]}));
+    questions.push(
+        json!({"id": "goal", "type": "text", "title": "Goal", "required": false, "maxLength": 50}),
+    );
+    questions.push(
+        json!({"id": "fmt", "type": "single_select", "title": "Format", "required": true,
+                          "options": [choice("a", "A"), choice("b", "B")]}),
+    );
+    questions.push(
+        json!({"id": "many", "type": "multi_select", "title": "Many", "required": false,
+                          "options": [choice("x", "X"), choice("y", "Y")]}),
+    );
     questions.push(json!({"id": "data", "type": "files", "title": "Data", "required": false}));
     let (b, _dir) = show("a11y", &form);
     check_accessibility(&b);
     // Arrow keys move within a radio group.
-    b.js("document.querySelector('#q-2 input[value=a]').focus()", vec![]);
+    b.js(
+        "document.querySelector('#q-2 input[value=a]').focus()",
+        vec![],
+    );
     b.press(ARROW_DOWN);
-    assert_eq!(b.js("return document.activeElement.value", vec![]), json!("b"));
+    assert_eq!(
+        b.js("return document.activeElement.value", vec![]),
+        json!("b")
+    );
     let readme = std::fs::read_to_string(workspace().join("docs/report-form.json")).unwrap();
     let (b, _dir) = show("a11y-readme", &serde_json::from_str(&readme).unwrap());
     check_accessibility(&b);
@@ -447,16 +528,27 @@ fn readme_example_fill_submit_and_screenshots() {
         text,
         r#"{"action":"accept","content":{"goal":"Why churn rose in March","format":"Pdf","sections":["summary","next_steps"],"template":"https://example.com/verified-business-review","data":["file:///q3%20sales.csv"]}}"#
     );
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else { panic!() };
+    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
+        panic!()
+    };
     assert_eq!(a.text("goal"), Some("Why churn rose in March"));
     assert_eq!(a.choice("format"), Some("Pdf"));
     assert_eq!(a.choices("sections"), Some(vec!["summary", "next_steps"]));
-    assert_eq!(a.resource("template"), Some("https://example.com/verified-business-review"));
+    assert_eq!(
+        a.resource("template"),
+        Some("https://example.com/verified-business-review")
+    );
     b.resize(1100, 1500);
-    b.js("document.getElementById('forms-result').scrollIntoView({block: 'end'})", vec![]);
+    b.js(
+        "document.getElementById('forms-result').scrollIntoView({block: 'end'})",
+        vec![],
+    );
     std::fs::write(shots.join("preview-submitted.png"), b.screenshot()).unwrap();
     for shot in ["preview-form.png", "preview-submitted.png"] {
         let png = std::fs::read(shots.join(shot)).unwrap();
-        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{shot}");
+        assert!(
+            png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+            "{shot}"
+        );
     }
 }

@@ -47,7 +47,12 @@ fn free_port() -> u16 {
 }
 
 /// One HTTP/1.1 exchange; returns the status and the body.
-fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<(u16, Vec<u8>)> {
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Vec<u8>)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(60)))?;
     let body = body.map(Value::to_string).unwrap_or_default();
@@ -66,7 +71,9 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::R
         }
         let n = stream.read(&mut buf)?;
         if n == 0 {
-            return Err(std::io::Error::other("connection closed before the HTTP header ended"));
+            return Err(std::io::Error::other(
+                "connection closed before the HTTP header ended",
+            ));
         }
         raw.extend_from_slice(&buf[..n]);
     };
@@ -107,11 +114,9 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::R
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(eol) = data.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
-        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
         if size == 0 {
             break;
         }
@@ -142,7 +147,8 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let profile = std::env::temp_dir().join(format!("forms-chromium-{port}-{}", std::process::id()));
+        let profile =
+            std::env::temp_dir().join(format!("forms-chromium-{port}-{}", std::process::id()));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
@@ -167,8 +173,12 @@ impl Browser {
 
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let (status, body) = http(self.port, method, path, body.as_ref()).unwrap();
-        let v: Value = serde_json::from_slice(&body)
-            .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {}", String::from_utf8_lossy(&body)));
+        let v: Value = serde_json::from_slice(&body).unwrap_or_else(|e| {
+            panic!(
+                "{method} {path}: not JSON ({e}): {}",
+                String::from_utf8_lossy(&body)
+            )
+        });
         assert_eq!(status, 200, "{method} {path}: {v}");
         v["value"].clone()
     }
@@ -186,13 +196,26 @@ impl Browser {
 
     /// The element matching a CSS selector.
     pub fn find(&self, css: &str) -> Element {
-        let v = self.cmd("POST", "/element", Some(json!({"using": "css selector", "value": css})));
-        Element(v[ELEMENT].as_str().unwrap_or_else(|| panic!("{css}: {v}")).to_owned())
+        let v = self.cmd(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        Element(
+            v[ELEMENT]
+                .as_str()
+                .unwrap_or_else(|| panic!("{css}: {v}"))
+                .to_owned(),
+        )
     }
 
     /// Every element matching a CSS selector.
     pub fn find_all(&self, css: &str) -> Vec<Element> {
-        let v = self.cmd("POST", "/elements", Some(json!({"using": "css selector", "value": css})));
+        let v = self.cmd(
+            "POST",
+            "/elements",
+            Some(json!({"using": "css selector", "value": css})),
+        );
         v.as_array()
             .unwrap()
             .iter()
@@ -213,7 +236,11 @@ impl Browser {
 
     /// Types into an element (for a file input: a local path).
     pub fn type_into(&self, e: &Element, text: &str) {
-        self.cmd("POST", &format!("/element/{}/value", e.0), Some(json!({ "text": text })));
+        self.cmd(
+            "POST",
+            &format!("/element/{}/value", e.0),
+            Some(json!({ "text": text })),
+        );
     }
 
     /// Clears a text control.
@@ -237,7 +264,11 @@ impl Browser {
 
     /// Runs a script in the page; `arguments` are JSON values.
     pub fn js(&self, script: &str, args: Vec<Value>) -> Value {
-        self.cmd("POST", "/execute/sync", Some(json!({ "script": script, "args": args })))
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
     }
 
     /// Presses and releases one key (a WebDriver key code such as `\u{E004}` for Tab).
@@ -245,8 +276,10 @@ impl Browser {
         self.cmd(
             "POST",
             "/actions",
-            Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
-                {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]})),
+            Some(
+                json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+                {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]}),
+            ),
         );
     }
 
@@ -280,7 +313,12 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         if !self.session.is_empty() {
-            let _ = http(self.port, "DELETE", &format!("/session/{}", self.session), None);
+            let _ = http(
+                self.port,
+                "DELETE",
+                &format!("/session/{}", self.session),
+                None,
+            );
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
