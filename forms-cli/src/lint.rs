@@ -287,6 +287,26 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
     out
 }
 
+/// Parses the arguments of `forms check --lint [FILE|-]`.
+pub fn parse(args: Vec<std::ffi::OsString>) -> Result<crate::Input, crate::Usage> {
+    crate::single_input(
+        "check",
+        args.into_iter().filter(|a| a != "--lint").collect(),
+    )
+}
+
+/// Runs `forms check --lint`: the report of a valid form, or the same contract error as
+/// `forms check`.
+pub fn run(input: &crate::Input) -> Result<crate::Outcome, crate::Usage> {
+    Ok(match crate::load_form(input)? {
+        Ok(form) => match check_report(&form) {
+            Ok(line) => crate::Outcome::Done(line),
+            Err(e) => crate::Outcome::Failed(crate::Document::Arguments.error(e.to_string())),
+        },
+        Err(e) => crate::Outcome::Failed(e),
+    })
+}
+
 /// `forms check --lint`: `{"form":…,"warnings":[…]}` for a valid Data form, the form as
 /// `forms check` prints it.
 pub fn check_report(form: &forms_runtime::DataForm) -> Result<String, serde_json::Error> {

@@ -200,11 +200,7 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
     let rest: Vec<OsString> = args.collect();
     match command.to_str() {
         Some("help") if rest.is_empty() => Ok(Command::Help),
-        Some("check") if rest.iter().any(|a| a == "--lint") => single_input(
-            "check",
-            rest.into_iter().filter(|a| a != "--lint").collect(),
-        )
-        .map(Command::Lint),
+        Some("check") if rest.iter().any(|a| a == "--lint") => lint::parse(rest).map(Command::Lint),
         Some("preview") => preview::parse(rest).map(Command::Preview),
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),
@@ -288,11 +284,7 @@ fn run(command: Command) -> Result<Outcome, Usage> {
             Ok(form) => Outcome::Done(form.to_json()),
             Err(e) => Outcome::Failed(e),
         },
-        Command::Lint(input) => match load_form(&input)?.map(|f| lint::check_report(&f)) {
-            Ok(Ok(line)) => Outcome::Done(line),
-            Ok(Err(e)) => Outcome::Failed(Document::Arguments.error(e.to_string())),
-            Err(e) => Outcome::Failed(e),
-        },
+        Command::Lint(input) => lint::run(&input)?,
         Command::Preview(args) => preview::run(&args)?,
         Command::Native(input) => match load_form(&input)? {
             Ok(form) => Outcome::Done(form.native_json().to_owned()),

@@ -221,6 +221,9 @@ fn preview_panel_carries_the_same_warnings_for_data_and_native_input() {
     assert_eq!(code, 0);
     assert!(page.contains(r#""source":"native""#));
     assert!(page.contains(r#""warnings":[{"id":"single-text-message-differs","path":"requestedSchema.properties.goal""#));
+    let (code, out) = forms(&["preview"], r#"{"message":"Hi","questions":[]}"#);
+    assert_eq!(code, 1);
+    assert!(out.contains("(R2)"), "{out}");
     let (code, out) = forms(&["preview"], r#"{"hello":1}"#);
     assert_eq!(code, 1);
     assert!(out.contains("is neither a Data form"), "{out}");

@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TAB: &str = "\u{E004}";
-const SHIFT_TAB_DOWN: &str = "\u{E008}";
 const ARROW_DOWN: &str = "\u{E015}";
 
 /// A 1×1 PNG, as a form's own image.
@@ -120,6 +119,7 @@ fn v3_text_counts_characters_live_and_refuses_over_max_length() {
     let (b, _dir) = show("text", &form);
     let f = data(&form);
     assert_eq!(response(&b), "", "a response before Submit");
+    assert_eq!(b.text_of("#forms-message"), "Tell us");
     let area = b.find("textarea");
     assert_eq!(b.text_of(".count"), "0 / 10");
     b.type_into(&area, "héllo wörld!");
@@ -464,7 +464,6 @@ fn check_accessibility(b: &Browser) {
             "Tab never reaches {c}; reached {reached:?}"
         );
     }
-    let _ = SHIFT_TAB_DOWN;
 }
 
 #[test]
@@ -551,4 +550,33 @@ fn readme_example_fill_submit_and_screenshots() {
             "{shot}"
         );
     }
+}
+
+#[test]
+fn single_choice_repeating_the_message_keeps_an_accessible_label_under_the_header() {
+    let form = json!({"message": "Which format?", "questions": [
+        {"id": "format", "type": "single_select", "title": "Which format?", "required": true,
+         "options": [choice("pdf", "PDF"), choice("html", "Web page")]}]});
+    let (b, _dir) = show("single-choice", &form);
+    assert_eq!(b.text_of("#forms-message"), "Which format?");
+    // The repeated label is hidden from sight but still names the group.
+    let width = b.js(
+        "return document.querySelector('#q-0 legend').getBoundingClientRect().width",
+        vec![],
+    );
+    assert!(
+        width.as_f64().unwrap() <= 1.0,
+        "the legend is visible: {width}"
+    );
+    let legend = b.js(
+        "return document.querySelector('#q-0 legend').textContent",
+        vec![],
+    );
+    assert_eq!(legend, json!("Which format?* (required)"));
+    let f = data(&form);
+    assert!(submit_refused(&b).contains("Choose one option"));
+    b.press(TAB);
+    b.press(" ");
+    let text = submit_ok(&b, &f);
+    assert_eq!(text, r#"{"action":"accept","content":{"format":"pdf"}}"#);
 }
