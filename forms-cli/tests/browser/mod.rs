@@ -136,6 +136,15 @@ impl Browser {
             .stderr(Stdio::null())
             .spawn()
             .expect("start /usr/bin/chromedriver (apt-get install chromium-driver)");
+        let profile =
+            std::env::temp_dir().join(format!("forms-chromium-{port}-{}", std::process::id()));
+        // Built first, so that a panic below still ends chromedriver.
+        let mut browser = Browser {
+            driver,
+            port,
+            session: String::new(),
+            profile,
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if let Ok((200, body)) = http(port, "GET", "/status", None) {
@@ -147,8 +156,6 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let profile =
-            std::env::temp_dir().join(format!("forms-chromium-{port}-{}", std::process::id()));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
@@ -157,15 +164,9 @@ impl Browser {
                          "--window-size=1100,1400", "--force-device-scale-factor=1",
                          "--hide-scrollbars", "--no-first-run", "--disable-extensions",
                          "--host-resolver-rules=MAP * ~NOTFOUND",
-                         format!("--user-data-dir={}", profile.display())]
+                         format!("--user-data-dir={}", browser.profile.display())]
             }
         }}});
-        let mut browser = Browser {
-            driver,
-            port,
-            session: String::new(),
-            profile,
-        };
         let v = browser.call("POST", "/session", Some(caps));
         browser.session = v["sessionId"].as_str().unwrap().to_owned();
         browser
