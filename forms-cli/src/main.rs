@@ -24,6 +24,8 @@
 #![forbid(unsafe_code)]
 
 mod ask;
+mod lint;
+mod preview;
 
 use forms_runtime::mcp::{tool_descriptor, ToolResult};
 use forms_runtime::rules::Rule;
@@ -39,6 +41,8 @@ usage:
   forms check  [FILE|-]               Data arguments -> normalized Data JSON on stdout, exit 0
   forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
   forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
+  forms check --lint [FILE|-]         the normalized form and warnings about what renders badly
+  forms preview [FILE|-] [--out PATH] an HTML page rendering the form as the host does
   forms descriptor                    the MCP tool descriptor
   forms ask open      --db DB --as P --conversation C --body TEXT --key K
                       [--kind question|approval|task] [--title T] [--choice X]...
@@ -106,6 +110,8 @@ enum Command {
     Answer { form: Input, response: Input },
     Descriptor,
     Ask(ask::AskCommand),
+    Lint(Input),
+    Preview(preview::Args),
 }
 
 /// A usage error: the message printed before the usage text.
@@ -214,6 +220,8 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
     let rest: Vec<OsString> = args.collect();
     match command.to_str() {
         Some("help") if rest.is_empty() => Ok(Command::Help),
+        Some("check") if rest.iter().any(|a| a == "--lint") => lint::parse(rest).map(Command::Lint),
+        Some("preview") => preview::parse(rest).map(Command::Preview),
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),
         Some("answer") => answer_inputs(rest),
@@ -304,6 +312,8 @@ fn run(command: Command) -> Result<Outcome, Usage> {
             Ok(form) => Outcome::Done(form.to_json()),
             Err(e) => Outcome::Failed(e),
         },
+        Command::Lint(input) => lint::run(&input)?,
+        Command::Preview(args) => preview::run(&args)?,
         Command::Native(input) => match load_form(&input)? {
             Ok(form) => Outcome::Done(form.native_json().to_owned()),
             Err(e) => Outcome::Failed(e),

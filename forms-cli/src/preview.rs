@@ -1,0 +1,265 @@
+//! `forms preview FILE [--out page.html]`: one self-contained HTML page that renders a Data
+//! form or a native request the way the host does, and shows the exact host response on
+//! Submit.
+//!
+//! The page (`assets/preview.html`) holds its CSS and JavaScript inline; the only thing it
+//! loads is the form's own images (its Content-Security-Policy allows nothing else). It
+//! renders the native request, so a Data form is first validated and compiled by the
+//! runtime; a native request (`{mode, message, requestedSchema}`, or a whole JSON-RPC
+//! `openai/elicitation/create` request) is rendered as it is. The form is embedded as JSON in
+//! a `<script type="application/json">` element with `<`, `>`, `&`, U+2028 and U+2029
+//! escaped, so no text of the form can close the element or start markup.
+
+use crate::lint::{self, NativeView, PathStyle, Warning};
+use crate::{lossy, utf8, Document, Input, Outcome, Usage};
+use forms_runtime::{DataForm, Finding, FormError, JsonPath};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The page template; `/*FORMS_DATA*/` is replaced by the embedded form.
+const TEMPLATE: &str = include_str!("../assets/preview.html");
+
+/// The placeholder of the embedded form in [`TEMPLATE`].
+const SLOT: &str = "/*FORMS_DATA*/";
+
+/// The parsed arguments of `forms preview`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    input: Input,
+    out: Option<PathBuf>,
+}
+
+/// Parses `[FILE|-] [--out PATH]`.
+pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
+    let mut input = None;
+    let mut out = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let value = if arg == "--out" || arg == "-o" {
+            Some(
+                args.next()
+                    .ok_or_else(|| Usage("`--out` needs a PATH".into()))?,
+            )
+        } else {
+            arg.to_str()
+                .and_then(|s| s.strip_prefix("--out="))
+                .map(OsString::from)
+        };
+        if let Some(value) = value {
+            if out.is_some() {
+                return Err(Usage("`--out` given twice".into()));
+            }
+            if value.is_empty() {
+                return Err(Usage("`--out` needs a PATH".into()));
+            }
+            out = Some(PathBuf::from(value));
+            continue;
+        }
+        if crate::is_flag(&arg) {
+            return Err(Usage(format!(
+                "unknown option `{}` for `preview`",
+                lossy(&arg)
+            )));
+        }
+        if input.is_some() {
+            return Err(Usage(format!(
+                "unexpected argument `{}`: `preview` takes at most one input",
+                lossy(&arg)
+            )));
+        }
+        input = Some(arg);
+    }
+    Ok(Args {
+        input: Input::from_arg(input),
+        out,
+    })
+}
+
+/// Runs `forms preview`: the page on standard output, or written to `--out` with a one-line
+/// JSON summary (`{"page":PATH,"warnings":N}`) on standard output.
+pub fn run(args: &Args) -> Result<Outcome, Usage> {
+    let bytes = args.input.read()?;
+    let name = match &args.input {
+        Input::Stdin => "standard input".to_owned(),
+        Input::File(path) => path
+            .file_name()
+            .map_or_else(|| path.display().to_string(), lossy),
+    };
+    let page = match utf8(&bytes, Document::Arguments).and_then(|text| render(text, &name)) {
+        Ok(page) => page,
+        Err(e) => return Ok(Outcome::Failed(e)),
+    };
+    let Some(out) = &args.out else {
+        return Ok(Outcome::Done(page.html));
+    };
+    std::fs::write(out, page.html.as_bytes())
+        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+    let summary = serde_json::json!({
+        "page": out.display().to_string(),
+        "warnings": page.warnings.len(),
+    });
+    Ok(Outcome::Done(summary.to_string()))
+}
+
+/// A rendered page and the warnings shown in its side panel.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The whole HTML document.
+    pub html: String,
+    /// The author's warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// What the input turned out to be.
+enum Source<'a> {
+    Data(DataForm),
+    Native(&'a str),
+}
+
+fn arguments_error(problem: String) -> FormError {
+    FormError::invalid_arguments(Finding::new(JsonPath::arguments(), None, problem))
+}
+
+/// Tells a Data form from a native request (bare params, or a whole JSON-RPC request).
+fn classify(text: &str) -> Result<Source<'_>, FormError> {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(default)]
+        questions: Option<serde::de::IgnoredAny>,
+        #[serde(default, rename = "requestedSchema")]
+        schema: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        method: Option<String>,
+        #[serde(default, borrow)]
+        params: Option<&'a RawValue>,
+    }
+    let probe: Probe<'_> = match serde_json::from_str(text) {
+        Ok(p) => p,
+        // Not even a JSON object: the Data form parser words that best.
+        Err(_) => return DataForm::from_json(text).map(Source::Data),
+    };
+    if probe.questions.is_some() {
+        return DataForm::from_json(text).map(Source::Data);
+    }
+    if probe.schema.is_some() {
+        return Ok(Source::Native(text));
+    }
+    match (probe.method.as_deref(), probe.params) {
+        (Some("openai/elicitation/create" | "elicitation/create"), Some(params)) => {
+            Ok(Source::Native(params.get()))
+        }
+        _ => Err(arguments_error(
+            "is neither a Data form ({\"message\",\"questions\"}) nor a native request \
+             ({\"mode\":\"form\",\"message\",\"requestedSchema\"}, or an \
+             openai/elicitation/create JSON-RPC request)"
+                .into(),
+        )),
+    }
+}
+
+/// Renders `text` (a Data form or a native request) as the preview page; `name` is shown in
+/// the page's banner.
+pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
+    let (source, native_text, warnings) = match classify(text)? {
+        Source::Data(form) => {
+            let warnings = lint::lint_data(&form)
+                .map_err(|e| arguments_error(format!("cannot read the native request: {e}")))?;
+            ("data", form.native_json().to_owned(), warnings)
+        }
+        Source::Native(params) => {
+            let view = NativeView::from_json(params)
+                .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
+            if view.schema.ty != "object" {
+                return Err(arguments_error(format!(
+                    "requestedSchema.type: must be \"object\", found \"{}\"",
+                    view.schema.ty
+                )));
+            }
+            let warnings = lint::lint_native(&view, PathStyle::Native);
+            ("native", params.to_owned(), warnings)
+        }
+    };
+    let data = format!(
+        "{{\"source\":{},\"file\":{},\"request\":{},\"warnings\":{}}}",
+        json_string(source),
+        json_string(name),
+        native_text,
+        serde_json::to_string(&warnings)
+            .map_err(|e| arguments_error(format!("cannot serialize the warnings: {e}")))?
+    );
+    let html = TEMPLATE.replacen(SLOT, &escape_script_json(&data), 1);
+    Ok(Page { html, warnings })
+}
+
+fn json_string(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+use serde_json::Value;
+
+/// Makes JSON text safe inside a `<script>` element: `<`, `>` and `&` can only occur inside
+/// JSON strings, where their `\u` escapes mean the same; U+2028 and U+2029 likewise.
+pub fn escape_script_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn embedded_json_cannot_close_the_script_element() {
+        let form = r#"{"message":"</script><script>alert(1)</script> & <!--","questions":[{"id":"a","type":"text","title":"x\u2028y","required":false}]}"#;
+        let page = render(form, "</script>.json").unwrap();
+        let start = page.html.find("id=\"forms-data\">").unwrap();
+        let rest = &page.html[start..];
+        let end = rest.find("</script>").unwrap();
+        let embedded = &rest["id=\"forms-data\">".len()..end];
+        assert!(
+            !embedded.contains('<') && !embedded.contains('>'),
+            "{embedded}"
+        );
+        let v: Value = serde_json::from_str(embedded).unwrap();
+        assert_eq!(
+            v["request"]["message"],
+            "</script><script>alert(1)</script> & <!--"
+        );
+        assert_eq!(v["file"], "</script>.json");
+    }
+
+    #[test]
+    fn parses_arguments() {
+        let p = |a: &[&str]| parse(a.iter().map(OsString::from).collect());
+        assert_eq!(
+            p(&["f.json", "--out", "p.html"]).unwrap(),
+            Args {
+                input: Input::File("f.json".into()),
+                out: Some("p.html".into())
+            }
+        );
+        assert_eq!(p(&[]).unwrap().input, Input::Stdin);
+        for bad in [
+            &["--out"][..],
+            &["a", "b"],
+            &["--x"],
+            &["--out="],
+            &["-o", "a", "-o", "b"],
+        ] {
+            assert!(p(bad).is_err(), "{bad:?}");
+        }
+    }
+}

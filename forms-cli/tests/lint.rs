@@ -1,0 +1,230 @@
+//! `forms check --lint` through the real binary: each warning fires on the form that renders
+//! badly and stays quiet on its fixed version; `forms check` without `--lint` is unchanged;
+//! `forms preview` shows the same warnings in its side panel data.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn forms(args: &[&str], stdin: &str) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// The warnings `forms check --lint` gives for `form`, as `(id, path)` pairs.
+fn lint(form: &Value) -> Vec<(String, String)> {
+    let (code, out) = forms(&["check", "--lint"], &form.to_string());
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.ends_with('\n') && !out.trim_end().contains('\n'),
+        "{out}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    // The form is exactly what `forms check` prints.
+    let (_, plain) = forms(&["check"], &form.to_string());
+    assert_eq!(v["form"], serde_json::from_str::<Value>(&plain).unwrap());
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            for key in ["id", "path", "message", "fix"] {
+                let s = w[key].as_str().unwrap();
+                assert!(!s.is_empty() && !s.contains('\n'), "{key} of {w}");
+            }
+            (
+                w["id"].as_str().unwrap().to_owned(),
+                w["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn ids(form: &Value) -> Vec<String> {
+    lint(form).into_iter().map(|(id, _)| id).collect()
+}
+
+fn one(question: Value) -> Value {
+    json!({"message": "Set up the report", "questions": [
+        {"id": "goal", "type": "text", "title": "Goal", "required": false}, question]})
+}
+
+fn choices(n: usize, described: bool) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let mut o = json!({"id": format!("o{i}"), "title": format!("Option {i}")});
+            if described {
+                o["description"] = json!("What this option means");
+            }
+            o
+        })
+        .collect()
+}
+
+const PNG: &str = "https://example.com/p.png";
+
+#[test]
+fn partial_thumbnails_warns_when_only_some_options_have_one() {
+    let mut opts = choices(3, true);
+    opts[1]["thumbnail"] = json!({"src": PNG});
+    let q = json!({"id": "cover", "type": "single_select", "title": "Cover", "required": false, "options": opts});
+    assert_eq!(
+        lint(&one(q.clone())),
+        vec![("partial-thumbnails".to_owned(), "questions[1]".to_owned())]
+    );
+    let mut all = q.clone();
+    for o in all["options"].as_array_mut().unwrap() {
+        o["thumbnail"] = json!({"src": PNG});
+    }
+    assert!(ids(&one(all)).is_empty());
+    let mut none = q;
+    none["options"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("thumbnail");
+    assert!(ids(&one(none)).is_empty());
+}
+
+#[test]
+fn title_truncates_warns_on_long_card_and_choice_titles() {
+    let res = |title: &str| json!({"uri": "https://example.com/t", "name": "t", "title": title, "icons": [{"src": PNG}]});
+    let long = "Spreadsheet · Quarterly revenue by region";
+    let q = json!({"id": "t", "type": "resource", "title": "Templates", "required": false,
+                   "options": [res("Presentation · Business review")]});
+    assert!(ids(&one(q)).is_empty(), "the seed's own example title fits");
+    let q = json!({"id": "t", "type": "resource", "title": "Templates", "required": false, "options": [res(long)]});
+    assert_eq!(
+        lint(&one(q)),
+        vec![(
+            "title-truncates".to_owned(),
+            "questions[1].options[0]".to_owned()
+        )]
+    );
+    // A plain choice card shows two lines: the same title fits there.
+    let mut opts = choices(2, true);
+    opts[0]["title"] = json!(long);
+    let q = json!({"id": "c", "type": "single_select", "title": "Pick", "required": false, "options": opts});
+    assert!(ids(&one(q.clone())).is_empty());
+    let mut q = q;
+    q["options"][0]["title"] = json!("x".repeat(120));
+    assert_eq!(ids(&one(q)), vec!["title-truncates"]);
+}
+
+#[test]
+fn resource_without_visual_warns_on_a_card_with_neither_icon_nor_thumbnail() {
+    let q = json!({"id": "t", "type": "resources", "title": "Decks", "required": false, "options": [
+        {"uri": "https://example.com/a", "name": "a", "title": "Deck A", "icons": [{"src": PNG}]},
+        {"uri": "https://example.com/b", "name": "b", "title": "Deck B", "thumbnail": {"src": PNG}},
+        {"uri": "https://example.com/c", "name": "c", "title": "Deck C"}]});
+    assert_eq!(
+        lint(&one(q)),
+        vec![(
+            "resource-without-visual".to_owned(),
+            "questions[1].options[2]".to_owned()
+        )]
+    );
+    let files = json!({"id": "f", "type": "files", "title": "Data", "required": false, "options": [
+        {"uri": "https://example.com/f.csv", "name": "f", "title": "F"}]});
+    assert_eq!(ids(&one(files)), vec!["resource-without-visual"]);
+}
+
+#[test]
+fn single_text_message_differs_warns_when_the_header_repeats_nothing() {
+    let form = |message: &str| {
+        json!({"message": message, "questions": [
+            {"id": "goal", "type": "text", "title": "What would you like to understand?", "required": false}]})
+    };
+    assert_eq!(
+        lint(&form("Tell us about it")),
+        vec![(
+            "single-text-message-differs".to_owned(),
+            "questions[0]".to_owned()
+        )]
+    );
+    assert!(ids(&form("What would you like to understand?")).is_empty());
+    // Two questions: a shared heading is right.
+    assert!(ids(&one(
+        json!({"id": "b", "type": "text", "title": "B", "required": false})
+    ))
+    .is_empty());
+}
+
+#[test]
+fn many_options_without_descriptions_warns_above_eight() {
+    let q = |opts: Vec<Value>| json!({"id": "m", "type": "multi_select", "title": "Pick", "required": false, "options": opts});
+    assert!(ids(&one(q(choices(8, false)))).is_empty());
+    assert_eq!(
+        lint(&one(q(choices(9, false)))),
+        vec![(
+            "many-options-without-descriptions".to_owned(),
+            "questions[1]".to_owned()
+        )]
+    );
+    assert!(ids(&one(q(choices(12, true)))).is_empty());
+}
+
+#[test]
+fn check_without_lint_is_unchanged_and_lint_refuses_what_check_refuses() {
+    let form = json!({"message": "Hi", "questions": [
+        {"id": "goal", "type": "text", "title": "Goal ", "required": false}]});
+    let (code, out) = forms(&["check"], &form.to_string());
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "{\"message\":\"Hi\",\"questions\":[{\"id\":\"goal\",\"type\":\"text\",\"title\":\"Goal\",\"required\":false}]}\n"
+    );
+    let (code, out) = forms(
+        &["check", "--lint", "-"],
+        r#"{"message":"Hi","questions":[]}"#,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "{\"error\":{\"code\":\"invalid_arguments\",\"message\":\"questions: must have at least one question (R2)\"}}\n"
+    );
+}
+
+#[test]
+fn preview_panel_carries_the_same_warnings_for_data_and_native_input() {
+    let form = json!({"message": "Tell us", "questions": [
+        {"id": "goal", "type": "text", "title": "Goal", "required": false}]});
+    let (code, page) = forms(&["preview"], &form.to_string());
+    assert_eq!(code, 0);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(
+        page.contains(r#""warnings":[{"id":"single-text-message-differs","path":"questions[0]""#)
+    );
+    let (_, native) = forms(&["native"], &form.to_string());
+    let (code, page) = forms(&["preview", "-"], &native);
+    assert_eq!(code, 0);
+    assert!(page.contains(r#""source":"native""#));
+    assert!(page.contains(r#""warnings":[{"id":"single-text-message-differs","path":"requestedSchema.properties.goal""#));
+    let (code, out) = forms(&["preview"], r#"{"message":"Hi","questions":[]}"#);
+    assert_eq!(code, 1);
+    assert!(out.contains("(R2)"), "{out}");
+    let (code, out) = forms(&["preview"], r#"{"hello":1}"#);
+    assert_eq!(code, 1);
+    assert!(out.contains("is neither a Data form"), "{out}");
+}
