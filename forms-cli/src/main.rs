@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 mod ask;
+mod fill;
 mod lint;
 mod preview;
 
@@ -43,6 +44,7 @@ usage:
   forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
   forms check --lint [FILE|-]         the normalized form and warnings about what renders badly
   forms preview [FILE|-] [--out PATH] an HTML page rendering the form as the host does
+  forms fill FILE                     answer the form in the terminal; the response on stdout
   forms descriptor                    the MCP tool descriptor
   forms ask open      --db DB --as P --conversation C --body TEXT --key K
                       [--kind question|approval|task] [--title T] [--choice X]...
@@ -112,6 +114,7 @@ enum Command {
     Ask(ask::AskCommand),
     Lint(Input),
     Preview(preview::Args),
+    Fill(fill::Args),
 }
 
 /// A usage error: the message printed before the usage text.
@@ -222,6 +225,7 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
         Some("help") if rest.is_empty() => Ok(Command::Help),
         Some("check") if rest.iter().any(|a| a == "--lint") => lint::parse(rest).map(Command::Lint),
         Some("preview") => preview::parse(rest).map(Command::Preview),
+        Some("fill") => fill::parse(rest).map(Command::Fill),
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),
         Some("answer") => answer_inputs(rest),
@@ -314,6 +318,7 @@ fn run(command: Command) -> Result<Outcome, Usage> {
         },
         Command::Lint(input) => lint::run(&input)?,
         Command::Preview(args) => preview::run(&args)?,
+        Command::Fill(args) => fill::run(&args)?,
         Command::Native(input) => match load_form(&input)? {
             Ok(form) => Outcome::Done(form.native_json().to_owned()),
             Err(e) => Outcome::Failed(e),

@@ -159,6 +159,16 @@ fn classify(text: &str) -> Result<Source<'_>, FormError> {
     }
 }
 
+/// The native request params of `text`, read as [`render`] reads it: a Data form is validated
+/// and compiled (and returned too, for checking the answer); a native request, bare or as a
+/// JSON-RPC request, is returned as it is.
+pub(crate) fn native_params(text: &str) -> Result<(String, Option<DataForm>), FormError> {
+    Ok(match classify(text)? {
+        Source::Data(form) => (form.native_json().to_owned(), Some(form)),
+        Source::Native(params) => (params.to_owned(), None),
+    })
+}
+
 /// Renders `text` (a Data form or a native request) as the preview page; `name` is shown in
 /// the page's banner.
 pub fn render(text: &str, name: &str) -> Result<Page, FormError> {

@@ -1,0 +1,959 @@
+//! `forms fill FILE`: answer a form in the terminal, one question at a time, and print the
+//! host response (`{"action":"accept","content":…}`) on standard output.
+//!
+//! The form is read as `forms preview` reads it (a Data form, validated and compiled by the
+//! runtime, or a native request, bare or as a whole JSON-RPC request). The screen goes to
+//! `/dev/tty` (standard error when that cannot be opened), so standard output holds only the
+//! response line. Keys are read from standard input, which must be a terminal; it is put in
+//! raw mode with `stty` for the session and restored afterwards.
+//!
+//! Keys: Enter goes to the next question (refused while a limit is broken) and, on the last
+//! screen, submits; ← goes back; ↑/↓ move between options, Space or a digit 1–9 picks
+//! (toggles, for a multiple choice); `a` adds a local file by path where the question allows
+//! user files; Ctrl-D declines; Ctrl-C cancels.
+
+use crate::lint::NativeView;
+use crate::{lossy, utf8, Document, Input, Outcome, Usage};
+use forms_runtime::rules::{char_len, is_js_blank};
+use forms_runtime::Url;
+use serde_json::{json, Map, Value};
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The parsed arguments of `forms fill`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    input: PathBuf,
+}
+
+/// Parses `FILE`: standard input is the keyboard, so the form must come from a file.
+pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
+    let mut input = None;
+    for arg in args {
+        if crate::is_flag(&arg) {
+            return Err(Usage(format!(
+                "unknown option `{}` for `fill`",
+                lossy(&arg)
+            )));
+        }
+        if arg == "-" {
+            return Err(Usage(
+                "`fill` reads the keyboard on standard input: give the form as a FILE".into(),
+            ));
+        }
+        if input.is_some() {
+            return Err(Usage(format!(
+                "unexpected argument `{}`: `fill` takes one FILE",
+                lossy(&arg)
+            )));
+        }
+        input = Some(PathBuf::from(arg));
+    }
+    let input = input.ok_or_else(|| Usage("`fill` needs a FILE".into()))?;
+    Ok(Args { input })
+}
+
+/// Runs `forms fill`: the response line on standard output (exit 0, also for a decline or a
+/// cancel), a contract failure of the form (exit 1), or a usage error (exit 2), among them
+/// standard input not being a terminal.
+pub fn run(args: &Args) -> Result<Outcome, Usage> {
+    if !std::io::stdin().is_terminal() {
+        return Err(Usage(
+            "`fill` needs a terminal on standard input to read the answers from; \
+             to answer from a file use `forms answer`"
+                .into(),
+        ));
+    }
+    let bytes = Input::File(args.input.clone()).read()?;
+    let text = match utf8(&bytes, Document::Arguments) {
+        Ok(t) => t,
+        Err(e) => return Ok(Outcome::Failed(e)),
+    };
+    let (params, data) = match crate::preview::native_params(text) {
+        Ok(p) => p,
+        Err(e) => return Ok(Outcome::Failed(e)),
+    };
+    let response = fill_native(&params).map_err(|e| Usage(e.0))?;
+    if let Some(form) = data {
+        // The runtime's own check: a response this command builds must pass it.
+        if let Err(e) = form.check_response(&response) {
+            return Ok(Outcome::Failed(e));
+        }
+    }
+    Ok(Outcome::Done(response))
+}
+
+/// Why a form could not be filled in: the terminal failed, or the request holds a field the
+/// terminal cannot ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillError(pub String);
+
+impl std::fmt::Display for FillError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Asks the native request `params` (`{mode, message, requestedSchema}`) in the terminal on
+/// standard input and returns the host response JSON: `{"action":"accept","content":{…}}`,
+/// `{"action":"decline"}` or `{"action":"cancel"}`.
+pub fn fill_native(params: &str) -> Result<String, FillError> {
+    let form = read_form(params)?;
+    let mut term = Terminal::open()?;
+    let result = session(&form, &mut term);
+    term.restore();
+    result.map(|r| r.to_string())
+}
+
+/// One option of a choice, resource or file question.
+#[derive(Debug, Clone)]
+struct Opt {
+    value: String,
+    label: String,
+    note: Option<String>,
+}
+
+/// A question that lets the person add local files or directories.
+#[derive(Debug, Clone)]
+struct Picker {
+    directory: bool,
+    accept: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Text {
+        min: usize,
+        max: Option<usize>,
+    },
+    Choice {
+        options: Vec<Opt>,
+        multi: bool,
+        min: usize,
+        max: Option<usize>,
+        picker: Option<Picker>,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Question {
+    id: String,
+    title: String,
+    description: Option<String>,
+    required: bool,
+    kind: Kind,
+}
+
+struct Form {
+    message: String,
+    questions: Vec<Question>,
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+fn usize_of(v: &Value, key: &str) -> Option<usize> {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+fn list<'a>(v: Option<&'a Value>) -> &'a [Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn choice_options(list: &[Value]) -> Vec<Opt> {
+    list.iter()
+        .filter_map(|o| {
+            let value = str_of(o, "const")?.to_owned();
+            let label = str_of(o, "title").unwrap_or(&value).to_owned();
+            Some(Opt {
+                value,
+                label,
+                note: str_of(o, "description").map(str::to_owned),
+            })
+        })
+        .collect()
+}
+
+fn enum_options(list: &[Value]) -> Vec<Opt> {
+    list.iter()
+        .filter_map(Value::as_str)
+        .map(|s| Opt {
+            value: s.to_owned(),
+            label: s.to_owned(),
+            note: None,
+        })
+        .collect()
+}
+
+fn read_form(params: &str) -> Result<Form, FillError> {
+    let view = NativeView::from_json(params)
+        .map_err(|e| FillError(format!("not a native form request: {e}")))?;
+    let whole: Value = serde_json::from_str(params)
+        .map_err(|e| FillError(format!("not a native form request: {e}")))?;
+    let required: Vec<&str> = list(whole.pointer("/requestedSchema/required"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut questions = Vec::new();
+    for (id, p) in &view.schema.properties.0 {
+        let title = str_of(p, "title").unwrap_or(id).to_owned();
+        let ty = str_of(p, "type").unwrap_or("");
+        let is_required = required.contains(&id.as_str());
+        let kind = if let Some(input) = p.get("x-openai-input").filter(|i| i.is_object()) {
+            let options = list(input.get("options"))
+                .iter()
+                .filter_map(|r| {
+                    let value = str_of(r, "uri")?.to_owned();
+                    let label = str_of(r, "title")
+                        .filter(|t| !is_js_blank(t))
+                        .or_else(|| str_of(r, "name"))
+                        .unwrap_or(&value)
+                        .to_owned();
+                    Some(Opt {
+                        value,
+                        label,
+                        note: str_of(r, "mimeType").map(str::to_owned),
+                    })
+                })
+                .collect();
+            let picker = input
+                .get("userOptions")
+                .filter(|u| u.is_object())
+                .map(|u| Picker {
+                    directory: str_of(u, "kind") == Some("directory"),
+                    accept: list(u.get("accept"))
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect(),
+                });
+            Kind::Choice {
+                options,
+                multi: ty == "array",
+                min: usize_of(p, "minItems").unwrap_or(0),
+                max: usize_of(p, "maxItems"),
+                picker,
+            }
+        } else if ty == "string" && p.get("oneOf").is_some() {
+            Kind::Choice {
+                options: choice_options(list(p.get("oneOf"))),
+                multi: false,
+                min: 0,
+                max: None,
+                picker: None,
+            }
+        } else if ty == "string" && p.get("enum").is_some() {
+            Kind::Choice {
+                options: enum_options(list(p.get("enum"))),
+                multi: false,
+                min: 0,
+                max: None,
+                picker: None,
+            }
+        } else if ty == "string" {
+            Kind::Text {
+                min: usize_of(p, "minLength").unwrap_or(0),
+                max: usize_of(p, "maxLength"),
+            }
+        } else if ty == "array" {
+            let items = p.get("items");
+            let options = match items.and_then(|i| i.get("anyOf")) {
+                Some(any) => choice_options(list(Some(any))),
+                None => enum_options(list(items.and_then(|i| i.get("enum")))),
+            };
+            Kind::Choice {
+                options,
+                multi: true,
+                min: usize_of(p, "minItems").unwrap_or(0),
+                max: usize_of(p, "maxItems"),
+                picker: None,
+            }
+        } else {
+            return Err(FillError(format!(
+                "requestedSchema.properties.{id}: a field of type `{ty}` cannot be asked in the terminal"
+            )));
+        };
+        questions.push(Question {
+            id: id.clone(),
+            title,
+            description: str_of(p, "description").map(str::to_owned),
+            required: is_required,
+            kind,
+        });
+    }
+    if questions.is_empty() {
+        return Err(FillError("the form has no questions".into()));
+    }
+    Ok(Form {
+        message: view.message.as_str().unwrap_or("").to_owned(),
+        questions,
+    })
+}
+
+/// A key read from the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Char(char),
+    Enter,
+    Backspace,
+    Up,
+    Down,
+    Left,
+    Right,
+    Interrupt,
+    Decline,
+    End,
+    Other,
+}
+
+/// The terminal in raw mode; the screen is written to `/dev/tty` or standard error.
+struct Terminal {
+    saved: Option<String>,
+    out: Box<dyn Write>,
+}
+
+fn stty(args: &[&str]) -> Result<String, FillError> {
+    let out = Command::new("stty")
+        .args(args)
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| FillError(format!("cannot run stty: {e}")))?;
+    if !out.status.success() {
+        return Err(FillError(format!("stty {} failed", args.join(" "))));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+impl Terminal {
+    fn open() -> Result<Terminal, FillError> {
+        let out: Box<dyn Write> = match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+            Ok(f) => Box::new(f),
+            Err(_) => Box::new(std::io::stderr()),
+        };
+        let saved = stty(&["-g"])?;
+        stty(&["raw", "-echo"])?;
+        Ok(Terminal {
+            saved: Some(saved),
+            out,
+        })
+    }
+
+    fn restore(&mut self) {
+        if let Some(saved) = self.saved.take() {
+            // Best effort: the answer is already decided; `stty sane` is the fallback.
+            if stty(&[&saved]).is_err() {
+                let _ = stty(&["sane"]);
+            }
+            let _ = self.out.write_all(b"\x1b[?25h");
+            let _ = self.out.flush();
+        }
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        let mut b = [0u8; 1];
+        match std::io::stdin().lock().read(&mut b) {
+            Ok(1) => Some(b[0]),
+            _ => None,
+        }
+    }
+
+    fn key(&mut self) -> Key {
+        let Some(b) = self.byte() else {
+            return Key::End;
+        };
+        match b {
+            0x03 => Key::Interrupt,
+            0x04 => Key::Decline,
+            b'\r' | b'\n' => Key::Enter,
+            0x7f | 0x08 => Key::Backspace,
+            0x1b => match self.byte() {
+                Some(b'[' | b'O') => {
+                    let mut last = self.byte();
+                    // Parameters such as `3~` (Delete) or `1;5A`: read to the final byte.
+                    while let Some(c) = last {
+                        if !(c.is_ascii_digit() || c == b';') {
+                            break;
+                        }
+                        last = self.byte();
+                    }
+                    match last {
+                        Some(b'A') => Key::Up,
+                        Some(b'B') => Key::Down,
+                        Some(b'C') => Key::Right,
+                        Some(b'D') => Key::Left,
+                        _ => Key::Other,
+                    }
+                }
+                _ => Key::Other,
+            },
+            b if b < 0x20 => Key::Other,
+            b if b < 0x80 => Key::Char(char::from(b)),
+            lead => {
+                let len = match lead {
+                    0xc0..=0xdf => 2,
+                    0xe0..=0xef => 3,
+                    0xf0..=0xf7 => 4,
+                    _ => return Key::Other,
+                };
+                let mut buf = vec![lead];
+                for _ in 1..len {
+                    match self.byte() {
+                        Some(c) => buf.push(c),
+                        None => return Key::End,
+                    }
+                }
+                std::str::from_utf8(&buf)
+                    .ok()
+                    .and_then(|s| s.chars().next())
+                    .map_or(Key::Other, Key::Char)
+            }
+        }
+    }
+
+    fn draw(&mut self, screen: &str) -> Result<(), FillError> {
+        let text = format!("\x1b[2J\x1b[H{}", screen.replace('\n', "\r\n"));
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(|e| FillError(format!("cannot write to the terminal: {e}")))
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        self.restore();
+    }
+}
+
+/// The answer being built for one question.
+#[derive(Debug, Clone, Default)]
+struct State {
+    text: String,
+    selected: Vec<usize>,
+    cursor: usize,
+    /// Options added by path (appended to the question's own).
+    added: Vec<Opt>,
+    /// A path being typed, while adding a file.
+    path: Option<String>,
+}
+
+enum Step {
+    Stay,
+    Next,
+    Back,
+}
+
+fn plural(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+impl Question {
+    fn options<'a>(&'a self, state: &'a State) -> Vec<&'a Opt> {
+        match &self.kind {
+            Kind::Text { .. } => Vec::new(),
+            Kind::Choice { options, .. } => options.iter().chain(state.added.iter()).collect(),
+        }
+    }
+
+    /// The lower and upper bound on the number of picks of a choice question.
+    fn bounds(&self) -> (usize, Option<usize>) {
+        match &self.kind {
+            Kind::Text { .. } => (0, None),
+            Kind::Choice {
+                multi: true,
+                min,
+                max,
+                ..
+            } => {
+                let min = if self.required { (*min).max(1) } else { *min };
+                (min, *max)
+            }
+            Kind::Choice { .. } => (usize::from(self.required), Some(1)),
+        }
+    }
+
+    /// What keeps the answer from being submitted, if anything.
+    fn problem(&self, state: &State) -> Option<String> {
+        match &self.kind {
+            Kind::Text { min, max } => {
+                let n = char_len(&state.text);
+                if self.required && is_js_blank(&state.text) {
+                    Some("an answer is required".into())
+                } else if n > 0 && n < *min {
+                    Some(format!("must be at least {}", plural(*min, "character")))
+                } else if max.is_some_and(|m| n > m) {
+                    Some(format!(
+                        "must be at most {}",
+                        plural(max.unwrap_or(0), "character")
+                    ))
+                } else {
+                    None
+                }
+            }
+            Kind::Choice { multi, .. } => {
+                let (min, max) = self.bounds();
+                let n = state.selected.len();
+                if n < min {
+                    Some(if *multi {
+                        format!("choose at least {min}")
+                    } else {
+                        "a choice is required".into()
+                    })
+                } else if max.is_some_and(|m| n > m) {
+                    Some(format!("choose at most {}", max.unwrap_or(0)))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    fn answer(&self, state: &State) -> Option<Value> {
+        match &self.kind {
+            Kind::Text { .. } if state.text.is_empty() => None,
+            Kind::Text { .. } => Some(Value::String(state.text.clone())),
+            Kind::Choice { multi, .. } => {
+                let options = self.options(state);
+                let values: Vec<Value> = state
+                    .selected
+                    .iter()
+                    .filter_map(|&i| options.get(i))
+                    .map(|o| Value::String(o.value.clone()))
+                    .collect();
+                match (*multi, values.len()) {
+                    (_, 0) => None,
+                    (true, _) => Some(Value::Array(values)),
+                    (false, _) => values.into_iter().next(),
+                }
+            }
+        }
+    }
+
+    fn summary(&self, state: &State) -> String {
+        match &self.kind {
+            Kind::Text { .. } if state.text.is_empty() => "(no answer)".into(),
+            Kind::Text { .. } => state.text.clone(),
+            Kind::Choice { .. } => {
+                let options = self.options(state);
+                let labels: Vec<&str> = state
+                    .selected
+                    .iter()
+                    .filter_map(|&i| options.get(i))
+                    .map(|o| o.label.as_str())
+                    .collect();
+                if labels.is_empty() {
+                    "(none)".into()
+                } else {
+                    labels.join(", ")
+                }
+            }
+        }
+    }
+
+    fn hint(&self) -> String {
+        match &self.kind {
+            Kind::Text { max, .. } => match max {
+                Some(m) => format!("type your answer (at most {})", plural(*m, "character")),
+                None => "type your answer".into(),
+            },
+            Kind::Choice {
+                multi,
+                picker,
+                options,
+                ..
+            } => {
+                let (min, max) = self.bounds();
+                let mut hint = if *multi {
+                    let range = match max {
+                        Some(m) if m == min => format!("choose {min}"),
+                        Some(m) => format!("choose {min}–{m}"),
+                        None => format!("choose at least {min}"),
+                    };
+                    format!("{range}; Space or 1–9 toggles")
+                } else if self.required {
+                    "choose one; Space or 1–9 picks".into()
+                } else {
+                    "choose one or none; Space or 1–9 picks".into()
+                };
+                if let Some(p) = picker {
+                    let what = if p.directory { "a folder" } else { "a file" };
+                    hint.push_str(&format!("; a adds {what} by path"));
+                    if !p.accept.is_empty() {
+                        hint.push_str(&format!(" (accepted: {})", p.accept.join(", ")));
+                    }
+                } else if options.is_empty() {
+                    hint.push_str("; nothing to choose from");
+                }
+                hint
+            }
+        }
+    }
+
+    fn screen(&self, form: &Form, index: usize, state: &State, status: &str) -> String {
+        let mut s = String::new();
+        if !form.message.is_empty() {
+            s.push_str(&format!("\x1b[1m{}\x1b[0m\n\n", form.message));
+        }
+        s.push_str(&format!(
+            "Question {} of {}\n\x1b[1m{}{}\x1b[0m\n",
+            index + 1,
+            form.questions.len(),
+            self.title,
+            if self.required { " *" } else { "" }
+        ));
+        if let Some(d) = &self.description {
+            s.push_str(&format!("{d}\n"));
+        }
+        s.push('\n');
+        match &self.kind {
+            Kind::Text { max, .. } => {
+                let n = char_len(&state.text);
+                s.push_str(&format!("> {}\x1b[7m \x1b[0m\n", state.text));
+                match max {
+                    Some(m) => s.push_str(&format!("{n}/{m}\n")),
+                    None => s.push_str(&format!("{n}\n")),
+                }
+            }
+            Kind::Choice { multi, .. } => {
+                for (i, o) in self.options(state).iter().enumerate() {
+                    let on = state.selected.contains(&i);
+                    let mark = match (*multi, on) {
+                        (true, true) => "[x]",
+                        (true, false) => "[ ]",
+                        (false, true) => "(o)",
+                        (false, false) => "( )",
+                    };
+                    let pointer = if i == state.cursor { ">" } else { " " };
+                    let note = o
+                        .note
+                        .as_deref()
+                        .map_or(String::new(), |n| format!(" — {n}"));
+                    s.push_str(&format!("{pointer} {mark} {}. {}{note}\n", i + 1, o.label));
+                }
+                if let Some(p) = &state.path {
+                    s.push_str(&format!("\nPath: {p}\x1b[7m \x1b[0m\n"));
+                }
+            }
+        }
+        s.push_str(&format!("\n{}\n", self.hint()));
+        let back = if index > 0 { " · ← back" } else { "" };
+        let path_keys = if state.path.is_some() {
+            "Enter adds the file · empty path returns"
+        } else {
+            "Enter next"
+        };
+        s.push_str(&format!(
+            "{path_keys}{back} · Ctrl-D decline · Ctrl-C cancel\n"
+        ));
+        if !status.is_empty() {
+            s.push_str(&format!("\n\x1b[31m{status}\x1b[0m\n"));
+        }
+        s
+    }
+
+    /// Handles one key; `status` receives a message when the key was refused.
+    fn handle(&self, state: &mut State, key: Key, status: &mut String) -> Step {
+        match &self.kind {
+            Kind::Text { max, .. } => match key {
+                Key::Char(c) => {
+                    if max.is_some_and(|m| char_len(&state.text) >= m) {
+                        *status = format!(
+                            "at most {} — the limit is reached",
+                            plural(max.unwrap_or(0), "character")
+                        );
+                    } else {
+                        state.text.push(c);
+                    }
+                    Step::Stay
+                }
+                Key::Backspace => {
+                    state.text.pop();
+                    Step::Stay
+                }
+                Key::Enter => self.leave(state, status),
+                Key::Left => Step::Back,
+                _ => Step::Stay,
+            },
+            Kind::Choice { .. } if state.path.is_some() => {
+                self.path_key(state, key, status);
+                Step::Stay
+            }
+            Kind::Choice { multi, picker, .. } => {
+                let count = self.options(state).len();
+                match key {
+                    Key::Up => {
+                        state.cursor = state.cursor.saturating_sub(1);
+                        Step::Stay
+                    }
+                    Key::Down => {
+                        if state.cursor + 1 < count {
+                            state.cursor += 1;
+                        }
+                        Step::Stay
+                    }
+                    Key::Char(' ') => {
+                        self.pick(state, state.cursor, *multi, status);
+                        Step::Stay
+                    }
+                    Key::Char(c @ '1'..='9') => {
+                        let i = usize::from(c as u8 - b'1');
+                        if i < count {
+                            state.cursor = i;
+                            self.pick(state, i, *multi, status);
+                        } else {
+                            *status = format!("there is no option {c}");
+                        }
+                        Step::Stay
+                    }
+                    Key::Char('a' | '+') if picker.is_some() => {
+                        state.path = Some(String::new());
+                        Step::Stay
+                    }
+                    Key::Enter => self.leave(state, status),
+                    Key::Left => Step::Back,
+                    _ => Step::Stay,
+                }
+            }
+        }
+    }
+
+    fn leave(&self, state: &State, status: &mut String) -> Step {
+        match self.problem(state) {
+            Some(p) => {
+                *status = format!("cannot go on: {p}");
+                Step::Stay
+            }
+            None => Step::Next,
+        }
+    }
+
+    fn pick(&self, state: &mut State, i: usize, multi: bool, status: &mut String) {
+        if let Some(at) = state.selected.iter().position(|&s| s == i) {
+            state.selected.remove(at);
+            return;
+        }
+        if !multi {
+            state.selected = vec![i];
+            return;
+        }
+        let (_, max) = self.bounds();
+        if let Some(m) = max.filter(|&m| state.selected.len() >= m) {
+            *status = format!("choose at most {m}: clear one first");
+            return;
+        }
+        state.selected.push(i);
+    }
+
+    fn path_key(&self, state: &mut State, key: Key, status: &mut String) {
+        let Some(path) = state.path.as_mut() else {
+            return;
+        };
+        match key {
+            Key::Char(c) => path.push(c),
+            Key::Backspace => {
+                path.pop();
+            }
+            Key::Enter if path.is_empty() => state.path = None,
+            Key::Enter => {
+                let typed = path.clone();
+                match self.add_path(state, &typed) {
+                    Ok(()) => state.path = None,
+                    Err(e) => *status = e,
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Checks that `typed` names an existing file (or folder) the question accepts and
+    /// picks it as an absolute, percent-encoded `file://` URI.
+    fn add_path(&self, state: &mut State, typed: &str) -> Result<(), String> {
+        let Kind::Choice {
+            multi,
+            picker: Some(picker),
+            ..
+        } = &self.kind
+        else {
+            return Err("this question takes no files".into());
+        };
+        let expanded = match typed.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map(|h| Path::new(&h).join(rest))
+                .unwrap_or_else(|| PathBuf::from(typed)),
+            None => PathBuf::from(typed),
+        };
+        let absolute =
+            std::fs::canonicalize(&expanded).map_err(|e| format!("cannot use {typed}: {e}"))?;
+        if picker.directory && !absolute.is_dir() {
+            return Err(format!("{typed} is not a folder"));
+        }
+        if !picker.directory && !absolute.is_file() {
+            return Err(format!("{typed} is not a file"));
+        }
+        if !accepted(&picker.accept, &absolute) {
+            return Err(format!(
+                "{typed} is not among the accepted types: {}",
+                picker.accept.join(", ")
+            ));
+        }
+        let uri = Url::from_file_path(&absolute)
+            .map_err(|()| format!("cannot turn {} into a file:// URI", absolute.display()))?
+            .to_string();
+        let existing = self.options(state).iter().position(|o| o.value == uri);
+        let index = match existing {
+            Some(i) => i,
+            None => {
+                let (_, max) = self.bounds();
+                if *multi && max.is_some_and(|m| state.selected.len() >= m) {
+                    return Err(format!(
+                        "choose at most {}: clear one first",
+                        max.unwrap_or(0)
+                    ));
+                }
+                state.added.push(Opt {
+                    value: uri,
+                    label: absolute.display().to_string(),
+                    note: Some("added".into()),
+                });
+                self.options(state).len() - 1
+            }
+        };
+        state.cursor = index;
+        if !state.selected.contains(&index) {
+            let mut ignored = String::new();
+            self.pick(state, index, *multi, &mut ignored);
+            if !ignored.is_empty() {
+                return Err(ignored);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `path` passes an `accept` filter. Extensions (`.csv`) are checked; a MIME type
+/// entry (`text/csv`, `image/*`) cannot be judged from a name, so a filter holding one
+/// accepts every file, as a picker that cannot tell would.
+fn accepted(accept: &[String], path: &Path) -> bool {
+    if accept.is_empty() || accept.iter().any(|a| !a.starts_with('.')) {
+        return true;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    accept
+        .iter()
+        .any(|a| name.ends_with(&a.to_lowercase()) && name.len() > a.len())
+}
+
+fn review_screen(form: &Form, states: &[State], status: &str) -> String {
+    let mut s = String::new();
+    if !form.message.is_empty() {
+        s.push_str(&format!("\x1b[1m{}\x1b[0m\n\n", form.message));
+    }
+    s.push_str("Review your answers\n\n");
+    for (q, st) in form.questions.iter().zip(states) {
+        s.push_str(&format!("{}: {}\n", q.title, q.summary(st)));
+    }
+    s.push_str("\nEnter submit · ← back · Ctrl-D decline · Ctrl-C cancel\n");
+    if !status.is_empty() {
+        s.push_str(&format!("\n\x1b[31m{status}\x1b[0m\n"));
+    }
+    s
+}
+
+fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
+    let mut states = vec![State::default(); form.questions.len()];
+    let mut index = 0;
+    let mut status = String::new();
+    loop {
+        let screen = match (form.questions.get(index), states.get(index)) {
+            (Some(q), Some(st)) => q.screen(form, index, st, &status),
+            _ => review_screen(form, &states, &status),
+        };
+        term.draw(&screen)?;
+        status.clear();
+        let key = term.key();
+        match key {
+            Key::Interrupt | Key::End => {
+                term.draw("Cancelled.\n")?;
+                return Ok(json!({"action": "cancel"}));
+            }
+            Key::Decline => {
+                term.draw("Declined.\n")?;
+                return Ok(json!({"action": "decline"}));
+            }
+            _ => {}
+        }
+        let step = match (form.questions.get(index), states.get_mut(index)) {
+            (Some(q), Some(st)) => q.handle(st, key, &mut status),
+            _ => match key {
+                Key::Enter => {
+                    let broken = form
+                        .questions
+                        .iter()
+                        .zip(&states)
+                        .position(|(q, st)| q.problem(st).is_some());
+                    match broken {
+                        Some(i) => {
+                            index = i;
+                            status = "fix this answer before submitting".into();
+                            Step::Stay
+                        }
+                        None => {
+                            let mut content = Map::new();
+                            for (q, st) in form.questions.iter().zip(&states) {
+                                if let Some(v) = q.answer(st) {
+                                    content.insert(q.id.clone(), v);
+                                }
+                            }
+                            term.draw("Submitted.\n")?;
+                            return Ok(json!({"action": "accept", "content": content}));
+                        }
+                    }
+                }
+                Key::Left | Key::Backspace => Step::Back,
+                _ => Step::Stay,
+            },
+        };
+        match step {
+            Step::Stay => {}
+            Step::Next => index += 1,
+            Step::Back => index = index.saturating_sub(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn parses_arguments() {
+        let p = |a: &[&str]| parse(a.iter().map(OsString::from).collect());
+        assert_eq!(p(&["f.json"]).unwrap().input, PathBuf::from("f.json"));
+        for bad in [&[][..], &["-"], &["a", "b"], &["--x"]] {
+            assert!(p(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn accept_filter_checks_extensions_only() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(accepted(&a(&[".csv"]), Path::new("/x/Data.CSV")));
+        assert!(!accepted(&a(&[".csv"]), Path::new("/x/data.txt")));
+        assert!(accepted(&a(&[".csv", "image/*"]), Path::new("/x/a.png")));
+        assert!(accepted(&[], Path::new("/x/a")));
+    }
+}
