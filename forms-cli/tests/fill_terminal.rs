@@ -1,0 +1,478 @@
+//! `forms fill` through a real pseudo-terminal: the real `forms` binary runs in a detached
+//! tmux session, keys are sent with `tmux send-keys` and the screen is read with
+//! `capture-pane`. Standard output is redirected to a file inside the session, so the test
+//! checks that it holds only the response JSON, which the runtime's own checker accepts and
+//! decodes to the values that were picked.
+//!
+//! Needs `tmux` (`.ci/run` installs it). Each test uses its own tmux socket (`tmux -L`) and
+//! kills its server when it ends, also on failure.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use forms_runtime::{DataForm, FileRefView, Outcome};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A `forms fill` session in its own tmux server.
+struct Pane {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Pane {
+    /// Writes `form` and starts `forms fill FORM > out.json` in a fresh tmux server.
+    fn start(name: &str, form: &Value) -> Pane {
+        let dir = std::env::temp_dir().join(format!("forms-fill-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("form.json");
+        std::fs::write(&file, form.to_string()).unwrap();
+        let pane = Pane {
+            socket: format!("forms-fill-{name}-{}", std::process::id()),
+            dir,
+        };
+        let command = format!(
+            "{} fill {} > {} ; echo $? > {}",
+            quote(Path::new(env!("CARGO_BIN_EXE_forms"))),
+            quote(&file),
+            quote(&pane.out_path()),
+            quote(&pane.dir.join("rc")),
+        );
+        pane.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "50",
+            &command,
+        ]);
+        pane
+    }
+
+    fn out_path(&self) -> PathBuf {
+        self.dir.join("out.json")
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("tmux must be installed (apt-get install -y tmux)");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    /// Waits until the screen shows `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                panic!("the screen never showed {text:?}:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    /// Sends tmux key names (`Enter`, `Up`, `C-c`, `3`, …).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-l", text]);
+    }
+
+    /// Waits for `forms fill` to exit; its status and standard output.
+    fn finish(&self) -> (i32, String) {
+        let rc = self.dir.join("rc");
+        let start = Instant::now();
+        while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
+            if start.elapsed() > Duration::from_secs(10) {
+                panic!("forms fill never exited:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        let code = std::fs::read_to_string(&rc)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        (code, std::fs::read_to_string(self.out_path()).unwrap())
+    }
+
+    /// Waits for a successful exit; the one response line on standard output.
+    fn response(&self) -> String {
+        let (code, out) = self.finish();
+        assert_eq!(code, 0, "stdout: {out}");
+        assert!(out.ends_with('\n') && out.lines().count() == 1, "{out:?}");
+        out.trim_end().to_owned()
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .stderr(Stdio::null())
+            .status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+fn data(form: &Value) -> DataForm {
+    DataForm::from_json(&form.to_string()).unwrap()
+}
+
+fn choice(id: &str, title: &str) -> Value {
+    json!({"id": id, "title": title})
+}
+
+fn resource(uri: &str, title: &str) -> Value {
+    json!({"uri": uri, "name": title.to_lowercase(), "title": title})
+}
+
+fn accepted<'f>(form: &'f DataForm, text: &str) -> forms_runtime::Answers<'f> {
+    match form.check_response(text).unwrap() {
+        Outcome::Accepted(a) => a,
+        other => panic!("not accepted: {other:?}"),
+    }
+}
+
+#[test]
+fn v3_text_is_typed_within_max_length_and_required_text_cannot_be_skipped() {
+    let form = json!({"message": "About you", "questions": [
+        {"id": "name", "type": "text", "title": "Your name", "required": true, "maxLength": 10},
+        {"id": "note", "type": "text", "title": "A note", "required": false}]});
+    let f = data(&form);
+    let p = Pane::start("text", &form);
+    p.wait_for("Question 1 of 2");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: an answer is required");
+    p.type_text("   ");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: an answer is required");
+    for _ in 0..3 {
+        p.keys(&["BSpace"]);
+    }
+    // Ten scalar values; the eleventh keystroke is refused as it is typed.
+    p.type_text("Ada 🙂 Lovelace");
+    let screen = p.wait_for("the limit is reached");
+    assert!(screen.contains("> Ada 🙂 Love"), "{screen}");
+    assert!(!screen.contains("Lovel"), "{screen}");
+    assert!(screen.contains("10/10"), "{screen}");
+    p.keys(&["Enter"]);
+    p.wait_for("Question 2 of 2");
+    p.keys(&["Enter"]);
+    let review = p.wait_for("Review your answers");
+    assert!(review.contains("Your name: Ada 🙂 Love"), "{review}");
+    p.keys(&["Enter"]);
+    let text = p.response();
+    assert_eq!(
+        text,
+        r#"{"action":"accept","content":{"name":"Ada 🙂 Love"}}"#
+    );
+    let a = accepted(&f, &text);
+    assert_eq!(a.text("name"), Some("Ada 🙂 Love"));
+    assert_eq!(a.text("note"), None);
+}
+
+#[test]
+fn v4_single_select_by_number_and_arrows_multi_select_toggles_within_limits() {
+    let form = json!({"message": "Shape the report", "questions": [
+        {"id": "format", "type": "single_select", "title": "Format", "required": true,
+         "options": [choice("pdf", "PDF"), choice("html", "Web page"), choice("md", "Markdown")]},
+        {"id": "sections", "type": "multi_select", "title": "Sections", "required": true,
+         "minItems": 2, "maxItems": 3,
+         "options": [choice("a", "Alpha"), choice("b", "Beta"), choice("c", "Gamma"),
+                     choice("d", "Delta"), choice("e", "Epsilon")]}]});
+    let f = data(&form);
+    let p = Pane::start("choice", &form);
+    p.wait_for("Question 1 of 2");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: a choice is required");
+    p.keys(&["1"]);
+    p.wait_for("(o) 1. PDF");
+    // Arrows move, Space picks: a radio replaces the earlier choice.
+    p.keys(&["Down", "Down", "Up", "Space"]);
+    let screen = p.wait_for("(o) 2. Web page");
+    assert!(screen.contains("( ) 1. PDF"), "{screen}");
+    p.keys(&["Enter"]);
+    p.wait_for("choose 2–3");
+    p.keys(&["4", "Enter"]);
+    p.wait_for("cannot go on: choose at least 2");
+    p.keys(&["2", "1"]);
+    p.wait_for("[x] 1. Alpha");
+    // A fourth pick is refused as it is made.
+    p.keys(&["5"]);
+    let screen = p.wait_for("choose at most 3");
+    assert!(screen.contains("[ ] 5. Epsilon"), "{screen}");
+    // Toggling one off makes room.
+    p.keys(&["4", "3"]);
+    p.wait_for("[x] 3. Gamma");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let text = p.response();
+    let a = accepted(&f, &text);
+    assert_eq!(a.choice("format"), Some("html"));
+    let mut picked = a.choices("sections").unwrap();
+    picked.sort_unstable();
+    assert_eq!(picked, vec!["a", "b", "c"]);
+}
+
+#[test]
+fn v5_resource_listed_by_title_is_picked_and_can_be_skipped() {
+    let form = json!({"message": "Choose a report template", "questions": [
+        {"id": "template", "type": "resource", "title": "Relevant report templates",
+         "required": false,
+         "options": [resource("https://example.com/t/review", "Presentation · Business review"),
+                     resource("https://example.com/t/weekly", "Document · Weekly update")]},
+        {"id": "backup", "type": "resource", "title": "Backup template", "required": false,
+         "options": [resource("https://example.com/t/blank", "Blank")]}]});
+    let f = data(&form);
+    let p = Pane::start("resource", &form);
+    let screen = p.wait_for("2. Document · Weekly update");
+    assert!(
+        screen.contains("1. Presentation · Business review"),
+        "{screen}"
+    );
+    p.keys(&["Down", "Space", "Enter"]);
+    // Skipped: the optional scalar resource leaves its key out.
+    p.wait_for("Backup template");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let text = p.response();
+    assert_eq!(
+        text,
+        r#"{"action":"accept","content":{"template":"https://example.com/t/weekly"}}"#
+    );
+    let a = accepted(&f, &text);
+    assert_eq!(a.resource("template"), Some("https://example.com/t/weekly"));
+    assert_eq!(a.resource("backup"), None);
+}
+
+#[test]
+fn v6_resources_and_files_with_local_paths_checked_absolute_and_percent_encoded() {
+    let dir = std::env::temp_dir().join(format!("forms-fill-local-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let local = dir.join("q3 sales#1.csv");
+    std::fs::write(&local, "region,total\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "x").unwrap();
+    let form = json!({"message": "Pick the inputs", "questions": [
+        {"id": "decks", "type": "resources", "title": "Decks", "required": true,
+         "maxItems": 2,
+         "options": [resource("https://example.com/d/1", "Deck one"),
+                     resource("https://example.com/d/2", "Deck two"),
+                     resource("https://example.com/d/3", "Deck three")]},
+        {"id": "data", "type": "files", "title": "Data files", "required": false,
+         "accept": [".csv"],
+         "options": [resource("https://example.com/files/q1.csv", "Q1 sales")]}]});
+    let f = data(&form);
+    let p = Pane::start("files", &form);
+    p.wait_for("Deck three");
+    p.keys(&["1", "3", "2"]);
+    p.wait_for("choose at most 2");
+    p.keys(&["Enter"]);
+    let screen = p.wait_for("Data files");
+    assert!(screen.contains("(accepted: .csv)"), "{screen}");
+    p.keys(&["1", "a"]);
+    p.wait_for("Path:");
+    // A path that does not exist is refused and nothing is added.
+    let missing = dir.join("missing.csv");
+    p.type_text(&missing.display().to_string());
+    p.keys(&["Enter"]);
+    p.wait_for("No such file or directory");
+    for _ in 0..missing.display().to_string().chars().count() {
+        p.keys(&["BSpace"]);
+    }
+    // A file outside the accept filter is refused too.
+    p.type_text(&dir.join("notes.txt").display().to_string());
+    p.keys(&["Enter"]);
+    p.wait_for("is not among the accepted types");
+    for _ in 0..dir.join("notes.txt").display().to_string().chars().count() {
+        p.keys(&["BSpace"]);
+    }
+    // A relative path with `..` is made absolute.
+    let relative = format!(
+        "{}/../{}/q3 sales#1.csv",
+        dir.display(),
+        dir.file_name().unwrap().to_string_lossy()
+    );
+    p.type_text(&relative);
+    p.keys(&["Enter"]);
+    let screen = p.wait_for("— added");
+    assert!(screen.contains("[x] 2. "), "{screen}");
+    assert!(!screen.contains("/../"), "{screen}");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let text = p.response();
+    let canonical = std::fs::canonicalize(&local).unwrap();
+    let uri = forms_runtime::Url::from_file_path(&canonical)
+        .unwrap()
+        .to_string();
+    assert!(uri.contains("q3%20sales%231.csv"), "{uri}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["content"]["data"],
+        json!(["https://example.com/files/q1.csv", uri])
+    );
+    let a = accepted(&f, &text);
+    assert_eq!(
+        a.resources("decks"),
+        Some(vec!["https://example.com/d/1", "https://example.com/d/3"])
+    );
+    let files = a.files("data").unwrap();
+    assert!(
+        matches!(files[0], FileRefView::Offered { uri } if uri == "https://example.com/files/q1.csv")
+    );
+    assert!(
+        matches!(&files[1], FileRefView::Local { path, .. } if Path::new(*path) == canonical),
+        "{files:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn v8_decline_key_declines_and_ctrl_c_cancels_with_no_answers() {
+    let form = json!({"message": "Quick question", "questions": [
+        {"id": "name", "type": "text", "title": "Your name", "required": true}]});
+    let f = data(&form);
+    let p = Pane::start("decline", &form);
+    p.wait_for("Ctrl-D decline");
+    p.type_text("Ada");
+    p.keys(&["C-d"]);
+    let text = p.response();
+    assert_eq!(text, r#"{"action":"decline"}"#);
+    assert_eq!(f.check_response(&text).unwrap(), Outcome::Declined);
+    drop(p);
+
+    let p = Pane::start("cancel", &form);
+    p.wait_for("Ctrl-C cancel");
+    p.type_text("Ada");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["C-c"]);
+    let text = p.response();
+    assert_eq!(text, r#"{"action":"cancel"}"#);
+    assert_eq!(f.check_response(&text).unwrap(), Outcome::Cancelled);
+}
+
+#[test]
+fn v2_review_screen_refuses_submit_while_a_limit_is_broken_after_going_back() {
+    // Going back with ← skips the checks; Submit still finds the broken answer.
+    let form = json!({"message": "Two things", "questions": [
+        {"id": "first", "type": "text", "title": "First", "required": false},
+        {"id": "second", "type": "multi_select", "title": "Second", "required": true,
+         "options": [choice("x", "Ex"), choice("y", "Why")]}]});
+    let f = data(&form);
+    let p = Pane::start("review", &form);
+    p.wait_for("Question 1 of 2");
+    p.keys(&["Enter"]);
+    p.wait_for("Question 2 of 2");
+    p.keys(&["2", "Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Left"]);
+    p.wait_for("[x] 2. Why");
+    p.keys(&["2", "Left"]);
+    p.wait_for("Question 1 of 2");
+    p.keys(&["Enter"]);
+    p.wait_for("Question 2 of 2");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: choose at least 1");
+    // Space picks the highlighted option, the one toggled last.
+    p.keys(&["Space", "Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let text = p.response();
+    let a = accepted(&f, &text);
+    assert_eq!(a.choices("second"), Some(vec!["y"]));
+    assert_eq!(a.text("first"), None);
+}
+
+#[test]
+fn a_native_request_is_filled_with_titles_falling_back_to_names() {
+    // A whole JSON-RPC `openai/elicitation/create` request, as `forms preview` reads it.
+    let request = json!({"jsonrpc": "2.0", "id": 7, "method": "openai/elicitation/create",
+        "params": {"mode": "form", "message": "Pick one",
+            "requestedSchema": {"type": "object", "required": ["doc"], "properties": {
+                "doc": {"type": "string", "format": "uri", "title": "Document",
+                    "x-openai-input": {"type": "resource", "options": [
+                        {"uri": "https://example.com/a", "name": "alpha-doc"},
+                        {"uri": "https://example.com/b", "name": "beta", "title": "Beta doc"}]}},
+                "size": {"type": "string", "title": "Size", "enum": ["S", "M", "L"]}}}}});
+    let p = Pane::start("native", &request);
+    let screen = p.wait_for("Beta doc");
+    assert!(screen.contains("1. alpha-doc"), "{screen}");
+    assert!(screen.contains("Document *"), "{screen}");
+    p.keys(&["Enter"]);
+    p.wait_for("a choice is required");
+    p.keys(&["1", "Enter"]);
+    p.wait_for("3. L");
+    p.keys(&["Down", "Space", "Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let v: Value = serde_json::from_str(&p.response()).unwrap();
+    assert_eq!(
+        v,
+        json!({"action": "accept", "content": {"doc": "https://example.com/a", "size": "M"}})
+    );
+}
+
+#[test]
+fn without_a_terminal_on_stdin_fill_exits_2_with_a_message() {
+    let dir = std::env::temp_dir().join(format!("forms-fill-notty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("form.json");
+    std::fs::write(
+        &file,
+        r#"{"message":"Hi","questions":[{"id":"a","type":"text","title":"A","required":false}]}"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .arg("fill")
+        .arg(&file)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a terminal on standard input"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
