@@ -101,6 +101,11 @@ impl std::fmt::Display for FillError {
 /// `{"action":"decline"}` or `{"action":"cancel"}`.
 pub fn fill_native(params: &str) -> Result<String, FillError> {
     let form = read_form(params)?;
+    if !std::io::stdin().is_terminal() {
+        return Err(FillError(
+            "answering in the terminal needs a terminal on standard input".into(),
+        ));
+    }
     let mut term = Terminal::open()?;
     let result = session(&form, &mut term);
     term.restore();
@@ -161,7 +166,7 @@ fn usize_of(v: &Value, key: &str) -> Option<usize> {
         .and_then(|n| usize::try_from(n).ok())
 }
 
-fn list<'a>(v: Option<&'a Value>) -> &'a [Value] {
+fn list(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
