@@ -394,8 +394,9 @@ fn v8_decline_key_declines_and_ctrl_c_cancels_with_no_answers() {
 }
 
 #[test]
-fn v2_review_screen_refuses_submit_while_a_limit_is_broken_after_going_back() {
-    // Going back with ← skips the checks; Submit still finds the broken answer.
+fn v2_an_answer_undone_after_going_back_blocks_the_way_to_submit_again() {
+    // ← goes back without checks; the answer undone there is refused on the way forward, so
+    // Submit is out of reach until it is fixed.
     let form = json!({"message": "Two things", "questions": [
         {"id": "first", "type": "text", "title": "First", "required": false},
         {"id": "second", "type": "multi_select", "title": "Second", "required": true,
