@@ -67,6 +67,7 @@ impl Pane {
             .arg("-L")
             .arg(&self.socket)
             .args(args)
+            .env_remove("TMUX")
             .stdin(Stdio::null())
             .output()
             .expect("tmux must be installed (apt-get install -y tmux)");
