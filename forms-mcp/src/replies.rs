@@ -119,14 +119,28 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// The requested-reply tools over one store.
 #[derive(Clone)]
 pub struct AskTools {
-    asks: Arc<Asks>,
+    asks: Arc<Engine>,
     principals: Principals,
+}
+
+/// The engine, dropped off the async runtime: the synchronous PostgreSQL client blocks on
+/// its own runtime when its connections close, which may not happen on a runtime thread.
+struct Engine(Option<Arc<Asks>>);
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(asks) = self.0.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                std::thread::spawn(move || drop(asks));
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for AskTools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AskTools")
-            .field("asks", &self.asks)
+            .field("asks", &self.asks.0)
             .field("principals", &self.principals)
             .finish()
     }
@@ -150,7 +164,10 @@ pub const TOOL_NAMES: [&str; 11] = [
 impl AskTools {
     /// The tools over `asks`, acting as the principal `principals` finds for each call.
     pub fn new(asks: Arc<Asks>, principals: Principals) -> AskTools {
-        AskTools { asks, principals }
+        AskTools {
+            asks: Arc::new(Engine(Some(asks))),
+            principals,
+        }
     }
 
     /// Whether `name` is one of these tools.
@@ -175,7 +192,9 @@ impl AskTools {
             Err(error) => return result(&error, true),
         };
         let arguments = Value::Object(arguments.unwrap_or_default());
-        let asks = Arc::clone(&self.asks);
+        let Some(asks) = self.asks.0.clone() else {
+            return result(&refusal("store", "the store is closed"), true);
+        };
         let name = name.to_owned();
         let run = tokio::task::spawn_blocking(move || run(&asks, &me, &name, arguments));
         let outcome = tokio::select! {

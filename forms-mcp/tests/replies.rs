@@ -85,12 +85,19 @@ impl Chat {
             ana: format!("ana-{t}"),
             bob: format!("bob-{t}"),
         };
-        let asks = Asks::open_location(&chat.db).unwrap();
-        let conversation = ConversationId::new(chat.conversation.as_str()).unwrap();
-        for p in [&chat.agent, &chat.ana, &chat.bob] {
-            asks.join(&conversation, &Principal::new(p.as_str()).unwrap())
-                .unwrap();
-        }
+        // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
+        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
+        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
+        std::thread::spawn(move || {
+            let asks = Asks::open_location(&db).unwrap();
+            let conversation = ConversationId::new(conversation).unwrap();
+            for p in members {
+                asks.join(&conversation, &Principal::new(p).unwrap())
+                    .unwrap();
+            }
+        })
+        .join()
+        .unwrap();
         chat
     }
 
@@ -184,7 +191,10 @@ async fn respond_across_processes(db: String) {
 
     let (waited, took) = waiting.await.unwrap();
     assert_eq!(waited, won, "the waiter sees the response");
-    assert!(took < Duration::from_secs(10), "woken by the change: {took:?}");
+    assert!(
+        took < Duration::from_secs(10),
+        "woken by the change: {took:?}"
+    );
 
     // The late third responder: a conflict carrying the winner's state.
     let late = call_ask(
@@ -388,7 +398,11 @@ async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio()
         json!({"id": id, "action": action, "key": "rd2"}),
     )
     .await;
-    assert_eq!(redeemed["redemption"]["by"], chat.agent.as_str(), "{redeemed}");
+    assert_eq!(
+        redeemed["redemption"]["by"],
+        chat.agent.as_str(),
+        "{redeemed}"
+    );
     let again = call_ask(
         &agent,
         "ask_redeem",
@@ -530,7 +544,14 @@ async fn asks_options_are_checked_at_start() {
         &["--principal", "ana"],
         &["--http", "127.0.0.1:0", "--asks", &db],
         &["--http", "127.0.0.1:0", "--asks", &db, "--principal", "ana"],
-        &["--asks", &db, "--principal", "ana", "--principal-token", "x"],
+        &[
+            "--asks",
+            &db,
+            "--principal",
+            "ana",
+            "--principal-token",
+            "x",
+        ],
     ];
     for args in cases {
         let out = server_command(5_000)
