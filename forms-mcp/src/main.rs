@@ -12,6 +12,9 @@ use std::sync::Arc;
 /// The environment variable naming the stdio principal of the `ask_*` tools.
 const PRINCIPAL_ENV: &str = "FORMS_ASK_PRINCIPAL";
 
+/// The environment variable holding more `NAME=TOKEN` pairs for HTTP.
+const TOKENS_ENV: &str = "FORMS_ASK_PRINCIPAL_TOKENS";
+
 const HELP: &str = "\
 forms-mcp: serves the MCP tool form_elicitation_v2_request, which asks the user a native
 form through the host (openai/elicitation/create) and returns the checked answer.
@@ -42,6 +45,10 @@ Environment:
   FORMS_STATE_KEY        the key sealing multi-round-trip request states (protocol
                          2026-07-28), at least 32 bytes written in hex; instances behind
                          one load balancer need the same key. Default: random per process.
+  FORMS_ASK_PRINCIPAL    the stdio principal of the ask_* tools when --principal is not given.
+  FORMS_ASK_PRINCIPAL_TOKENS
+                         more NAME=TOKEN pairs for --http, separated by whitespace; unlike
+                         --principal-token it keeps the tokens out of the process list.
 
 The client must advertise capabilities.extensions[\"openai/elicitation\"].form; the server
 speaks MCP protocol versions up to 2026-07-28 (multi-round-trip requests from 2026-07-28,
@@ -108,6 +115,14 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
+/// Reads `NAME=TOKEN`.
+fn token_pair(pair: &str) -> Result<(String, String), String> {
+    pair.split_once('=')
+        .filter(|(n, t)| !n.is_empty() && !t.trim().is_empty())
+        .map(|(n, t)| (n.to_owned(), t.trim().to_owned()))
+        .ok_or_else(|| "a principal token is written NAME=TOKEN".to_owned())
+}
+
 /// The requested-reply tools the options ask for, or why they cannot be served.
 fn replies(options: &Options) -> Result<Option<AskTools>, String> {
     let http = matches!(options.mode, Mode::Http(_));
@@ -118,18 +133,24 @@ fn replies(options: &Options) -> Result<Option<AskTools>, String> {
         return Ok(None);
     };
     let principals = if http {
+        let mut pairs = options.tokens.clone();
+        if let Ok(text) = std::env::var(TOKENS_ENV) {
+            for pair in text.split_whitespace() {
+                pairs.push(token_pair(pair).map_err(|e| format!("{TOKENS_ENV}: {e}"))?);
+            }
+        }
         if options.principal.is_some() {
             return Err("over HTTP the principal comes from the bearer token: use \
                         `--principal-token NAME=TOKEN`, not `--principal`"
                 .into());
         }
-        if options.tokens.is_empty() {
+        if pairs.is_empty() {
             return Err(
                 "`--asks` over HTTP needs at least one `--principal-token NAME=TOKEN`".into(),
             );
         }
-        let mut tokens = Vec::with_capacity(options.tokens.len());
-        for (name, token) in &options.tokens {
+        let mut tokens = Vec::with_capacity(pairs.len());
+        for (name, token) in &pairs {
             if tokens.iter().any(|(t, _): &(String, Principal)| t == token) {
                 return Err(format!("the token of {name:?} is given twice"));
             }

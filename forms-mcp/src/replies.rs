@@ -9,7 +9,8 @@
 //! - Over stdio one server process is one principal, fixed at start
 //!   ([`Principals::fixed`]: `--principal NAME` or `FORMS_ASK_PRINCIPAL`).
 //! - Over HTTP the principal is the one the request's bearer token maps to
-//!   ([`Principals::tokens`]: `--principal-token NAME=TOKEN`, repeatable). A request without
+//!   ([`Principals::tokens`]: `--principal-token NAME=TOKEN`, repeatable, or whitespace-separated
+//!   pairs in `FORMS_ASK_PRINCIPAL_TOKENS`, which keeps them out of the process list). A request without
 //!   an `Authorization: Bearer …` header, or with a token not in the table, is refused with
 //!   `unauthenticated`; a fixed principal is never used for an HTTP caller.
 //!

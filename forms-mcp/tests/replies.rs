@@ -479,6 +479,7 @@ async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() 
     let chat = Chat::new(dir.db());
     let agent_token = format!("tok-agent-{}", tag());
     let ana_token = format!("tok-ana-{}", tag());
+    // One token on the command line, the other in the environment.
     let server = start_http_with(
         5_000,
         &[
@@ -486,9 +487,11 @@ async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() 
             &chat.db,
             "--principal-token",
             &format!("{}={agent_token}", chat.agent),
-            "--principal-token",
-            &format!("{}={ana_token}", chat.ana),
         ],
+        &[(
+            "FORMS_ASK_PRINCIPAL_TOKENS",
+            &format!("{}={ana_token}", chat.ana),
+        )],
     )
     .await;
     let host = || Host::answering(json!({"action": "decline"}));
@@ -557,6 +560,7 @@ async fn asks_options_are_checked_at_start() {
         let out = server_command(5_000)
             .args(args)
             .env_remove("FORMS_ASK_PRINCIPAL")
+            .env_remove("FORMS_ASK_PRINCIPAL_TOKENS")
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .output()
