@@ -103,9 +103,15 @@ impl Chat {
 
     /// A `forms-mcp --asks DB --principal WHO` process over stdio.
     async fn stdio_as(&self, who: &str) -> Client {
+        self.stdio_host(Host::answering(json!({"action": "decline"})), who)
+            .await
+    }
+
+    /// The same, with `host`.
+    async fn stdio_host(&self, host: Host, who: &str) -> Client {
         let mut command = server_command(5_000);
         command.args(["--asks", &self.db, "--principal", who]);
-        connect_command(Host::answering(json!({"action": "decline"})), command).await
+        connect_command(host, command).await
     }
 }
 
@@ -583,4 +589,26 @@ async fn asks_options_are_checked_at_start() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("notes.db"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_tools_work_the_same_on_protocol_2026_07_28() {
+    let dir = TempDir::new();
+    let chat = Chat::new(dir.db());
+    let modern = || Host::answering(json!({"action": "decline"})).modern();
+    let agent = chat.stdio_host(modern(), &chat.agent).await;
+    let ana = chat.stdio_host(modern(), &chat.ana).await;
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
+    assert_eq!(r["state"], "open", "{r}");
+    let won = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": r["id"], "version": 1, "outcome": "denied", "key": "a1"}),
+    )
+    .await;
+    assert_eq!(won["outcome"], "denied", "{won}");
+    assert_eq!(won["responder"], chat.ana.as_str());
+    for client in [agent, ana] {
+        client.cancel().await.unwrap();
+    }
 }
