@@ -2,8 +2,8 @@
 
 use crate::Usage;
 use forms_ask::{
-    Action, AskError, Asks, AuditEvent, ConversationId, Kind, Member, NewRequest, Outcome,
-    Principal, Replaced, Replacement, Request, RequestId, Timestamp,
+    Action, AskError, Asks, AuditEvent, ConversationId, ExecutionStatus, Kind, Member, NewRequest,
+    Outcome, Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -30,6 +30,8 @@ enum Op {
     Supersede,
     Message,
     Log,
+    Redeem,
+    Report,
     Join,
     Remove,
     Revoke,
@@ -47,6 +49,8 @@ impl Op {
             "supersede" => Op::Supersede,
             "message" => Op::Message,
             "log" => Op::Log,
+            "redeem" => Op::Redeem,
+            "report" => Op::Report,
             "join" => Op::Join,
             "remove" => Op::Remove,
             "revoke" => Op::Revoke,
@@ -88,6 +92,14 @@ impl Op {
                 ("key", false),
             ],
             Op::Message => &[("as", false), ("text", false), ("key", false)],
+            Op::Redeem => &[("as", false), ("action", false), ("key", false)],
+            Op::Report => &[
+                ("as", false),
+                ("operation-key", false),
+                ("status", false),
+                ("detail", false),
+                ("key", false),
+            ],
             Op::Join | Op::Remove | Op::Revoke => &[("conversation", false)],
         }
     }
@@ -181,6 +193,8 @@ fn required_flags(op: Op) -> &'static [&'static str] {
         Op::Respond => &["as", "version", "outcome", "key"],
         Op::Cancel | Op::Supersede | Op::Replace => &["as", "version", "key"],
         Op::Message => &["as", "text", "key"],
+        Op::Redeem => &["as", "action", "key"],
+        Op::Report => &["as", "operation-key", "status", "key"],
         Op::Join | Op::Remove | Op::Revoke => &["conversation"],
     }
 }
@@ -274,6 +288,15 @@ fn line<T: Serialize>(value: &T) -> String {
     })
 }
 
+/// Reads `--action JSON`: the bound action at `open`, what is presented at `redeem`.
+fn action_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Usage> {
+    serde_json::from_str(text).map_err(|e| {
+        Usage(format!(
+            "`--action` must be JSON {{\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}}: {e}"
+        ))
+    })
+}
+
 fn principal(c: &AskCommand) -> Result<Principal, Failure> {
     Ok(Principal::new(c.need("as")?)?)
 }
@@ -330,11 +353,7 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
                 new = new.expires_at(at);
             }
             if let Some(a) = c.flag("action") {
-                let action: Action = serde_json::from_str(a).map_err(|e| {
-                    Usage(format!(
-                        "`--action` must be JSON {{\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}}: {e}"
-                    ))
-                })?;
+                let action: Action = action_json(a)?;
                 new = new.action(action);
             }
             let r = asks
@@ -415,6 +434,29 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
                 c.need("key")?,
             )?;
             Ok(line(&e))
+        }
+        Op::Redeem => {
+            let presented: Redeem = action_json(c.need("action")?)?;
+            let r =
+                asks.as_principal(&principal(c)?)
+                    .redeem(&c.id()?, &presented, c.need("key")?)?;
+            Ok(line(&request_json(&r)))
+        }
+        Op::Report => {
+            let status = c.need("status")?;
+            let status = ExecutionStatus::parse(status).ok_or_else(|| {
+                Usage(format!(
+                    "`--status` is succeeded, failed or unknown, not `{status}`"
+                ))
+            })?;
+            let r = asks.as_principal(&principal(c)?).report_execution(
+                &c.id()?,
+                c.need("operation-key")?,
+                status,
+                c.flag("detail"),
+                c.need("key")?,
+            )?;
+            Ok(line(&request_json(&r)))
         }
         Op::Log => {
             let events = asks.as_principal(&principal(c)?).log(&c.id()?)?;

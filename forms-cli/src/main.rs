@@ -5,7 +5,7 @@
 //! forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
 //! forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
 //! forms descriptor                    the MCP tool descriptor
-//! forms ask open|show|respond|wait|cancel|replace|supersede|message|log|join|remove|revoke
+//! forms ask open|show|respond|wait|cancel|replace|supersede|message|log|redeem|report|join|remove|revoke
 //!           --db PATH|URL …            durable requested replies (see `forms --help`)
 //! ```
 //!
@@ -58,6 +58,9 @@ usage:
   forms ask supersede --db DB --as P ID --version N --key K
   forms ask message   --db DB --as P ID --text TEXT --key K
   forms ask log       --db DB --as P ID
+  forms ask redeem    --db DB --as P ID --action JSON --key K   (an approved bound action)
+  forms ask report    --db DB --as P ID --operation-key K --status succeeded|failed|unknown
+                      [--detail TEXT] --key K
   forms ask join|remove|revoke --db DB --conversation C PRINCIPAL...
   DB is a SQLite file path or a postgres:// URL. A request prints as JSON with its wire
   `expires_at` (9999-01-01T00:00:00Z for none) and `deadline` (null for none). A refusal

@@ -464,6 +464,194 @@ fn a_waiting_process_is_woken_by_a_response_from_another(db: String) {
     assert_eq!(still["state"], "open");
 }
 
+/// Rule 6 from a shell: an approval bound to an action is approved, redeemed exactly once
+/// with exactly the bound action, and its execution reported (`unknown` stays reconcilable,
+/// a final report is not replaced).
+fn bound_action_is_redeemed_once_and_reported(db: String) {
+    let c = Chat::new(db);
+    let action = r#"{"executor":"deployer","resource_version":"v7","arguments":{"env":"staging"},"operation_key":"op-1"}"#;
+    let r = c
+        .ask(
+            "open",
+            &c.agent,
+            &[
+                "--conversation",
+                &c.conversation,
+                "--kind",
+                "approval",
+                "--body",
+                "Deploy 1.4 to staging?",
+                "--action",
+                action,
+                "--key",
+                "open-b",
+            ],
+        )
+        .ok();
+    let rid = id(&r);
+    assert!(r["deadline"].is_string(), "bound approvals expire: {r}");
+    // Not yet approved: redeeming is refused.
+    let v = c
+        .ask(
+            "redeem",
+            &c.agent,
+            &[&rid, "--action", action, "--key", "rd-0"],
+        )
+        .refused("action_refused");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("approved"),
+        "{v}"
+    );
+    c.ask(
+        "respond",
+        &c.ana,
+        &[
+            &rid,
+            "--version",
+            "1",
+            "--outcome",
+            "approved",
+            "--key",
+            "a1",
+        ],
+    )
+    .ok();
+    // A report before the redemption is refused.
+    c.ask(
+        "report",
+        &c.agent,
+        &[
+            &rid,
+            "--operation-key",
+            "op-1",
+            "--status",
+            "succeeded",
+            "--key",
+            "rp-0",
+        ],
+    )
+    .refused("action_refused");
+    // A mismatch is refused and binds nothing.
+    let other = action.replace("v7", "v8");
+    let v = c
+        .ask(
+            "redeem",
+            &c.agent,
+            &[&rid, "--action", &other, "--key", "rd-1"],
+        )
+        .refused("action_refused");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("resource version"),
+        "{v}"
+    );
+    // Someone who is neither the executor nor the requester may not redeem.
+    c.ask(
+        "redeem",
+        &c.bob,
+        &[&rid, "--action", action, "--key", "rd-b"],
+    )
+    .refused("action_refused");
+    let redeemed = c
+        .ask(
+            "redeem",
+            &c.agent,
+            &[&rid, "--action", action, "--key", "rd-2"],
+        )
+        .ok();
+    assert_eq!(redeemed["redemption"]["by"], c.agent.as_str(), "{redeemed}");
+    // The same key replays; a second redemption is refused.
+    assert_eq!(
+        c.ask(
+            "redeem",
+            &c.agent,
+            &[&rid, "--action", action, "--key", "rd-2"]
+        )
+        .ok(),
+        redeemed
+    );
+    let v = c
+        .ask(
+            "redeem",
+            &c.agent,
+            &[&rid, "--action", action, "--key", "rd-3"],
+        )
+        .refused("action_refused");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("already"),
+        "{v}"
+    );
+    let report = |status: &str, key: &str| {
+        c.ask(
+            "report",
+            &c.agent,
+            &[
+                &rid,
+                "--operation-key",
+                "op-1",
+                "--status",
+                status,
+                "--detail",
+                "deploy job 81",
+                "--key",
+                key,
+            ],
+        )
+    };
+    let unknown = report("unknown", "rp-1").ok();
+    assert_eq!(unknown["execution"]["status"], "unknown", "{unknown}");
+    assert_eq!(unknown["execution"]["detail"], "deploy job 81");
+    let done = report("succeeded", "rp-2").ok();
+    assert_eq!(done["execution"]["status"], "succeeded", "{done}");
+    report("failed", "rp-3").refused("action_refused");
+    let bad = c.ask(
+        "report",
+        &c.agent,
+        &[
+            &rid,
+            "--operation-key",
+            "op-1",
+            "--status",
+            "maybe",
+            "--key",
+            "rp-4",
+        ],
+    );
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    let log = c.ask("log", &c.ana, &[&rid]).ok();
+    let events: Vec<&str> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "opened",
+            "responded",
+            "redeemed",
+            "execution_reported",
+            "execution_reported"
+        ]
+    );
+}
+
+#[test]
+fn ask_sqlite_bound_action_is_redeemed_once_and_reported() {
+    let dir = TempDir::new();
+    bound_action_is_redeemed_once_and_reported(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_bound_action_is_redeemed_once_and_reported() {
+    if let Some(url) = pg_url() {
+        bound_action_is_redeemed_once_and_reported(url);
+    }
+}
+
 #[test]
 fn ask_sqlite_every_operation_prints_json_and_refusals_exit_1() {
     let dir = TempDir::new();

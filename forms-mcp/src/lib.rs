@@ -28,6 +28,14 @@
 //! caller, valid for the timeout and answered once ([`state`]); the key comes from
 //! `FORMS_STATE_KEY` (hex, at least 32 bytes) or is random per process.
 //!
+//! # Requested replies
+//! With `--asks DB` (a SQLite path or a `postgres://` URL) the server also lists the tools of
+//! [`forms_ask`]'s durable requested replies, `ask_open` … `ask_report` ([`replies`]). The
+//! principal comes from the session, never from the arguments: over stdio the one fixed at
+//! start (`--principal NAME` or `FORMS_ASK_PRINCIPAL`), over HTTP the one the bearer token
+//! maps to (`--principal-token NAME=TOKEN` or `FORMS_ASK_PRINCIPAL_TOKENS`); an HTTP call without a known token is refused
+//! (`unauthenticated`).
+//!
 //! # Known limits
 //! - rmcp parses the tool arguments into a JSON object before the runtime sees them, so a
 //!   repeated key in the arguments is not reported (the last one wins).
@@ -61,6 +69,7 @@ pub mod config;
 pub mod http;
 mod legacy;
 mod mrtr;
+pub mod replies;
 mod server;
 pub mod state;
 

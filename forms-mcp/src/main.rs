@@ -1,10 +1,19 @@
 //! `forms-mcp`: serves the Data form tool `form_elicitation_v2_request` over MCP.
 
+use forms_ask::{Asks, Principal};
 use forms_mcp::config::timeout_from_env;
+use forms_mcp::replies::{AskTools, Principals};
 use forms_mcp::{http, FormsServer};
 use rmcp::ServiceExt;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+
+/// The environment variable naming the stdio principal of the `ask_*` tools.
+const PRINCIPAL_ENV: &str = "FORMS_ASK_PRINCIPAL";
+
+/// The environment variable holding more `NAME=TOKEN` pairs for HTTP.
+const TOKENS_ENV: &str = "FORMS_ASK_PRINCIPAL_TOKENS";
 
 const HELP: &str = "\
 forms-mcp: serves the MCP tool form_elicitation_v2_request, which asks the user a native
@@ -15,6 +24,17 @@ Usage:
   forms-mcp --http 127.0.0.1:PORT serve streamable HTTP at http://127.0.0.1:PORT/mcp
                                   (PORT 0 picks a free port; the address is printed on
                                   stderr as `listening on http://127.0.0.1:PORT/mcp`)
+  forms-mcp --asks DB --principal NAME
+                                  also serve the durable requested-reply tools ask_open,
+                                  ask_show, ask_respond, ask_wait, ask_cancel, ask_replace,
+                                  ask_supersede, ask_log, ask_message, ask_redeem and
+                                  ask_report over the store DB (a SQLite path or a
+                                  postgres:// URL), acting as NAME (stdio: one process is
+                                  one principal; default $FORMS_ASK_PRINCIPAL)
+  forms-mcp --http ADDR --asks DB --principal-token NAME=TOKEN...
+                                  the same over HTTP: a call acts as the principal its
+                                  `Authorization: Bearer TOKEN` maps to; a call without a
+                                  known token is refused (unauthenticated)
   forms-mcp --help                this text
   forms-mcp --version             the version
 
@@ -25,6 +45,10 @@ Environment:
   FORMS_STATE_KEY        the key sealing multi-round-trip request states (protocol
                          2026-07-28), at least 32 bytes written in hex; instances behind
                          one load balancer need the same key. Default: random per process.
+  FORMS_ASK_PRINCIPAL    the stdio principal of the ask_* tools when --principal is not given.
+  FORMS_ASK_PRINCIPAL_TOKENS
+                         more NAME=TOKEN pairs for --http, separated by whitespace; unlike
+                         --principal-token it keeps the tokens out of the process list.
 
 The client must advertise capabilities.extensions[\"openai/elicitation\"].form; the server
 speaks MCP protocol versions up to 2026-07-28 (multi-round-trip requests from 2026-07-28,
@@ -38,34 +62,128 @@ enum Mode {
     Version,
 }
 
-fn parse_args(args: &[String]) -> Result<Mode, String> {
-    match args {
-        [] => Ok(Mode::Stdio),
-        [flag] if flag == "--help" || flag == "-h" => Ok(Mode::Help),
-        [flag] if flag == "--version" || flag == "-V" => Ok(Mode::Version),
-        [flag, addr] if flag == "--http" => addr
-            .parse()
-            .map(Mode::Http)
-            .map_err(|_| format!("`--http` takes an address such as 127.0.0.1:8080, got {addr:?}")),
-        [flag] if flag == "--http" => {
-            Err("`--http` takes an address such as 127.0.0.1:8080".to_owned())
+/// The command line: the transport and the requested-reply options.
+struct Options {
+    mode: Mode,
+    asks: Option<String>,
+    principal: Option<String>,
+    tokens: Vec<(String, String)>,
+}
+
+fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        mode: Mode::Stdio,
+        asks: None,
+        principal: None,
+        tokens: Vec::new(),
+    };
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = |what: &str| {
+            args.next()
+                .cloned()
+                .ok_or_else(|| format!("`{flag}` takes {what}"))
+        };
+        match flag.as_str() {
+            "--help" | "-h" => options.mode = Mode::Help,
+            "--version" | "-V" => options.mode = Mode::Version,
+            "--http" => {
+                let addr = value("an address such as 127.0.0.1:8080")?;
+                options.mode = Mode::Http(addr.parse().map_err(|_| {
+                    format!("`--http` takes an address such as 127.0.0.1:8080, got {addr:?}")
+                })?);
+            }
+            "--asks" => options.asks = Some(value("a SQLite path or a postgres:// URL")?),
+            "--principal" => options.principal = Some(value("a principal name")?),
+            "--principal-token" => {
+                let pair = value("NAME=TOKEN")?;
+                let (name, token) = pair
+                    .split_once('=')
+                    .filter(|(n, t)| !n.is_empty() && !t.trim().is_empty())
+                    .ok_or_else(|| "`--principal-token` takes NAME=TOKEN".to_owned())?;
+                options
+                    .tokens
+                    .push((name.to_owned(), token.trim().to_owned()));
+            }
+            other => {
+                return Err(format!(
+                    "unexpected argument {other:?}; see `forms-mcp --help`"
+                ))
+            }
         }
-        [other, ..] => Err(format!(
-            "unexpected argument {other:?}; see `forms-mcp --help`"
-        )),
     }
+    Ok(options)
+}
+
+/// Reads `NAME=TOKEN`.
+fn token_pair(pair: &str) -> Result<(String, String), String> {
+    pair.split_once('=')
+        .filter(|(n, t)| !n.is_empty() && !t.trim().is_empty())
+        .map(|(n, t)| (n.to_owned(), t.trim().to_owned()))
+        .ok_or_else(|| "a principal token is written NAME=TOKEN".to_owned())
+}
+
+/// The requested-reply tools the options ask for, or why they cannot be served.
+fn replies(options: &Options) -> Result<Option<AskTools>, String> {
+    let http = matches!(options.mode, Mode::Http(_));
+    let Some(location) = &options.asks else {
+        if options.principal.is_some() || !options.tokens.is_empty() {
+            return Err("`--principal` and `--principal-token` need `--asks DB`".into());
+        }
+        return Ok(None);
+    };
+    let principals = if http {
+        let mut pairs = options.tokens.clone();
+        if let Ok(text) = std::env::var(TOKENS_ENV) {
+            for pair in text.split_whitespace() {
+                pairs.push(token_pair(pair).map_err(|e| format!("{TOKENS_ENV}: {e}"))?);
+            }
+        }
+        if options.principal.is_some() {
+            return Err("over HTTP the principal comes from the bearer token: use \
+                        `--principal-token NAME=TOKEN`, not `--principal`"
+                .into());
+        }
+        if pairs.is_empty() {
+            return Err(
+                "`--asks` over HTTP needs at least one `--principal-token NAME=TOKEN`".into(),
+            );
+        }
+        let mut tokens = Vec::with_capacity(pairs.len());
+        for (name, token) in &pairs {
+            if tokens.iter().any(|(t, _): &(String, Principal)| t == token) {
+                return Err(format!("the token of {name:?} is given twice"));
+            }
+            let principal = Principal::new(name.as_str()).map_err(|e| e.to_string())?;
+            tokens.push((token.clone(), principal));
+        }
+        Principals::tokens(tokens)
+    } else {
+        if !options.tokens.is_empty() {
+            return Err("`--principal-token` is for `--http`; over stdio use `--principal`".into());
+        }
+        let name = match &options.principal {
+            Some(name) => name.clone(),
+            None => std::env::var(PRINCIPAL_ENV).map_err(|_| {
+                format!("`--asks` over stdio needs `--principal NAME` (or {PRINCIPAL_ENV})")
+            })?,
+        };
+        Principals::fixed(Principal::new(name).map_err(|e| e.to_string())?)
+    };
+    let asks = Asks::open_location(location).map_err(|e| format!("cannot open {location}: {e}"))?;
+    Ok(Some(AskTools::new(Arc::new(asks), principals)))
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mode = match parse_args(&args) {
-        Ok(mode) => mode,
+    let options = match parse_args(&args) {
+        Ok(options) => options,
         Err(message) => {
             eprintln!("forms-mcp: {message}");
             return ExitCode::from(2);
         }
     };
-    match mode {
+    match options.mode {
         Mode::Help => {
             print!("{HELP}");
             return ExitCode::SUCCESS;
@@ -83,7 +201,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let server = match forms_mcp::state::state_key_from_env()
+    let mut server = match forms_mcp::state::state_key_from_env()
         .and_then(|key| FormsServer::with_state_key(timeout, &key))
     {
         Ok(server) => server,
@@ -92,6 +210,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Opened before the async runtime starts: the PostgreSQL client runs its own.
+    match replies(&options) {
+        Ok(Some(tools)) => server = server.with_replies(tools),
+        Ok(None) => {}
+        Err(error) => {
+            eprintln!("forms-mcp: {error}");
+            return ExitCode::from(2);
+        }
+    }
+    let mode = options.mode;
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -40,6 +40,7 @@ pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 #[derive(Debug, Clone)]
 pub struct FormsServer {
     asker: FormAsker,
+    replies: Option<crate::replies::AskTools>,
 }
 
 impl FormsServer {
@@ -48,6 +49,7 @@ impl FormsServer {
     pub fn new(timeout: Duration) -> FormsServer {
         FormsServer {
             asker: FormAsker::new(timeout),
+            replies: None,
         }
     }
 
@@ -56,7 +58,15 @@ impl FormsServer {
     pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
         Ok(FormsServer {
             asker: FormAsker::with_state_key(timeout, key)?,
+            replies: None,
         })
+    }
+
+    /// The same server with the requested-reply tools (`ask_open` …) over a store
+    /// ([`crate::replies`]). Without them only the Data tool is listed.
+    pub fn with_replies(mut self, tools: crate::replies::AskTools) -> FormsServer {
+        self.replies = Some(tools);
+        self
     }
 
     /// How long a call waits for the host's answer.
@@ -124,10 +134,19 @@ impl ServerHandler for FormsServer {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(vec![tool()]))
+        let mut tools = vec![tool()];
+        if self.replies.is_some() {
+            tools.extend(crate::replies::AskTools::tools());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        if self.replies.is_some() && crate::replies::AskTools::has(name) {
+            return crate::replies::AskTools::tools()
+                .into_iter()
+                .find(|t| t.name == name);
+        }
         (name == TOOL_NAME).then(tool)
     }
 
@@ -136,6 +155,12 @@ impl ServerHandler for FormsServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if let Some(replies) = &self.replies {
+            if crate::replies::AskTools::has(&request.name) {
+                let result = replies.call(&request.name, request.arguments, &ctx).await;
+                return Ok(CallToolResponse::Complete(result));
+            }
+        }
         if request.name != TOOL_NAME {
             return Err(McpError::invalid_params(
                 format!(

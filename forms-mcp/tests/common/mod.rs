@@ -264,10 +264,18 @@ pub struct HttpServer {
 
 /// Starts `forms-mcp --http 127.0.0.1:0` and reads the address it listens on from stderr.
 pub async fn start_http(timeout_ms: u64) -> HttpServer {
+    start_http_with(timeout_ms, &[], &[]).await
+}
+
+/// Starts `forms-mcp --http 127.0.0.1:0 EXTRA…` with `env` and reads the address it
+/// listens on.
+pub async fn start_http_with(timeout_ms: u64, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
     use tokio::io::AsyncBufReadExt;
     let mut command = server_command(timeout_ms);
     command
         .args(["--http", "127.0.0.1:0"])
+        .args(extra)
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());

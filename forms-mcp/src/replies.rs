@@ -1,0 +1,674 @@
+//! Durable requested replies as MCP tools: the operations of [`forms_ask`] (`ask_open`,
+//! `ask_show`, `ask_respond`, `ask_wait`, `ask_cancel`, `ask_replace`, `ask_supersede`,
+//! `ask_log`, plus `ask_message`, `ask_redeem` and `ask_report`), served next to the Data
+//! form tool when the server is given a store (`forms-mcp --asks DB`).
+//!
+//! # Who acts
+//! The principal comes from the MCP session, never from the tool arguments (every input
+//! schema is closed: an argument naming a principal is refused as an unknown property).
+//! - Over stdio one server process is one principal, fixed at start
+//!   ([`Principals::fixed`]: `--principal NAME` or `FORMS_ASK_PRINCIPAL`).
+//! - Over HTTP the principal is the one the request's bearer token maps to
+//!   ([`Principals::tokens`]: `--principal-token NAME=TOKEN`, repeatable, or whitespace-separated
+//!   pairs in `FORMS_ASK_PRINCIPAL_TOKENS`, which keeps them out of the process list). A request without
+//!   an `Authorization: Bearer …` header, or with a token not in the table, is refused with
+//!   `unauthenticated`; a fixed principal is never used for an HTTP caller.
+//!
+//! # Results
+//! Like the Data tool's: the payload as `structuredContent` and the same JSON in
+//! `content[0].text`. A request prints as its wire form plus `deadline` (`null` when it has
+//! none, so `9999-01-01T00:00:00Z` is never shown as one); `ask_replace` gives
+//! `{previous, replacement}`, `ask_log` `{events}`. A refusal is `isError: true` with
+//! `{"error":{"code","message"}}`, the code one of [`forms_ask::AskError::code`]'s, or
+//! `invalid_arguments` or `unauthenticated`; a conflict or expiry carries `latest`, the
+//! request as it is now.
+
+use forms_ask::{
+    Action, AskError, Asks, ConversationId, ExecutionStatus, Kind, NewRequest, Outcome, Principal,
+    Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
+};
+use rmcp::model::{CallToolResult, Tool};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The longest `ask_wait` waits in one call, in seconds.
+pub const WAIT_SECONDS_MAX: f64 = 900.0;
+
+/// How a call's principal is found.
+#[derive(Clone, Default)]
+pub struct Principals {
+    fixed: Option<Principal>,
+    tokens: Vec<(String, Principal)>,
+}
+
+impl std::fmt::Debug for Principals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the tokens.
+        f.debug_struct("Principals")
+            .field("fixed", &self.fixed)
+            .field("tokens", &self.tokens.len())
+            .finish()
+    }
+}
+
+impl Principals {
+    /// One principal for every call that does not come over HTTP (stdio).
+    pub fn fixed(principal: Principal) -> Principals {
+        Principals {
+            fixed: Some(principal),
+            tokens: Vec::new(),
+        }
+    }
+
+    /// HTTP callers: each bearer token maps to its principal.
+    pub fn tokens(tokens: Vec<(String, Principal)>) -> Principals {
+        Principals {
+            fixed: None,
+            tokens,
+        }
+    }
+
+    /// The principal of a call: over HTTP the one its bearer token maps to, otherwise the
+    /// fixed one.
+    fn of(&self, ctx: &RequestContext<RoleServer>) -> Result<Principal, Value> {
+        let Some(parts) = ctx.extensions.get::<axum::http::request::Parts>() else {
+            return self.fixed.clone().ok_or_else(|| {
+                refusal(
+                    "unauthenticated",
+                    "this server was started without a principal (--principal)",
+                )
+            });
+        };
+        let token = parts
+            .headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .ok_or_else(|| {
+                refusal(
+                    "unauthenticated",
+                    "the request carries no `Authorization: Bearer` token",
+                )
+            })?;
+        // Compare every entry in full, so the time taken does not tell which bytes matched.
+        let mut found = None;
+        for (known, principal) in &self.tokens {
+            if same_bytes(known.as_bytes(), token.as_bytes()) && found.is_none() {
+                found = Some(principal.clone());
+            }
+        }
+        found.ok_or_else(|| refusal("unauthenticated", "the bearer token is not known"))
+    }
+}
+
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The requested-reply tools over one store.
+#[derive(Clone)]
+pub struct AskTools {
+    asks: Arc<Engine>,
+    principals: Principals,
+}
+
+/// The engine, dropped off the async runtime: the synchronous PostgreSQL client blocks on
+/// its own runtime when its connections close, which may not happen on a runtime thread.
+struct Engine(Option<Arc<Asks>>);
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(asks) = self.0.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                std::thread::spawn(move || drop(asks));
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for AskTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AskTools")
+            .field("asks", &self.asks.0)
+            .field("principals", &self.principals)
+            .finish()
+    }
+}
+
+/// The tool names, in listing order.
+pub const TOOL_NAMES: [&str; 11] = [
+    "ask_open",
+    "ask_show",
+    "ask_respond",
+    "ask_wait",
+    "ask_cancel",
+    "ask_replace",
+    "ask_supersede",
+    "ask_log",
+    "ask_message",
+    "ask_redeem",
+    "ask_report",
+];
+
+impl AskTools {
+    /// The tools over `asks`, acting as the principal `principals` finds for each call.
+    pub fn new(asks: Arc<Asks>, principals: Principals) -> AskTools {
+        AskTools {
+            asks: Arc::new(Engine(Some(asks))),
+            principals,
+        }
+    }
+
+    /// Whether `name` is one of these tools.
+    pub fn has(name: &str) -> bool {
+        TOOL_NAMES.contains(&name)
+    }
+
+    /// The tools as listed.
+    pub fn tools() -> Vec<Tool> {
+        TOOL_NAMES.iter().filter_map(|name| tool(name)).collect()
+    }
+
+    /// One call: the payload, or the refusal, as a tool result.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let me = match self.principals.of(ctx) {
+            Ok(me) => me,
+            Err(error) => return result(&error, true),
+        };
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let Some(asks) = self.asks.0.clone() else {
+            return result(&refusal("store", "the store is closed"), true);
+        };
+        let name = name.to_owned();
+        let run = tokio::task::spawn_blocking(move || run(&asks, &me, &name, arguments));
+        let outcome = tokio::select! {
+            joined = run => joined.unwrap_or_else(|e| Err(refusal("store", &e.to_string()))),
+            () = ctx.ct.cancelled() => Err(refusal("request_cancelled", "the tool call was cancelled")),
+        };
+        match outcome {
+            Ok(payload) => result(&payload, false),
+            Err(error) => result(&error, true),
+        }
+    }
+}
+
+fn result(payload: &Value, is_error: bool) -> CallToolResult {
+    let wire = json!({
+        "content": [{"type": "text", "text": payload.to_string()}],
+        "structuredContent": payload,
+        "isError": is_error,
+    });
+    serde_json::from_value(wire).unwrap_or_else(|_| CallToolResult::error(vec![]))
+}
+
+fn refusal(code: &str, message: &str) -> Value {
+    json!({"error": {"code": code, "message": message}})
+}
+
+fn ask_error(e: &AskError) -> Value {
+    let mut error = json!({ "code": e.code(), "message": e.to_string() });
+    if let (Some(latest), Some(obj)) = (e.latest(), error.as_object_mut()) {
+        obj.insert("latest".into(), request_json(latest));
+    }
+    json!({ "error": error })
+}
+
+/// A request as the tools give it: the wire form plus `deadline`, `null` when there is none.
+fn request_json(r: &Request) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Some(obj) = v.as_object_mut() {
+        let deadline = r
+            .expires_at
+            .deadline()
+            .map_or(Value::Null, |t| Value::String(t.to_string()));
+        obj.insert("deadline".into(), deadline);
+    }
+    v
+}
+
+fn args<T: DeserializeOwned>(arguments: Value) -> Result<T, Value> {
+    serde_json::from_value(arguments).map_err(|e| refusal("invalid_arguments", &e.to_string()))
+}
+
+fn id(raw: &str) -> Result<RequestId, Value> {
+    RequestId::new(raw).map_err(|e| ask_error(&e))
+}
+
+fn timestamp(raw: Option<&str>) -> Result<Option<Timestamp>, Value> {
+    raw.map(|s| {
+        Timestamp::parse(s).ok_or_else(|| {
+            refusal(
+                "invalid_arguments",
+                &format!("expires_at must be an RFC 3339 UTC time such as 2026-12-31T12:00:00Z, not {s:?}"),
+            )
+        })
+    })
+    .transpose()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpenArgs {
+    conversation: String,
+    #[serde(default)]
+    kind: Option<Kind>,
+    body: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    choices: Option<Vec<String>>,
+    #[serde(default)]
+    audience: Option<Vec<String>>,
+    #[serde(default)]
+    expires_at: Option<String>,
+    #[serde(default)]
+    action: Option<ActionArgs>,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActionArgs {
+    executor: String,
+    resource_version: String,
+    arguments: Value,
+    operation_key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdArgs {
+    id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RespondArgs {
+    id: String,
+    version: u64,
+    outcome: Outcome,
+    #[serde(default)]
+    answer: Option<String>,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaitArgs {
+    id: String,
+    #[serde(default)]
+    timeout_seconds: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VersionArgs {
+    id: String,
+    version: u64,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplaceArgs {
+    id: String,
+    version: u64,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    expires_at: Option<String>,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MessageArgs {
+    id: String,
+    text: String,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RedeemArgs {
+    id: String,
+    action: ActionArgs,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportArgs {
+    id: String,
+    operation_key: String,
+    status: ExecutionStatus,
+    #[serde(default)]
+    detail: Option<String>,
+    key: String,
+}
+
+/// Runs one tool as `me` (blocking: the store is synchronous).
+fn run(asks: &Asks, me: &Principal, name: &str, arguments: Value) -> Result<Value, Value> {
+    let handle = asks.as_principal(me);
+    let e = |e: AskError| ask_error(&e);
+    match name {
+        "ask_open" => {
+            let a: OpenArgs = args(arguments)?;
+            let conversation = ConversationId::new(a.conversation).map_err(e)?;
+            let mut new = match a.kind.unwrap_or_default() {
+                Kind::Question => NewRequest::question(a.body),
+                Kind::Approval => NewRequest::approval(a.body),
+                Kind::Task => NewRequest::task(a.body),
+            };
+            if let Some(t) = a.title {
+                new = new.title(t);
+            }
+            if let Some(choices) = a.choices {
+                new = new.choices(choices);
+            }
+            if let Some(list) = a.audience {
+                let list = list
+                    .into_iter()
+                    .map(Principal::new)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(e)?;
+                new = new.audience(list);
+            }
+            if let Some(at) = timestamp(a.expires_at.as_deref())? {
+                new = new.expires_at(at);
+            }
+            if let Some(action) = a.action {
+                new = new.action(Action {
+                    executor: action.executor,
+                    resource_version: action.resource_version,
+                    arguments: action.arguments,
+                    operation_key: action.operation_key,
+                });
+            }
+            let r = handle.open(&conversation, new, &a.key).map_err(e)?;
+            Ok(request_json(&r))
+        }
+        "ask_show" => {
+            let a: IdArgs = args(arguments)?;
+            Ok(request_json(&handle.show(&id(&a.id)?).map_err(e)?))
+        }
+        "ask_log" => {
+            let a: IdArgs = args(arguments)?;
+            let events = handle.log(&id(&a.id)?).map_err(e)?;
+            Ok(json!({ "events": events }))
+        }
+        "ask_respond" => {
+            let a: RespondArgs = args(arguments)?;
+            let r = handle
+                .respond(
+                    &id(&a.id)?,
+                    a.version,
+                    a.outcome,
+                    a.answer.as_deref(),
+                    &a.key,
+                )
+                .map_err(e)?;
+            Ok(request_json(&r))
+        }
+        "ask_wait" => {
+            let a: WaitArgs = args(arguments)?;
+            let secs = a.timeout_seconds.unwrap_or(30.0);
+            if !(secs.is_finite() && (0.0..=WAIT_SECONDS_MAX).contains(&secs)) {
+                return Err(refusal(
+                    "invalid_arguments",
+                    &format!("timeout_seconds is from 0 to {WAIT_SECONDS_MAX}, not {secs}"),
+                ));
+            }
+            let r = handle
+                .wait(&id(&a.id)?, Duration::from_secs_f64(secs))
+                .map_err(e)?;
+            Ok(request_json(&r))
+        }
+        "ask_cancel" | "ask_supersede" => {
+            let a: VersionArgs = args(arguments)?;
+            let rid = id(&a.id)?;
+            let r = if name == "ask_cancel" {
+                handle.cancel(&rid, a.version, &a.key)
+            } else {
+                handle.supersede(&rid, a.version, &a.key)
+            }
+            .map_err(e)?;
+            Ok(request_json(&r))
+        }
+        "ask_replace" => {
+            let a: ReplaceArgs = args(arguments)?;
+            let change = Replacement {
+                body: a.body,
+                title: a.title,
+                expires_at: timestamp(a.expires_at.as_deref())?,
+            };
+            let Replaced {
+                previous,
+                replacement,
+            } = handle
+                .replace(&id(&a.id)?, a.version, change, &a.key)
+                .map_err(e)?;
+            Ok(json!({
+                "previous": request_json(&previous),
+                "replacement": request_json(&replacement),
+            }))
+        }
+        "ask_message" => {
+            let a: MessageArgs = args(arguments)?;
+            let event = handle.message(&id(&a.id)?, &a.text, &a.key).map_err(e)?;
+            serde_json::to_value(event).map_err(|x| refusal("store", &x.to_string()))
+        }
+        "ask_redeem" => {
+            let a: RedeemArgs = args(arguments)?;
+            let presented = Redeem {
+                executor: a.action.executor,
+                resource_version: a.action.resource_version,
+                arguments: a.action.arguments,
+                operation_key: a.action.operation_key,
+            };
+            let r = handle.redeem(&id(&a.id)?, &presented, &a.key).map_err(e)?;
+            Ok(request_json(&r))
+        }
+        "ask_report" => {
+            let a: ReportArgs = args(arguments)?;
+            let r = handle
+                .report_execution(
+                    &id(&a.id)?,
+                    &a.operation_key,
+                    a.status,
+                    a.detail.as_deref(),
+                    &a.key,
+                )
+                .map_err(e)?;
+            Ok(request_json(&r))
+        }
+        other => Err(refusal(
+            "invalid_arguments",
+            &format!(
+                "unknown tool {:?}",
+                other.chars().take(80).collect::<String>()
+            ),
+        )),
+    }
+}
+
+fn text(description: &str) -> Value {
+    json!({"type": "string", "minLength": 1, "description": description})
+}
+
+fn action_schema(description: &str) -> Value {
+    json!({
+        "type": "object",
+        "description": description,
+        "properties": {
+            "executor": text("the executor that will carry the action out"),
+            "resource_version": text("the version of the resource the action applies to"),
+            "arguments": {"description": "the action's arguments (any JSON)"},
+            "operation_key": text("the operation key the executor fences its effect with"),
+        },
+        "required": ["executor", "resource_version", "arguments", "operation_key"],
+        "additionalProperties": false,
+    })
+}
+
+/// The descriptor of one tool: a closed input schema (no principal anywhere: it comes from
+/// the session).
+fn tool(name: &str) -> Option<Tool> {
+    let id = text("the request ID");
+    let version = json!({"type": "integer", "minimum": 1,
+        "description": "the version read; a stale one is a conflict"});
+    let key = text("the retry key: the same key with the same input returns the first result");
+    let expires = json!({"type": "string", "format": "date-time",
+        "description": "an explicit expiry, RFC 3339 UTC, within 90 days"});
+    let (description, properties, required, read_only): (&str, Value, &[&str], bool) = match name {
+        "ask_open" => (
+            "Opens a durable request (question, approval or task) in a conversation, for an \
+                 audience fixed now (by default the other members). Returns the request.",
+            json!({
+                "conversation": text("the conversation"),
+                "kind": {"type": "string", "enum": ["question", "approval", "task"],
+                         "default": "question"},
+                "body": text("the request itself"),
+                "title": text("an optional title"),
+                "choices": {"type": "array", "items": {"type": "string", "minLength": 1},
+                            "description": "a question's exact choices"},
+                "audience": {"type": "array", "items": {"type": "string", "minLength": 1},
+                             "description": "who may respond (members of the conversation)"},
+                "expires_at": expires,
+                "action": action_schema("an approval's bound action"),
+                "key": key,
+            }),
+            &["conversation", "body", "key"],
+            false,
+        ),
+        "ask_show" => (
+            "The request as it is now.",
+            json!({"id": id}),
+            &["id"],
+            true,
+        ),
+        "ask_log" => (
+            "The request's audit log: one event per transition, and the messages.",
+            json!({"id": id}),
+            &["id"],
+            true,
+        ),
+        "ask_respond" => (
+            "Responds to a request with the version read and a typed outcome (answered; \
+                 approved or denied; completed, failed or rejected). A stale version or a \
+                 request already decided is a conflict carrying the latest state.",
+            json!({
+                "id": id,
+                "version": version,
+                "outcome": {"type": "string", "enum":
+                    ["answered", "approved", "denied", "completed", "failed", "rejected"]},
+                "answer": {"type": "string",
+                           "description": "the answer (one of the choices, if offered)"},
+                "key": key,
+            }),
+            &["id", "version", "outcome", "key"],
+            false,
+        ),
+        "ask_wait" => (
+            "Waits until the request leaves `open` or the timeout passes, and returns its \
+                 state then. A timeout only stops waiting; it never withdraws the request.",
+            json!({
+                "id": id,
+                "timeout_seconds": {"type": "number", "minimum": 0,
+                                    "maximum": WAIT_SECONDS_MAX, "default": 30},
+            }),
+            &["id"],
+            true,
+        ),
+        "ask_cancel" | "ask_supersede" => (
+            if name == "ask_cancel" {
+                "Cancels an open request: only its requester, with the current version."
+            } else {
+                "Marks an open request superseded, creating nothing: only its requester, \
+                     with the current version."
+            },
+            json!({"id": id, "version": version, "key": key}),
+            &["id", "version", "key"],
+            false,
+        ),
+        "ask_replace" => (
+            "Atomically supersedes an open request and opens its replacement (same \
+                 audience, choices and action; never an approval carried over). Returns \
+                 {previous, replacement}.",
+            json!({
+                "id": id,
+                "version": version,
+                "body": text("the new body (default: the old one)"),
+                "title": text("the new title (default: the old one)"),
+                "expires_at": expires,
+                "key": key,
+            }),
+            &["id", "version", "key"],
+            false,
+        ),
+        "ask_message" => (
+            "Posts a follow-up message on a request; it decides nothing.",
+            json!({"id": id, "text": text("the message"), "key": key}),
+            &["id", "text", "key"],
+            false,
+        ),
+        "ask_redeem" => (
+            "Redeems an approved approval's bound action, presenting exactly the bound \
+                 executor, resource version, arguments and operation key; once only. Records \
+                 the intent; executes nothing.",
+            json!({"id": id, "action": action_schema("the action presented"), "key": key}),
+            &["id", "action", "key"],
+            false,
+        ),
+        "ask_report" => (
+            "Reports the execution of a redeemed action: succeeded, failed or unknown \
+                 (unknown stays reconcilable by a later report).",
+            json!({
+                "id": id,
+                "operation_key": text("the bound operation key"),
+                "status": {"type": "string", "enum": ["succeeded", "failed", "unknown"]},
+                "detail": {"type": "string"},
+                "key": key,
+            }),
+            &["id", "operation_key", "status", "key"],
+            false,
+        ),
+        _ => return None,
+    };
+    let descriptor = json!({
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        },
+        "annotations": {
+            "readOnlyHint": read_only,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false,
+        },
+    });
+    serde_json::from_value(descriptor).ok()
+}

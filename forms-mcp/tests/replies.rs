@@ -1,0 +1,614 @@
+//! The requested-reply tools end to end: real `forms-mcp --asks DB` processes on one SQLite
+//! file (and on PostgreSQL when `FORMS_ASK_PG_URL` is set; without it those cases say loudly
+//! that they were skipped, and with `CI=true` they fail), driven by an rmcp client over stdio
+//! and over HTTP. The principal comes from the session: one per stdio process, one per
+//! bearer token over HTTP; never from the arguments.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::*;
+use forms_ask::{Asks, ConversationId, Principal};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::RoleClient;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+type Client = RunningService<RoleClient, Host>;
+
+/// A unique tag, so runs on a shared PostgreSQL never meet.
+fn tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        let dir = std::env::temp_dir().join(format!("forms-mcp-asks-{}", tag()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn db(&self) -> String {
+        self.0.join("asks.db").display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pg_url() -> Option<String> {
+    match std::env::var("FORMS_ASK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
+            }
+            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
+            None
+        }
+    }
+}
+
+/// A conversation with three members whose names are unique to this run, set up through
+/// the Rust API on the same database the servers use.
+struct Chat {
+    db: String,
+    conversation: String,
+    agent: String,
+    ana: String,
+    bob: String,
+}
+
+impl Chat {
+    fn new(db: String) -> Chat {
+        let t = tag();
+        let chat = Chat {
+            db,
+            conversation: format!("chat-{t}"),
+            agent: format!("agent-{t}"),
+            ana: format!("ana-{t}"),
+            bob: format!("bob-{t}"),
+        };
+        // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
+        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
+        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
+        std::thread::spawn(move || {
+            let asks = Asks::open_location(&db).unwrap();
+            let conversation = ConversationId::new(conversation).unwrap();
+            for p in members {
+                asks.join(&conversation, &Principal::new(p).unwrap())
+                    .unwrap();
+            }
+        })
+        .join()
+        .unwrap();
+        chat
+    }
+
+    /// A `forms-mcp --asks DB --principal WHO` process over stdio.
+    async fn stdio_as(&self, who: &str) -> Client {
+        self.stdio_host(Host::answering(json!({"action": "decline"})), who)
+            .await
+    }
+
+    /// The same, with `host`.
+    async fn stdio_host(&self, host: Host, who: &str) -> Client {
+        let mut command = server_command(5_000);
+        command.args(["--asks", &self.db, "--principal", who]);
+        connect_command(host, command).await
+    }
+}
+
+/// Calls `tool` and returns its payload (the envelope checked by `payload`).
+async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
+        .await
+        .unwrap();
+    payload(&result)
+}
+
+fn open_args(chat: &Chat, key: &str) -> Value {
+    json!({"conversation": chat.conversation, "kind": "approval",
+           "body": "Deploy 1.4 to staging?", "key": key})
+}
+
+/// Rule 1 across processes: an approval opened by one server process is answered from a
+/// second process acting as another principal; a third, late, gets a conflict carrying the
+/// winner's state; a waiter in the first process is woken by the response.
+async fn respond_across_processes(db: String) {
+    let chat = Chat::new(db);
+    let agent = chat.stdio_as(&chat.agent).await;
+    let ana = chat.stdio_as(&chat.ana).await;
+    let bob = chat.stdio_as(&chat.bob).await;
+
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "open-1")).await;
+    assert_eq!(code(&r), None, "{r}");
+    assert_eq!(r["requester"], chat.agent.as_str(), "{r}");
+    assert_eq!(r["state"], "open");
+    assert_eq!(r["version"], 1);
+    assert_eq!(r["deadline"], Value::Null);
+    let id = r["id"].as_str().unwrap().to_owned();
+    let mut audience: Vec<&str> = r["audience"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    audience.sort_unstable();
+    assert_eq!(audience, [chat.ana.as_str(), chat.bob.as_str()]);
+    // A retry with the same key replays the first result.
+    assert_eq!(
+        call_ask(&agent, "ask_open", open_args(&chat, "open-1")).await,
+        r
+    );
+
+    // The requester waits in its own process; the response comes from another.
+    let waiting = {
+        let id = id.clone();
+        let agent = agent.peer().clone();
+        tokio::spawn(async move {
+            let start = Instant::now();
+            let result = agent
+                .call_tool(
+                    CallToolRequestParams::new("ask_wait").with_arguments(
+                        json!({"id": id, "timeout_seconds": 20})
+                            .as_object()
+                            .unwrap()
+                            .clone(),
+                    ),
+                )
+                .await
+                .unwrap();
+            (payload(&result), start.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let won = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "approved", "key": "answer-ana"}),
+    )
+    .await;
+    assert_eq!(code(&won), None, "{won}");
+    assert_eq!(won["state"], "resolved");
+    assert_eq!(won["outcome"], "approved");
+    assert_eq!(won["responder"], chat.ana.as_str());
+    assert_eq!(won["version"], 2);
+
+    let (waited, took) = waiting.await.unwrap();
+    assert_eq!(waited, won, "the waiter sees the response");
+    assert!(
+        took < Duration::from_secs(10),
+        "woken by the change: {took:?}"
+    );
+
+    // The late third responder: a conflict carrying the winner's state.
+    let late = call_ask(
+        &bob,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "denied", "key": "answer-bob"}),
+    )
+    .await;
+    assert_eq!(code(&late), Some("conflict"), "{late}");
+    assert_eq!(late["error"]["latest"], won);
+    // Nothing was overwritten.
+    assert_eq!(call_ask(&bob, "ask_show", json!({"id": id})).await, won);
+    let log = call_ask(&agent, "ask_log", json!({"id": id})).await;
+    let events: Vec<(&str, &str)> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap(), e["actor"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("opened", chat.agent.as_str()),
+            ("responded", chat.ana.as_str())
+        ]
+    );
+    for client in [agent, ana, bob] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state() {
+    let dir = TempDir::new();
+    respond_across_processes(dir.db()).await;
+}
+
+#[tokio::test]
+async fn r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner_state() {
+    if let Some(url) = pg_url() {
+        respond_across_processes(url).await;
+    }
+}
+
+#[tokio::test]
+async fn the_principal_is_never_an_argument_every_schema_is_closed() {
+    let dir = TempDir::new();
+    let chat = Chat::new(dir.db());
+    let agent = chat.stdio_as(&chat.agent).await;
+    let tools = agent.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "form_elicitation_v2_request",
+            "ask_open",
+            "ask_show",
+            "ask_respond",
+            "ask_wait",
+            "ask_cancel",
+            "ask_replace",
+            "ask_supersede",
+            "ask_log",
+            "ask_message",
+            "ask_redeem",
+            "ask_report"
+        ]
+    );
+    for tool in tools.iter().skip(1) {
+        let schema = Value::Object((*tool.input_schema).clone());
+        assert_eq!(schema["type"], "object", "{}", tool.name);
+        assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+        for name in ["principal", "as", "actor", "requester", "responder"] {
+            assert!(
+                schema["properties"].get(name).is_none(),
+                "{} names {name}",
+                tool.name
+            );
+        }
+    }
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
+    let id = r["id"].as_str().unwrap().to_owned();
+    // The requester tries to answer its own approval by naming another principal.
+    for (field, value) in [
+        ("principal", json!(chat.ana)),
+        ("as", json!(chat.ana)),
+        ("responder", json!(chat.ana)),
+    ] {
+        let mut arguments = json!({"id": id, "version": 1, "outcome": "approved", "key": "a1"});
+        arguments[field] = value;
+        let refused = call_ask(&agent, "ask_respond", arguments).await;
+        assert_eq!(code(&refused), Some("invalid_arguments"), "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("unknown field") && message.contains(field),
+            "{message}"
+        );
+    }
+    let mut arguments = open_args(&chat, "o2");
+    arguments["requester"] = json!(chat.ana);
+    let refused = call_ask(&agent, "ask_open", arguments).await;
+    assert_eq!(code(&refused), Some("invalid_arguments"), "{refused}");
+    // Nothing changed, and without the argument the requester is still not eligible.
+    assert_eq!(call_ask(&agent, "ask_show", json!({"id": id})).await, r);
+    let own = call_ask(
+        &agent,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "approved", "key": "a2"}),
+    )
+    .await;
+    assert_eq!(code(&own), Some("not_eligible"), "{own}");
+    agent.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio() {
+    let dir = TempDir::new();
+    let chat = Chat::new(dir.db());
+    let agent = chat.stdio_as(&chat.agent).await;
+    let ana = chat.stdio_as(&chat.ana).await;
+
+    // Cancel: only the requester, with the current version.
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
+    let id = r["id"].as_str().unwrap().to_owned();
+    let no = call_ask(
+        &ana,
+        "ask_cancel",
+        json!({"id": id, "version": 1, "key": "c1"}),
+    )
+    .await;
+    assert_eq!(code(&no), Some("not_requester"), "{no}");
+    let stale = call_ask(
+        &agent,
+        "ask_cancel",
+        json!({"id": id, "version": 7, "key": "c1"}),
+    )
+    .await;
+    assert_eq!(code(&stale), Some("conflict"), "{stale}");
+    assert_eq!(stale["error"]["latest"], r);
+    let cancelled = call_ask(
+        &agent,
+        "ask_cancel",
+        json!({"id": id, "version": 1, "key": "c2"}),
+    )
+    .await;
+    assert_eq!(cancelled["state"], "cancelled", "{cancelled}");
+
+    // Replace: {previous, replacement}; the same key replays the same pair.
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o2")).await;
+    let id = r["id"].as_str().unwrap().to_owned();
+    let replace = json!({"id": id, "version": 1, "body": "Deploy 1.5 to staging?", "key": "r1"});
+    let pair = call_ask(&agent, "ask_replace", replace.clone()).await;
+    assert_eq!(pair["previous"]["state"], "superseded", "{pair}");
+    assert_eq!(pair["replacement"]["state"], "open");
+    assert_eq!(pair["replacement"]["replaces"], id.as_str());
+    assert_eq!(pair["replacement"]["body"], "Deploy 1.5 to staging?");
+    assert_eq!(call_ask(&agent, "ask_replace", replace).await, pair);
+    let new_id = pair["replacement"]["id"].as_str().unwrap().to_owned();
+    // A response to the superseded request is a conflict.
+    let late = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "approved", "key": "x1"}),
+    )
+    .await;
+    assert_eq!(code(&late), Some("conflict"), "{late}");
+    let superseded = call_ask(
+        &agent,
+        "ask_supersede",
+        json!({"id": new_id, "version": 1, "key": "s1"}),
+    )
+    .await;
+    assert_eq!(superseded["state"], "superseded", "{superseded}");
+
+    // A bound action: approved, redeemed once, its execution reported.
+    let action = json!({"executor": chat.agent, "resource_version": "v7",
+                        "arguments": {"env": "staging"}, "operation_key": "op-1"});
+    let mut open = open_args(&chat, "o3");
+    open["action"] = action.clone();
+    let r = call_ask(&agent, "ask_open", open).await;
+    assert!(r["deadline"].is_string(), "{r}");
+    let id = r["id"].as_str().unwrap().to_owned();
+    call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "approved", "key": "a3"}),
+    )
+    .await;
+    let mut other = action.clone();
+    other["resource_version"] = json!("v8");
+    let refused = call_ask(
+        &agent,
+        "ask_redeem",
+        json!({"id": id, "action": other, "key": "rd1"}),
+    )
+    .await;
+    assert_eq!(code(&refused), Some("action_refused"), "{refused}");
+    let redeemed = call_ask(
+        &agent,
+        "ask_redeem",
+        json!({"id": id, "action": action, "key": "rd2"}),
+    )
+    .await;
+    assert_eq!(
+        redeemed["redemption"]["by"],
+        chat.agent.as_str(),
+        "{redeemed}"
+    );
+    let again = call_ask(
+        &agent,
+        "ask_redeem",
+        json!({"id": id, "action": action, "key": "rd3"}),
+    )
+    .await;
+    assert_eq!(code(&again), Some("action_refused"), "{again}");
+    let unknown = call_ask(
+        &agent,
+        "ask_report",
+        json!({"id": id, "operation_key": "op-1", "status": "unknown", "key": "rp1"}),
+    )
+    .await;
+    assert_eq!(unknown["execution"]["status"], "unknown", "{unknown}");
+    let done = call_ask(
+        &agent,
+        "ask_report",
+        json!({"id": id, "operation_key": "op-1", "status": "succeeded",
+               "detail": "job 81", "key": "rp2"}),
+    )
+    .await;
+    assert_eq!(done["execution"]["status"], "succeeded", "{done}");
+    let msg = call_ask(
+        &ana,
+        "ask_message",
+        json!({"id": id, "text": "Thanks", "key": "m1"}),
+    )
+    .await;
+    assert_eq!(msg["event"], "message", "{msg}");
+    let log = call_ask(&ana, "ask_log", json!({"id": id})).await;
+    let events: Vec<&str> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "opened",
+            "responded",
+            "redeemed",
+            "execution_reported",
+            "execution_reported",
+            "message"
+        ]
+    );
+    // A wait with a timeout on an open request only stops waiting.
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o4")).await;
+    let start = Instant::now();
+    let still = call_ask(
+        &agent,
+        "ask_wait",
+        json!({"id": r["id"], "timeout_seconds": 0.3}),
+    )
+    .await;
+    assert!(start.elapsed() >= Duration::from_millis(300));
+    assert_eq!(still, r);
+    let bad = call_ask(
+        &agent,
+        "ask_wait",
+        json!({"id": r["id"], "timeout_seconds": 10_000}),
+    )
+    .await;
+    assert_eq!(code(&bad), Some("invalid_arguments"), "{bad}");
+    for client in [agent, ana] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() {
+    let dir = TempDir::new();
+    let chat = Chat::new(dir.db());
+    let agent_token = format!("tok-agent-{}", tag());
+    let ana_token = format!("tok-ana-{}", tag());
+    // One token on the command line, the other in the environment.
+    let server = start_http_with(
+        5_000,
+        &[
+            "--asks",
+            &chat.db,
+            "--principal-token",
+            &format!("{}={agent_token}", chat.agent),
+        ],
+        &[(
+            "FORMS_ASK_PRINCIPAL_TOKENS",
+            &format!("{}={ana_token}", chat.ana),
+        )],
+    )
+    .await;
+    let host = || Host::answering(json!({"action": "decline"}));
+    let agent = connect_http_as(host(), &server, Some(&agent_token)).await;
+    let ana = connect_http_as(host(), &server, Some(&ana_token)).await;
+    let nobody = connect_http(host(), &server).await;
+    let stranger = connect_http_as(host(), &server, Some("tok-unknown")).await;
+
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
+    assert_eq!(r["requester"], chat.agent.as_str(), "{r}");
+    let id = r["id"].as_str().unwrap().to_owned();
+    for client in [&nobody, &stranger] {
+        for (tool, arguments) in [
+            ("ask_show", json!({"id": id})),
+            (
+                "ask_respond",
+                json!({"id": id, "version": 1, "outcome": "denied", "key": "n1"}),
+            ),
+            ("ask_open", open_args(&chat, "n2")),
+        ] {
+            let refused = call_ask(client, tool, arguments).await;
+            assert_eq!(code(&refused), Some("unauthenticated"), "{tool}: {refused}");
+        }
+    }
+    // The requester's token cannot answer; the other token can.
+    let own = call_ask(
+        &agent,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "approved", "key": "a1"}),
+    )
+    .await;
+    assert_eq!(code(&own), Some("not_eligible"), "{own}");
+    let won = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "approved", "key": "a1"}),
+    )
+    .await;
+    assert_eq!(won["responder"], chat.ana.as_str(), "{won}");
+    assert_eq!(won["state"], "resolved");
+    assert_eq!(call_ask(&agent, "ask_show", json!({"id": id})).await, won);
+    for client in [agent, ana, nobody, stranger] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn asks_options_are_checked_at_start() {
+    let dir = TempDir::new();
+    let db = dir.db();
+    let cases: [&[&str]; 5] = [
+        &["--asks", &db],
+        &["--principal", "ana"],
+        &["--http", "127.0.0.1:0", "--asks", &db],
+        &["--http", "127.0.0.1:0", "--asks", &db, "--principal", "ana"],
+        &[
+            "--asks",
+            &db,
+            "--principal",
+            "ana",
+            "--principal-token",
+            "x",
+        ],
+    ];
+    for args in cases {
+        let out = server_command(5_000)
+            .args(args)
+            .env_remove("FORMS_ASK_PRINCIPAL")
+            .env_remove("FORMS_ASK_PRINCIPAL_TOKENS")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.starts_with("forms-mcp: "), "{args:?}: {stderr}");
+    }
+    // A damaged database is refused at start.
+    let bad = dir.0.join("notes.db");
+    std::fs::write(&bad, "not a database\n".repeat(300)).unwrap();
+    let out = server_command(5_000)
+        .args(["--asks", bad.to_str().unwrap(), "--principal", "ana"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("notes.db"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_tools_work_the_same_on_protocol_2026_07_28() {
+    let dir = TempDir::new();
+    let chat = Chat::new(dir.db());
+    let modern = || Host::answering(json!({"action": "decline"})).modern();
+    let agent = chat.stdio_host(modern(), &chat.agent).await;
+    let ana = chat.stdio_host(modern(), &chat.ana).await;
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
+    assert_eq!(r["state"], "open", "{r}");
+    let won = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": r["id"], "version": 1, "outcome": "denied", "key": "a1"}),
+    )
+    .await;
+    assert_eq!(won["outcome"], "denied", "{won}");
+    assert_eq!(won["responder"], chat.ana.as_str());
+    for client in [agent, ana] {
+        client.cancel().await.unwrap();
+    }
+}
