@@ -238,6 +238,23 @@ fn main() {
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert_eq!(schema_pipeline(&validator).content.sections.len(), 4);
 
+    // `FORMS_PROFILE=typed|plain|checker|jsonschema` runs only that side for a few seconds,
+    // for a profiler (`perf record`), and skips the measurements.
+    if let Ok(side) = std::env::var("FORMS_PROFILE") {
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            for _ in 0..10_000 {
+                match side.as_str() {
+                    "typed" => drop(black_box(typed(&form))),
+                    "plain" => drop(black_box(plain())),
+                    "checker" => drop(black_box(form.data().check_response(ANSWER).unwrap())),
+                    _ => drop(black_box(schema_pipeline(&validator))),
+                }
+            }
+        }
+        return;
+    }
+
     let mut c = Criterion::default().configure_from_args();
     let mut group = c.benchmark_group("decode");
     group.bench_function("typed (derive, all rules)", |b| b.iter(|| typed(&form)));
