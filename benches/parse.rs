@@ -49,6 +49,24 @@ fn main() {
     }
     let parsed = value(&typical);
 
+    // `FORMS_PROFILE=from_json|from_value|largest|N` (N: the index of a hostile input) runs
+    // only that input for a few seconds, for a profiler (`perf record`), and measures nothing.
+    if let Ok(side) = std::env::var("FORMS_PROFILE") {
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            match side.as_str() {
+                "from_json" => drop(black_box(DataForm::from_json(&typical))),
+                "from_value" => drop(black_box(DataForm::from_value(&parsed))),
+                "largest" => drop(black_box(DataForm::from_json(&largest))),
+                n => {
+                    let k: usize = n.parse().unwrap_or(0);
+                    drop(black_box(DataForm::from_json(&hostile[k].1)));
+                }
+            }
+        }
+        return;
+    }
+
     let mut c = Criterion::default()
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
