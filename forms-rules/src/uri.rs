@@ -647,21 +647,22 @@ fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
 /// decoded. `None` when `raw` has a byte that is neither a path character nor the start of a
 /// valid `%XX` escape (the caller then reads the URI with the general parser).
 ///
-/// One pass over the bytes checks the characters, decodes the escapes, finds encoded
-/// separators, `.` and `..` segments and ASCII control characters; the problems are then
+/// One pass over the bytes checks the characters and finds encoded separators, `.` and `..`
+/// segments (also escaped) and escaped control characters; a path with escapes is then
+/// decoded in a second pass, one without is its own decoded path. The problems are
 /// reported in a fixed order (encoded separator, UTF-8, `//`, dot segment, control character),
 /// whatever their order in the path.
 fn local_path(raw: &str) -> Option<Result<FileUri, Violation>> {
     let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
     let b = raw.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let (mut separator, mut dot, mut high) = (false, false, false);
+    let (mut separator, mut dot, mut high, mut escaped) = (false, false, false, false);
     let mut control: Option<u8> = None;
-    // The current segment: its decoded length and whether it is all dots.
-    let (mut seg_len, mut seg_dots) = (0usize, true);
+    // The current segment so far: 0 empty, 1 `.`, 2 `..`, 3 anything else.
+    let mut segment = 0u8;
     let mut i = 0;
     while let Some(&c) = b.get(i) {
         let d = if class(c) & (PCHAR | SLASH) != 0 {
+            // A path character is printable ASCII: only `/` and `.` matter here.
             i += 1;
             c
         } else if c == b'%' {
@@ -669,33 +670,42 @@ fn local_path(raw: &str) -> Option<Result<FileUri, Violation>> {
             let l = b.get(i + 2).copied().and_then(hex_value)?;
             i += 3;
             let d = h << 4 | l;
+            escaped = true;
             separator |= d == b'/' || d == b'\\';
+            if control.is_none() && (d < 0x20 || d == 0x7f) {
+                control = Some(d);
+            }
+            high |= d >= 0x80;
             d
         } else {
             return None;
         };
         if d == b'/' {
-            dot |= seg_dots && (seg_len == 1 || seg_len == 2);
-            (seg_len, seg_dots) = (0, true);
+            dot |= segment == 1 || segment == 2;
+            segment = 0;
         } else {
-            seg_len += 1;
-            seg_dots &= d == b'.';
+            segment = if d == b'.' && segment < 2 {
+                segment + 1
+            } else {
+                3
+            };
         }
-        if control.is_none() && (d < 0x20 || d == 0x7f) {
-            control = Some(d);
-        }
-        high |= d >= 0x80;
-        out.push(d);
     }
-    dot |= seg_dots && (seg_len == 1 || seg_len == 2);
+    dot |= segment == 1 || segment == 2;
     if separator {
         return Some(Err(bad(
             "must not encode a path separator (`%2F` or `%5C`); the decoded path must keep \
              its shape",
         )));
     }
-    let Ok(path) = String::from_utf8(out) else {
-        return Some(Err(bad("must decode to a UTF-8 path")));
+    let path = if escaped {
+        let (bytes, _) = percent_decode_bytes(raw);
+        match String::from_utf8(bytes) {
+            Ok(path) => path,
+            Err(_) => return Some(Err(bad("must decode to a UTF-8 path"))),
+        }
+    } else {
+        raw.to_owned()
     };
     if path.starts_with("//") {
         return Some(Err(bad(
