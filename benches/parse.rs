@@ -49,6 +49,28 @@ fn main() {
     }
     let parsed = value(&typical);
 
+    // `FORMS_PROFILE=from_json|from_value|largest|N` (N: the index of a hostile input) runs
+    // only that input, a fixed number of times (10,000 for the typical form, 2,000 for the
+    // others, or `FORMS_PROFILE_ITERS`), for a profiler (`perf record`, `perf stat`), and measures nothing.
+    if let Ok(side) = std::env::var("FORMS_PROFILE") {
+        let typical_side = matches!(side.as_str(), "from_json" | "from_value");
+        let iters = std::env::var("FORMS_PROFILE_ITERS")
+            .ok()
+            .and_then(|n| n.parse().ok());
+        for _ in 0..iters.unwrap_or(if typical_side { 10_000 } else { 2_000 }) {
+            match side.as_str() {
+                "from_json" => drop(black_box(DataForm::from_json(&typical))),
+                "from_value" => drop(black_box(DataForm::from_value(&parsed))),
+                "largest" => drop(black_box(DataForm::from_json(&largest))),
+                n => {
+                    let k: usize = n.parse().unwrap_or(0);
+                    drop(black_box(DataForm::from_json(&hostile[k].1)));
+                }
+            }
+        }
+        return;
+    }
+
     let mut c = Criterion::default()
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))

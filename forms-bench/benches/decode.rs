@@ -238,6 +238,24 @@ fn main() {
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert_eq!(schema_pipeline(&validator).content.sections.len(), 4);
 
+    // `FORMS_PROFILE=typed|plain|checker|jsonschema` runs only that side, 2,000,000 times
+    // (or `FORMS_PROFILE_ITERS`),
+    // for a profiler (`perf record`, `perf stat`), and measures nothing.
+    if let Ok(side) = std::env::var("FORMS_PROFILE") {
+        let iters = std::env::var("FORMS_PROFILE_ITERS")
+            .ok()
+            .and_then(|n| n.parse().ok());
+        for _ in 0..iters.unwrap_or(2_000_000) {
+            match side.as_str() {
+                "typed" => drop(black_box(typed(&form))),
+                "plain" => drop(black_box(plain())),
+                "checker" => drop(black_box(form.data().check_response(ANSWER).unwrap())),
+                _ => drop(black_box(schema_pipeline(&validator))),
+            }
+        }
+        return;
+    }
+
     let mut c = Criterion::default().configure_from_args();
     let mut group = c.benchmark_group("decode");
     group.bench_function("typed (derive, all rules)", |b| b.iter(|| typed(&form)));

@@ -604,8 +604,10 @@ pub fn check_file_uri(uri: &str) -> Result<FileUri, Violation> {
     // escapes, is what `split_uri` splits into an empty authority and that path, with no
     // query or fragment: take the path directly.
     if let Some(path) = uri.strip_prefix("file://") {
-        if path.starts_with('/') && all_chars(path, PCHAR | SLASH) {
-            return local_path(path);
+        if path.starts_with('/') {
+            if let Some(checked) = local_path(path) {
+                return checked;
+            }
         }
     }
     check_file_uri_parsed(uri)
@@ -637,52 +639,94 @@ fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
     if !parts.path.starts_with('/') {
         return Err(bad("must name an absolute path"));
     }
-    local_path(parts.path)
+    // `split_uri` admitted only path characters and valid escapes.
+    local_path(parts.path).unwrap_or_else(|| Err(bad("must be an absolute `file://` URI")))
 }
 
-/// R27: the path of a user-added file URI (absolute, of path characters and valid escapes),
-/// decoded, when it keeps its shape once decoded.
-fn local_path(raw: &str) -> Result<FileUri, Violation> {
+/// R27: the path of a user-added file URI (absolute), decoded, when it keeps its shape once
+/// decoded. `None` when `raw` has a byte that is neither a path character nor the start of a
+/// valid `%XX` escape (the caller then reads the URI with the general parser).
+///
+/// One pass over the bytes checks the characters and finds encoded separators, `.` and `..`
+/// segments (also escaped) and escaped control characters; a path with escapes is then
+/// decoded in a second pass, one without is its own decoded path. The problems are
+/// reported in a fixed order (encoded separator, UTF-8, `//`, dot segment, control character),
+/// whatever their order in the path.
+fn local_path(raw: &str) -> Option<Result<FileUri, Violation>> {
     let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
-    // One look at the bytes: most paths have no escape, and then the decoded path is the
-    // text itself (no lowercased copy, no decoding pass).
-    let escaped = raw.as_bytes().contains(&b'%');
-    if escaped
-        && raw.as_bytes().windows(3).any(|w| {
-            matches!(w, [b'%', b'2', c] if c | 0x20 == b'f')
-                || matches!(w, [b'%', b'5', c] if c | 0x20 == b'c')
-        })
-    {
-        return Err(bad(
+    let b = raw.as_bytes();
+    let (mut separator, mut dot, mut high, mut escaped) = (false, false, false, false);
+    let mut control: Option<u8> = None;
+    // The current segment so far: 0 empty, 1 `.`, 2 `..`, 3 anything else.
+    let mut segment = 0u8;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        let d = if class(c) & (PCHAR | SLASH) != 0 {
+            // A path character is printable ASCII: only `/` and `.` matter here.
+            i += 1;
+            c
+        } else if c == b'%' {
+            let h = b.get(i + 1).copied().and_then(hex_value)?;
+            let l = b.get(i + 2).copied().and_then(hex_value)?;
+            i += 3;
+            let d = h << 4 | l;
+            escaped = true;
+            separator |= d == b'/' || d == b'\\';
+            if control.is_none() && (d < 0x20 || d == 0x7f) {
+                control = Some(d);
+            }
+            high |= d >= 0x80;
+            d
+        } else {
+            return None;
+        };
+        if d == b'/' {
+            dot |= segment == 1 || segment == 2;
+            segment = 0;
+        } else {
+            segment = if d == b'.' && segment < 2 {
+                segment + 1
+            } else {
+                3
+            };
+        }
+    }
+    dot |= segment == 1 || segment == 2;
+    if separator {
+        return Some(Err(bad(
             "must not encode a path separator (`%2F` or `%5C`); the decoded path must keep \
              its shape",
-        ));
+        )));
     }
     let path = if escaped {
-        percent_decode(raw).ok_or_else(|| bad("must decode to a UTF-8 path"))?
+        let (bytes, _) = percent_decode_bytes(raw);
+        match String::from_utf8(bytes) {
+            Ok(path) => path,
+            Err(_) => return Some(Err(bad("must decode to a UTF-8 path"))),
+        }
     } else {
         raw.to_owned()
     };
     if path.starts_with("//") {
-        return Err(bad(
+        return Some(Err(bad(
             "must not start with `//` (a network share); it must name a local absolute path",
-        ));
-    }
-    if path.split('/').any(|s| s == "." || s == "..") {
-        return Err(bad("must not have `.` or `..` path segments"));
-    }
-    let control = if path.is_ascii() {
-        path.bytes().find(|b| b.is_ascii_control()).map(char::from)
-    } else {
-        path.chars().find(|c| c.is_control())
-    };
-    if let Some(c) = control {
-        return Err(bad(&format!(
-            "must not contain a control character (U+{:04X}) once decoded",
-            u32::from(c)
         )));
     }
-    Ok(FileUri { path })
+    if dot {
+        return Some(Err(bad("must not have `.` or `..` path segments")));
+    }
+    let control = if high {
+        path.chars().find(|c| c.is_control())
+    } else {
+        control.map(char::from)
+    };
+    if let Some(c) = control {
+        return Some(Err(bad(&format!(
+            "must not contain a control character (U+{:04X}) once decoded",
+            u32::from(c)
+        ))));
+    }
+    Some(Ok(FileUri { path }))
 }
 
 #[cfg(test)]
@@ -716,6 +760,22 @@ mod tests {
             "file://localhost/x",
             "file://h/x",
             "FILE:///x",
+            "file:///a/%2e",
+            "file:///a/...",
+            "file:///a/.x/..b",
+            "file:///./",
+            "file:///..",
+            "file:///a/%2E%2e/",
+            "file:///a/%5c",
+            "file:///a/%5C%ff",
+            "file:///a/%ff%2f",
+            "file:///%01%C2%85",
+            "file:///a%C2%85%01",
+            "file:///a%7f",
+            "file:///%2F%2Fserver",
+            "file:///%2e/%01",
+            "file:////%01",
+            "file:///a/../%ff",
         ] {
             assert_eq!(check_file_uri(uri), check_file_uri_parsed(uri), "{uri}");
         }

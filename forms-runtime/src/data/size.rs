@@ -209,6 +209,13 @@ fn js_number_len(n: Num) -> usize {
 }
 
 /// The UTF-16 length of `json`'s compact serialization by `JSON.stringify`.
+///
+/// For a tree read from text with no float (see `parse_tree`) this is at most the text's
+/// length in bytes: whitespace is dropped; a string is written with at most as many UTF-16
+/// units as its literal has bytes (a raw character takes no more units than UTF-8 bytes, an
+/// escape is written as short or shorter, `"`, `\\` and control characters appear in the text
+/// escaped already); an integer keeps its digits; elements left out of the tree are not
+/// counted. Only a float can grow (`1e21` is written `1e+21`).
 pub(crate) fn compact_len(json: &Json) -> usize {
     match json {
         Json::Null | Json::Bool(true) => 4,
@@ -355,6 +362,26 @@ mod tests {
             compact_len(&tree(SAMPLES[1])),
             r#"{"a":[1,-2,3.5,100,0,true,false,null],"b":{"c":"d"},"e":[],"f":{}}"#.len()
         );
+    }
+
+    #[test]
+    fn r4_compact_len_without_floats_is_at_most_the_text_length() {
+        let texts = [
+            SAMPLES[0],
+            SAMPLES[2],
+            SAMPLES[3],
+            r#"[12345678901234567890,-9223372036854775808,18446744073709551615,-0]"#,
+            r#"{"k\u00e9y\n":"\u0000\u007f\u0080\u009f\uffff\ud83d\ude00 é 😀 \/"}"#,
+        ];
+        for text in texts {
+            let (t, _, floats) = parse_tree(text).unwrap();
+            assert!(compact_len(&t) <= text.len(), "{text}");
+            assert!(!floats || text.contains("-0"), "{text}");
+        }
+        for text in [SAMPLES[1], SAMPLES[4], "[1e21]", "[1E5]"] {
+            assert!(parse_tree(text).unwrap().2, "{text}");
+        }
+        assert!(compact_len(&tree("[1E5]")) > "[1E5]".len());
     }
 
     #[test]

@@ -48,8 +48,11 @@ pub(super) const MAX_DEPTH: usize = 127;
 /// Parses and validates Data arguments from JSON text.
 pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
     size::prescan(text)?;
-    let (tree, skipped) = tree::parse_tree(text)?;
-    from_tree(&tree, skipped)
+    let (tree, skipped, floats) = tree::parse_tree(text)?;
+    // The compact JSON of a tree read from text without floats is at most as long as the
+    // text (see `size::compact_len`), so text within R4's limit needs no count.
+    let measure = floats || text.len() > forms_rules::limits::ARGUMENTS_MAX_UTF16;
+    from_tree(&tree, skipped, measure)
 }
 
 /// Validates Data arguments already parsed into a `serde_json::Value`.
@@ -65,7 +68,7 @@ pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormErro
             ),
         ))
     })?;
-    from_tree(&tree, skipped)
+    from_tree(&tree, skipped, true)
 }
 
 /// Builds and validates the form of a parsed tree. When the structure and types alone have
@@ -76,9 +79,13 @@ pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormErro
 /// `skipped` tells that the tree left parts of the input out (see [`tree::KEPT`]): the input
 /// is then refused (no valid form has such parts) and the count of further problems is a lower
 /// bound.
-fn from_tree<'j>(tree: &'j Json<'j>, skipped: bool) -> Result<DataForm, FormError> {
+///
+/// `measure` is false when the tree's compact JSON is known to be within R4's limit.
+fn from_tree<'j>(tree: &'j Json<'j>, skipped: bool, measure: bool) -> Result<DataForm, FormError> {
     let mut b = Builder::default();
-    size::check_size(&mut b.out, size::compact_len(tree));
+    if measure {
+        size::check_size(&mut b.out, size::compact_len(tree));
+    }
     let Some(spec) = b.form(tree) else {
         return Err(b.out.into_error(!skipped));
     };

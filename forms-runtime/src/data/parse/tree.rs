@@ -86,6 +86,7 @@ pub(crate) const KEPT_DEPTH: usize = 8;
 struct Ctx {
     duplicate: RefCell<Option<JsonPath>>,
     skipped: Cell<bool>,
+    floats: Cell<bool>,
 }
 
 /// Deserializes one value at `at`, `depth` arrays and objects deep.
@@ -131,6 +132,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json<'de>, E> {
+        self.ctx.floats.set(true);
         Ok(Json::Num(Num::F(v)))
     }
 
@@ -332,9 +334,11 @@ impl<'de> Visitor<'de> for KeySeed {
     }
 }
 
-/// Parses `text` into a tree, or explains why it is not JSON; the flag tells whether parts
-/// of the text were read without being kept (see [`KEPT`]).
-pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool), FormError> {
+/// Parses `text` into a tree, or explains why it is not JSON. The first flag tells whether
+/// parts of the text were read without being kept (see [`KEPT`]); the second whether the tree
+/// keeps a number that is not an integer (one written `1e21` or `1.5` in the text: the only
+/// values whose `JSON.stringify` form can be longer than their text).
+pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool, bool), FormError> {
     let ctx = Ctx::default();
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed = ValueSeed {
@@ -343,7 +347,10 @@ pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool), FormError> {
         depth: 0,
     }
     .deserialize(&mut de)
-    .and_then(|tree| de.end().map(|()| (tree, ctx.skipped.get())));
+    .and_then(|tree| {
+        de.end()
+            .map(|()| (tree, ctx.skipped.get(), ctx.floats.get()))
+    });
     parsed.map_err(|e| {
         if let Some(path) = ctx.duplicate.take() {
             return FormError::invalid_arguments(Finding::new(
