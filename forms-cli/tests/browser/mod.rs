@@ -195,6 +195,12 @@ impl Browser {
         self.cmd("POST", "/url", Some(json!({ "url": url })));
     }
 
+    /// Opens a URL (a page served on 127.0.0.1).
+    #[allow(dead_code)]
+    pub fn open_url(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
     /// The element matching a CSS selector.
     pub fn find(&self, css: &str) -> Element {
         let v = self.cmd(
