@@ -163,7 +163,7 @@ impl Browser {
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          "--window-size=1100,1400", "--force-device-scale-factor=1",
                          "--hide-scrollbars", "--no-first-run", "--disable-extensions",
-                         "--host-resolver-rules=MAP * ~NOTFOUND",
+                         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                          format!("--user-data-dir={}", browser.profile.display())]
             }
         }}});
