@@ -12,11 +12,10 @@ fn send(out: &mut impl Write, message: &Value) -> std::io::Result<()> {
 
 fn main() -> std::io::Result<()> {
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
     let mut out = std::io::stdout();
     let mut answers = Vec::new();
     let mut pending_call = None;
-    while let Some(line) = lines.next() {
+    for line in stdin.lock().lines() {
         let Ok(message) = serde_json::from_str::<Value>(&line?) else {
             continue;
         };

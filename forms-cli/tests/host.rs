@@ -182,8 +182,7 @@ fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
     // The retry carries the answer as sent.
     let retry = stderr
         .lines()
-        .filter(|l| l.starts_with(">> ") && l.contains("inputResponses"))
-        .last()
+        .rfind(|l| l.starts_with(">> ") && l.contains("inputResponses"))
         .unwrap_or_else(|| panic!("no retry in the trace: {stderr}"));
     let retry: Value = serde_json::from_str(&retry[3..]).unwrap();
     assert_eq!(retry["params"]["inputResponses"]["form"], answer);
@@ -197,9 +196,7 @@ fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
 fn host_declines_and_lists_tools() {
     let dir = scratch("list");
     for protocol in [LEGACY, MODERN] {
-        let mut command = data_call(&dir, protocol, &json!({"action": "decline"}));
-        command.env("X", "1");
-        let (result, _, _) = run(command);
+        let (result, _, _) = run(data_call(&dir, protocol, &json!({"action": "decline"})));
         assert_eq!(payload(&result), json!({"action": "decline"}), "{protocol}");
         let mut list = forms_host(
             &dir,
