@@ -314,54 +314,56 @@ fn host_survives_a_malformed_elicitation_with_a_clear_message() {
 
 #[test]
 fn host_answers_through_the_page_in_headless_chromium() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args([
-            "host",
-            "--call",
-            "form_elicitation_v2_request",
-            "--args",
-            &report_form().to_string(),
-            "--",
-        ])
-        .arg(forms_mcp())
-        .env("DATA_FORMS_TIMEOUT_MS", "60000")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("no page URL on stderr").unwrap();
-        if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-            break url.to_owned();
-        }
-    };
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let b = browser::Browser::start();
-    b.open_url(&url);
-    b.click_on("label[data-option=html]");
-    b.click_on("#forms-submit");
-    let mut out = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success());
-    let result: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        payload(&result),
-        json!({"action": "accept", "content": {"format": "html"}})
-    );
-    // The page says the host took the response.
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while b.js(
-        "return document.getElementById('forms-result').getAttribute('data-forms-sent')",
-        vec![],
-    ) != json!("yes")
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the page did not report the send"
+    for (protocol, option) in [(LEGACY, "html"), (MODERN, "pdf")] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args([
+                "host",
+                "--protocol",
+                protocol,
+                "--call",
+                "form_elicitation_v2_request",
+            ])
+            .args(["--args", &report_form().to_string(), "--"])
+            .arg(forms_mcp())
+            .env("DATA_FORMS_TIMEOUT_MS", "60000")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("no page URL on stderr").unwrap();
+            if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
+                break url.to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        b.open_url(&url);
+        assert_eq!(b.text_of("h1"), "Set up your weekly report", "{protocol}");
+        b.click_on(&format!("label[data-option={option}]"));
+        b.type_into(&b.find("textarea"), "churn");
+        b.click_on("#forms-submit");
+        let mut out = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+        assert!(child.wait().unwrap().success(), "{protocol}");
+        let result: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            payload(&result),
+            json!({"action": "accept", "content": {"goal": "churn", "format": option}}),
+            "{protocol}"
         );
-        std::thread::sleep(Duration::from_millis(50));
+        // The page says the host took the response.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let sent = "return document.getElementById('forms-result').getAttribute('data-forms-sent')";
+        while b.js(sent, vec![]) != json!("yes") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the page did not report the send"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
