@@ -25,6 +25,7 @@
 
 mod ask;
 mod fill;
+mod host;
 mod lint;
 mod preview;
 
@@ -42,6 +43,7 @@ usage:
   forms check  [FILE|-]               Data arguments -> normalized Data JSON on stdout, exit 0
   forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
   forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
+  forms host [OPTIONS] -- COMMAND      a local host for an MCP server (see `forms host --help`)
   forms check --lint [FILE|-]         the normalized form and warnings about what renders badly
   forms preview [FILE|-] [--out PATH] an HTML page rendering the form as the host does
   forms fill FILE                     answer the form in the terminal; the response on stdout
@@ -354,7 +356,10 @@ fn usage_error(message: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "host") {
+        return host::main(args.split_off(1));
+    }
     let command = match parse_args(args) {
         Ok(c) => c,
         Err(Usage(message)) => return usage_error(&message),

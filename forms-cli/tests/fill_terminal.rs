@@ -4,7 +4,7 @@
 //! checks that it holds only the response JSON, which the runtime's own checker accepts and
 //! decodes to the values that were picked.
 //!
-//! Needs `tmux` (`.ci/run` installs it). Each test uses its own tmux socket (`tmux -L`) and
+//! Needs `tmux` (`.ci/test` installs it). Each test uses its own tmux socket (`tmux -L`) and
 //! kills its server when it ends, also on failure.
 #![allow(
     clippy::unwrap_used,
@@ -28,6 +28,12 @@ struct Pane {
 impl Pane {
     /// Writes `form` and starts `forms fill FORM > out.json` in a fresh tmux server.
     fn start(name: &str, form: &Value) -> Pane {
+        Pane::start_with(name, form, |forms, file| format!("{forms} fill {file}"))
+    }
+
+    /// Writes `form` and starts the command `command(forms, form file)` in a fresh tmux
+    /// server, its standard output and status kept in files.
+    fn start_with(name: &str, form: &Value, command: impl Fn(&str, &str) -> String) -> Pane {
         let dir = std::env::temp_dir().join(format!("forms-fill-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -38,9 +44,11 @@ impl Pane {
             dir,
         };
         let command = format!(
-            "{} fill {} > {} ; echo $? > {}",
-            quote(Path::new(env!("CARGO_BIN_EXE_forms"))),
-            quote(&file),
+            "{} > {} ; echo $? > {}",
+            command(
+                &quote(Path::new(env!("CARGO_BIN_EXE_forms"))),
+                &quote(&file)
+            ),
             quote(&pane.out_path()),
             quote(&pane.dir.join("rc")),
         );
@@ -481,4 +489,54 @@ fn without_a_terminal_on_stdin_fill_exits_2_with_a_message() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("needs a terminal on standard input"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `forms-mcp`, built as `forms-cli/tests/host.rs` builds it (same features, so neither
+/// rebuilds it for the other).
+fn forms_mcp() -> PathBuf {
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "forms-mcp",
+            "--features",
+            "host",
+            "--bin",
+            "forms-mcp",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p forms-mcp");
+    Path::new(env!("CARGO_BIN_EXE_forms"))
+        .with_file_name(format!("forms-mcp{}", std::env::consts::EXE_SUFFIX))
+}
+
+#[test]
+fn host_terminal_asks_the_server_s_form_in_the_terminal_and_prints_the_tool_result() {
+    // `forms host --terminal`: the form `forms-mcp` asks mid-call is filled here, as
+    // `forms fill` fills it, and the tool's result (with the checked answer) is printed.
+    let server = forms_mcp();
+    let form = json!({"message": "Set up your weekly report", "questions": [
+        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
+         "options": [choice("pdf", "PDF"), choice("html", "Web page")]}]});
+    let p = Pane::start_with("host", &form, |forms, file| {
+        format!(
+            "DATA_FORMS_TIMEOUT_MS=20000 {forms} host --terminal \
+             --call form_elicitation_v2_request --args @{file} -- {}",
+            quote(&server)
+        )
+    });
+    p.wait_for("Question 1 of 1");
+    p.keys(&["2", "Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let (code, out) = p.finish();
+    assert_eq!(code, 0, "stdout: {out}\n{}", p.screen());
+    let result: Value = serde_json::from_str(&out).unwrap();
+    let expected = json!({"action": "accept", "content": {"format": "html"}});
+    assert_eq!(result["structuredContent"], expected, "{result}");
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, expected);
+    assert_ne!(result["isError"], json!(true));
 }

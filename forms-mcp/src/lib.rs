@@ -66,6 +66,8 @@
 mod ask;
 mod capability;
 pub mod config;
+#[cfg(feature = "host")]
+pub mod host;
 pub mod http;
 mod legacy;
 mod mrtr;

@@ -163,7 +163,7 @@ impl Browser {
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          "--window-size=1100,1400", "--force-device-scale-factor=1",
                          "--hide-scrollbars", "--no-first-run", "--disable-extensions",
-                         "--host-resolver-rules=MAP * ~NOTFOUND",
+                         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                          format!("--user-data-dir={}", browser.profile.display())]
             }
         }}});
@@ -192,6 +192,12 @@ impl Browser {
     /// Opens a local file.
     pub fn open(&self, page: &Path) {
         let url = format!("file://{}", page.display());
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    /// Opens a URL (a page served on 127.0.0.1).
+    #[allow(dead_code)]
+    pub fn open_url(&self, url: &str) {
         self.cmd("POST", "/url", Some(json!({ "url": url })));
     }
 

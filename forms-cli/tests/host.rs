@@ -1,0 +1,369 @@
+//! `forms host` as a person runs it: the real `forms` binary hosts real server processes
+//! (the project's `forms-mcp`, the example `report_server`, a scripted malformed server) over
+//! stdio and streamable HTTP, on both protocol generations, answering through `--answer`
+//! and through the preview page in headless Chromium.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod browser;
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const LEGACY: &str = "2025-11-25";
+const MODERN: &str = "2026-07-28";
+
+fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_forms"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// Builds the servers once: `forms-mcp`, its example and the malformed test server.
+fn servers() -> &'static PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        for args in [
+            &[
+                "-p",
+                "forms-mcp",
+                "--features",
+                "host",
+                "--bin",
+                "forms-mcp",
+                "--example",
+                "report_server",
+            ][..],
+            &["-p", "forms-cli", "--example", "malformed_server"][..],
+        ] {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "-q"])
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(status.success(), "cargo build {args:?}");
+        }
+        bin_dir()
+    })
+}
+
+fn forms_mcp() -> PathBuf {
+    servers().join(format!("forms-mcp{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn example(name: &str) -> PathBuf {
+    servers()
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("forms-host-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn report_form() -> Value {
+    json!({"message": "Set up your weekly report", "questions": [
+        {"id": "goal", "type": "text", "title": "What would you like to understand?",
+         "required": false},
+        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
+         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
+    ]})
+}
+
+fn forms_host(dir: &Path, answer: &Value, args: &[&str]) -> Command {
+    let file = dir.join("answer.json");
+    std::fs::write(&file, answer.to_string()).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_forms"));
+    command
+        .arg("host")
+        .arg("--answer")
+        .arg(&file)
+        .args(args)
+        .env("DATA_FORMS_TIMEOUT_MS", "10000");
+    command
+}
+
+fn run(mut command: Command) -> (Value, String, Output) {
+    let output = command.stdin(Stdio::null()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "forms host failed: {stderr}");
+    let stdout: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stderr}"));
+    (stdout, stderr, output)
+}
+
+/// The tool result's `structuredContent`, after checking `content[0].text` holds the same.
+fn payload(result: &Value) -> Value {
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, result["structuredContent"]);
+    text
+}
+
+fn data_call(dir: &Path, protocol: &str, answer: &Value) -> Command {
+    let args = dir.join("args.json");
+    std::fs::write(&args, report_form().to_string()).unwrap();
+    let args = format!("@{}", args.display());
+    let mut command = forms_host(
+        dir,
+        answer,
+        &[
+            "--protocol",
+            protocol,
+            "--trace",
+            "--call",
+            "form_elicitation_v2_request",
+            "--args",
+            &args,
+        ],
+    );
+    command.arg("--").arg(forms_mcp());
+    command
+}
+
+#[test]
+fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
+    let dir = scratch("legacy");
+    let answer = json!({"action": "accept", "content": {"format": "html", "goal": "churn"}});
+    let (result, stderr, _) = run(data_call(&dir, LEGACY, &answer));
+    assert_eq!(payload(&result), answer);
+    // The trace shows the advertised capabilities and the mid-call request.
+    let init = stderr
+        .lines()
+        .find(|l| l.starts_with(">> ") && l.contains("\"initialize\""))
+        .unwrap_or_else(|| panic!("no initialize in the trace: {stderr}"));
+    let init: Value = serde_json::from_str(&init[3..]).unwrap();
+    assert_eq!(init["params"]["protocolVersion"], LEGACY);
+    assert_eq!(
+        init["params"]["capabilities"]["elicitation"]["form"],
+        json!({})
+    );
+    assert_eq!(
+        init["params"]["capabilities"]["extensions"]["openai/elicitation"]["form"],
+        json!({})
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("<< ") && l.contains("\"openai/elicitation/create\"")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("input_required"), "{stderr}");
+}
+
+#[test]
+fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
+    let dir = scratch("modern");
+    let answer = json!({"action": "accept", "content": {"format": "pdf"}});
+    let (result, stderr, _) = run(data_call(&dir, MODERN, &answer));
+    assert_eq!(payload(&result), answer);
+    let round = stderr
+        .lines()
+        .find(|l| l.starts_with("<< ") && l.contains("input_required"))
+        .unwrap_or_else(|| panic!("no input-required round in the trace: {stderr}"));
+    let round: Value = serde_json::from_str(&round[3..]).unwrap();
+    let request = &round["result"]["inputRequests"]["form"]["params"];
+    assert_eq!(
+        request["_meta"]["openai/elicitation"]["requestedSchema"]["properties"]["format"]["oneOf"]
+            [1]["const"],
+        "html"
+    );
+    // The retry carries the answer as sent.
+    let retry = stderr
+        .lines()
+        .rfind(|l| l.starts_with(">> ") && l.contains("inputResponses"))
+        .unwrap_or_else(|| panic!("no retry in the trace: {stderr}"));
+    let retry: Value = serde_json::from_str(&retry[3..]).unwrap();
+    assert_eq!(retry["params"]["inputResponses"]["form"], answer);
+    assert!(
+        !stderr.contains("\"openai/elicitation/create\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn host_declines_and_lists_tools() {
+    let dir = scratch("list");
+    for protocol in [LEGACY, MODERN] {
+        let (result, _, _) = run(data_call(&dir, protocol, &json!({"action": "decline"})));
+        assert_eq!(payload(&result), json!({"action": "decline"}), "{protocol}");
+        let mut list = forms_host(
+            &dir,
+            &json!({"action": "decline"}),
+            &["--protocol", protocol],
+        );
+        list.arg("--").arg(forms_mcp());
+        let (tools, _, _) = run(list);
+        assert_eq!(
+            tools["tools"][0]["name"], "form_elicitation_v2_request",
+            "{protocol}"
+        );
+    }
+}
+
+struct HttpServer(Child, String);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_http() -> HttpServer {
+    let mut child = Command::new(forms_mcp())
+        .args(["--http", "127.0.0.1:0"])
+        .env("DATA_FORMS_TIMEOUT_MS", "10000")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    std::thread::spawn(move || for _ in lines {});
+    let url = line.strip_prefix("listening on ").unwrap().to_owned();
+    HttpServer(child, url)
+}
+
+#[test]
+fn host_answers_forms_mcp_over_streamable_http_on_both_protocols() {
+    let server = start_http();
+    let dir = scratch("http");
+    for (protocol, format) in [(LEGACY, "pdf"), (MODERN, "html")] {
+        let answer = json!({"action": "accept", "content": {"format": format}});
+        let (result, _, _) = run(forms_host(
+            &dir,
+            &answer,
+            &[
+                "--url",
+                &server.1,
+                "--protocol",
+                protocol,
+                "--call",
+                "form_elicitation_v2_request",
+                "--args",
+                &report_form().to_string(),
+            ],
+        ));
+        assert_eq!(payload(&result), answer, "{protocol}");
+    }
+}
+
+#[test]
+fn host_runs_the_example_report_server_on_both_protocols() {
+    let dir = scratch("example");
+    for (protocol, format, says) in [(LEGACY, "Html", "web page"), (MODERN, "Pdf", "PDF")] {
+        let answer =
+            json!({"action": "accept", "content": {"goal": "churn by region", "format": format}});
+        let mut command = forms_host(
+            &dir,
+            &answer,
+            &["--protocol", protocol, "--call", "weekly_report"],
+        );
+        command.arg("--").arg(example("report_server"));
+        let (result, _, _) = run(command);
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(says) && text.contains("churn by region"),
+            "{protocol}: {text}"
+        );
+        assert_ne!(result["isError"], true, "{protocol}: {result}");
+    }
+    // An array answers the forms in order; a missing tool is a clear failure.
+    let mut command = forms_host(&dir, &json!([]), &["--call", "no_such_tool"]);
+    command.arg("--").arg(example("report_server"));
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no tool `no_such_tool`") && stderr.contains("weekly_report"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn host_survives_a_malformed_elicitation_with_a_clear_message() {
+    let dir = scratch("malformed");
+    let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+    let mut command = forms_host(&dir, &answer, &["--call", "ask"]);
+    command.arg("--").arg(example("malformed_server"));
+    let (result, stderr, _) = run(command);
+    assert!(
+        stderr.contains(
+            "malformed openai/elicitation/create request: `message` is a number, not a string"
+        ),
+        "{stderr}"
+    );
+    // The server got a JSON-RPC error for the bad request, then the answer to the good one.
+    let seen: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(seen[0]["error"]["code"], -32602);
+    assert_eq!(seen[1]["result"], answer);
+}
+
+#[test]
+fn host_answers_through_the_page_in_headless_chromium() {
+    let b = browser::Browser::start();
+    for (protocol, option) in [(LEGACY, "html"), (MODERN, "pdf")] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args([
+                "host",
+                "--protocol",
+                protocol,
+                "--call",
+                "form_elicitation_v2_request",
+            ])
+            .args(["--args", &report_form().to_string(), "--"])
+            .arg(forms_mcp())
+            .env("DATA_FORMS_TIMEOUT_MS", "60000")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("no page URL on stderr").unwrap();
+            if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
+                break url.to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        b.open_url(&url);
+        assert_eq!(b.text_of("h1"), "Set up your weekly report", "{protocol}");
+        b.click_on(&format!("label[data-option={option}]"));
+        b.type_into(&b.find("textarea"), "churn");
+        b.click_on("#forms-submit");
+        let mut out = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+        assert!(child.wait().unwrap().success(), "{protocol}");
+        let result: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            payload(&result),
+            json!({"action": "accept", "content": {"goal": "churn", "format": option}}),
+            "{protocol}"
+        );
+        // The page says the host took the response.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let sent = "return document.getElementById('forms-result').getAttribute('data-forms-sent')";
+        while b.js(sent, vec![]) != json!("yes") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the page did not report the send"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! A local host for any MCP server (`forms host`): connects to a server over stdio or
+//! streamable HTTP as a host that advertises native forms, lists the tools, calls one, and
+//! answers every form the server asks on the way.
+//!
+//! The host initializes with `capabilities.elicitation.form` and
+//! `capabilities.extensions["openai/elicitation"].form` on both protocol generations. Up to
+//! 2025-11-25 a form arrives as the mid-call request `openai/elicitation/create`, whose params
+//! are the native request; from 2026-07-28 it arrives as an input-required round whose
+//! `elicitation/create` input request carries the native schema under
+//! `_meta["openai/elicitation"].requestedSchema` (the core schema is then empty), and rmcp's
+//! client retries the call with the answer. Either way the form is shown by an [`Answerer`]
+//! and its answer sent back as given.
+//!
+//! A malformed form request is answered with a JSON-RPC error (`-32602`, invalid params),
+//! explained on standard error, and the session goes on.
+
+mod page;
+mod trace;
+
+pub use page::PageServer;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, CustomRequest, CustomResult,
+    ElicitRequestParams, ElicitResult, Implementation, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::Transport;
+use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
+use serde_json::{json, Map, Value};
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex};
+
+/// Renders a native request (`{mode?, message, requestedSchema}` as JSON text) as an HTML
+/// page whose Submit, Decline and Cancel POST the host response JSON to the URL in the
+/// `<body data-forms-post>` attribute.
+pub type RenderPage = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+
+/// Answers one native request with a host response, blocking (run on a blocking thread).
+pub type AnswerFn = Arc<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
+
+/// How the host answers a form.
+#[derive(Clone)]
+pub enum Answerer {
+    /// Host responses read from a file: one object answers every form; an array answers the
+    /// forms in order, one each.
+    Scripted(Vec<Value>, bool),
+    /// The browser: the page is served on 127.0.0.1 and the host waits for its submit.
+    Page(RenderPage),
+    /// Any other way of answering (the hook of a terminal fill).
+    Custom(AnswerFn),
+}
+
+impl Answerer {
+    /// Reads `--answer FILE`: a host response object, or an array of them.
+    pub fn from_answer_file(text: &str) -> Result<Answerer, String> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Array(list)) => Ok(Answerer::Scripted(list, false)),
+            Ok(value @ Value::Object(_)) => Ok(Answerer::Scripted(vec![value], true)),
+            Ok(_) => Err("must hold a host response object or an array of them".to_owned()),
+            Err(e) => Err(format!("is not JSON: {e}")),
+        }
+    }
+}
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A command (program and arguments) started as a child process, spoken to over stdio.
+    Command(Vec<OsString>),
+    /// A streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`.
+    Url(String),
+}
+
+/// What one `forms host` run does.
+#[derive(Clone)]
+pub struct HostOptions {
+    /// The server.
+    pub target: Target,
+    /// The protocol version asked for: 2025-11-25 (initialize, mid-call requests) or
+    /// 2026-07-28 (discover, input-required rounds).
+    pub protocol: ProtocolVersion,
+    /// The tool to call and its arguments; `None` lists the tools only.
+    pub call: Option<(String, Map<String, Value>)>,
+    /// How forms are answered.
+    pub answerer: Answerer,
+    /// Whether every JSON-RPC message is logged on standard error.
+    pub trace: bool,
+}
+
+/// The capabilities the host advertises.
+pub fn host_capabilities() -> Value {
+    json!({"elicitation": {"form": {}}, "extensions": {crate::EXTENSION: {"form": {}}}})
+}
+
+/// Parses a protocol version given on the command line.
+pub fn parse_protocol(text: &str) -> Result<ProtocolVersion, String> {
+    match text {
+        "2026-07-28" => Ok(ProtocolVersion::V_2026_07_28),
+        "2025-11-25" => Ok(ProtocolVersion::V_2025_11_25),
+        "2025-06-18" => Ok(ProtocolVersion::V_2025_06_18),
+        "2025-03-26" => Ok(ProtocolVersion::V_2025_03_26),
+        other => Err(format!(
+            "unknown protocol version {other:?}; use 2025-11-25 or 2026-07-28"
+        )),
+    }
+}
+
+#[derive(Clone)]
+struct HostClient {
+    protocol: ProtocolVersion,
+    answerer: Answerer,
+    next: Arc<Mutex<usize>>,
+    page: Arc<tokio::sync::OnceCell<PageServer>>,
+}
+
+impl HostClient {
+    /// Shows `native` and returns the host response.
+    async fn answer(&self, native: Value) -> Result<Value, String> {
+        let index = {
+            let mut next = self.next.lock().map_err(|_| "poisoned".to_owned())?;
+            let index = *next;
+            *next += 1;
+            index
+        };
+        match &self.answerer {
+            Answerer::Scripted(list, every) => {
+                let chosen = if *every {
+                    list.first()
+                } else {
+                    list.get(index)
+                };
+                chosen.cloned().ok_or_else(|| {
+                    format!(
+                        "the answer file holds {} responses; form {} has none",
+                        list.len(),
+                        index + 1
+                    )
+                })
+            }
+            Answerer::Page(render) => {
+                let page = self
+                    .page
+                    .get_or_try_init(PageServer::start)
+                    .await
+                    .map_err(|e| format!("cannot serve the page: {e}"))?;
+                let html = render(&native.to_string())?;
+                page.ask(html).await
+            }
+            Answerer::Custom(answer) => {
+                let answer = Arc::clone(answer);
+                tokio::task::spawn_blocking(move || answer(&native))
+                    .await
+                    .map_err(|e| e.to_string())?
+            }
+        }
+    }
+}
+
+/// Checks that `params` is a native form request: an object with a string `message` and a
+/// `requestedSchema` of type `"object"` whose `properties` is an object.
+pub fn check_native(params: &Value) -> Result<(), String> {
+    let Some(object) = params.as_object() else {
+        return Err(format!("the params are not an object but {}", kind(params)));
+    };
+    match object.get("message") {
+        Some(Value::String(_)) => {}
+        Some(other) => return Err(format!("`message` is {}, not a string", kind(other))),
+        None => return Err("`message` is missing".to_owned()),
+    }
+    let Some(schema) = object.get("requestedSchema") else {
+        return Err("`requestedSchema` is missing".to_owned());
+    };
+    let Some(schema) = schema.as_object() else {
+        return Err(format!(
+            "`requestedSchema` is {}, not an object",
+            kind(schema)
+        ));
+    };
+    if schema.get("type") != Some(&json!("object")) {
+        return Err("`requestedSchema.type` is not \"object\"".to_owned());
+    }
+    match schema.get("properties") {
+        Some(Value::Object(_)) => Ok(()),
+        Some(other) => Err(format!(
+            "`requestedSchema.properties` is {}, not an object",
+            kind(other)
+        )),
+        None => Err("`requestedSchema.properties` is missing".to_owned()),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn malformed(method: &str, why: &str) -> McpError {
+    let message = format!("malformed {method} request: {why}");
+    eprintln!(
+        "forms host: the server sent a {message}; answered with a JSON-RPC error, still running"
+    );
+    McpError::invalid_params(message, None)
+}
+
+impl ClientHandler for HostClient {
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, McpError> {
+        if request.method != crate::ELICITATION_METHOD {
+            return Err(McpError::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("this host does not handle `{}`", request.method),
+                None,
+            ));
+        }
+        let params = request.params.unwrap_or(Value::Null);
+        check_native(&params).map_err(|why| malformed(crate::ELICITATION_METHOD, &why))?;
+        match self.answer(params).await {
+            Ok(answer) => Ok(CustomResult::new(answer)),
+            Err(why) => {
+                eprintln!("forms host: the form was not answered: {why}");
+                Err(McpError::internal_error(why, None))
+            }
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let mut params = serde_json::to_value(&request)
+            .map_err(|e| malformed("elicitation/create", &e.to_string()))?;
+        let meta = serde_json::to_value(&ctx.meta).unwrap_or(Value::Null);
+        // The native schema travels under _meta; a core elicitation is shown as it is.
+        if let Some(schema) = meta.pointer("/openai~1elicitation/requestedSchema") {
+            if let Some(object) = params.as_object_mut() {
+                object.insert("requestedSchema".to_owned(), schema.clone());
+            }
+        }
+        if let Some(object) = params.as_object_mut() {
+            object.remove("_meta");
+        }
+        check_native(&params).map_err(|why| malformed("elicitation/create", &why))?;
+        let answer = match self.answer(params).await {
+            Ok(answer) => answer,
+            Err(why) => {
+                eprintln!("forms host: the form was not answered: {why}");
+                return Err(McpError::internal_error(why, None));
+            }
+        };
+        serde_json::from_value(answer).map_err(|e| {
+            eprintln!("forms host: the answer is not a host response: {e}");
+            McpError::internal_error(format!("the answer is not a host response: {e}"), None)
+        })
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let caps: ClientCapabilities =
+            serde_json::from_value(host_capabilities()).unwrap_or_default();
+        ClientConfig::new(
+            caps,
+            Implementation::new("forms-host", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(self.protocol.clone())
+    }
+}
+
+/// Runs one session: connects, lists the tools, calls the tool when asked, and returns the
+/// JSON to print (the tool list, or the call's result).
+pub fn run(options: HostOptions) -> Result<Value, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(run_async(options))
+}
+
+async fn run_async(options: HostOptions) -> Result<Value, String> {
+    let client = HostClient {
+        protocol: options.protocol.clone(),
+        answerer: options.answerer.clone(),
+        next: Arc::default(),
+        page: Arc::default(),
+    };
+    match &options.target {
+        Target::Command(argv) => {
+            let Some((program, args)) = argv.split_first() else {
+                return Err("no server command after `--`".to_owned());
+            };
+            let mut command = tokio::process::Command::new(program);
+            command.args(args).kill_on_drop(true);
+            let transport = rmcp::transport::TokioChildProcess::new(command)
+                .map_err(|e| format!("cannot start {}: {e}", program.to_string_lossy()))?;
+            session(client, trace::traced(transport, options.trace), &options).await
+        }
+        Target::Url(url) => {
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+            session(client, trace::traced(transport, options.trace), &options).await
+        }
+    }
+}
+
+async fn session<T>(
+    client: HostClient,
+    transport: T,
+    options: &HostOptions,
+) -> Result<Value, String>
+where
+    T: Transport<RoleClient> + 'static,
+{
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let running: RunningService<RoleClient, HostClient> = if options.protocol.has_initialize() {
+        client.serve(transport).await
+    } else {
+        let preferred_versions = vec![options.protocol.clone()];
+        client
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover { preferred_versions },
+            )
+            .await
+    }
+    .map_err(|e| format!("the server did not start a session: {e}"))?;
+    let outcome = drive(&running, options).await;
+    let _ = running.cancel().await;
+    outcome
+}
+
+async fn drive(
+    running: &RunningService<RoleClient, HostClient>,
+    options: &HostOptions,
+) -> Result<Value, String> {
+    let tools = running
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list failed: {e}"))?;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    let Some((name, arguments)) = &options.call else {
+        return serde_json::to_value(&tools)
+            .map(|tools| json!({"tools": tools}))
+            .map_err(|e| e.to_string());
+    };
+    if !names.contains(&name.as_str()) {
+        return Err(format!(
+            "the server has no tool `{name}`; its tools: {}",
+            names.join(", ")
+        ));
+    }
+    eprintln!("forms host: calling `{name}`");
+    let params = CallToolRequestParams::new(name.clone()).with_arguments(arguments.clone());
+    let result = running
+        .call_tool(params)
+        .await
+        .map_err(|e| format!("tools/call `{name}` failed: {e}"))?;
+    serde_json::to_value(&result).map_err(|e| e.to_string())
+}
