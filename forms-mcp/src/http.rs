@@ -1,11 +1,40 @@
 //! The streamable HTTP transport: the MCP endpoint `/mcp` on a local address.
+//!
+//! Whatever connects is treated as hostile ([`HttpOptions`] holds every limit):
+//! - `Host` must name the bound address (`127.0.0.1:PORT`, `localhost:PORT`, `[::1]:PORT`,
+//!   or the bound IP), so a DNS-rebound name is refused (403); `--allow-host` adds names.
+//! - A present `Origin` must be the server's own origin (`http://` + an allowed host), or
+//!   one given with `--allow-origin`; any other is refused (403). Requests without `Origin`
+//!   (not from a browser) pass.
+//! - Headers must arrive within the header time-out, which also closes idle keep-alive
+//!   connections; a body must arrive whole within the body time-out, be at most
+//!   [`MAX_BODY_BYTES`], and its bytes past the first 64 KiB come from a budget shared by all
+//!   requests (503 when spent), so unfinished bodies cannot take the memory.
+//! - At most `max_connections` connections are served at once (lowered to fit the process's
+//!   open-file limit); the excess waits in the listen queue.
+//! - At most `max_sessions` sessions live at once; a session is closed after its idle time,
+//!   and a new one replaces the least recently used session that has nothing open (503 when
+//!   every session is busy).
+//! - A request with two `Authorization` headers is refused (400). A session belongs to the
+//!   bearer token that opened it (or to no token); a request with another one is refused
+//!   (403). The request's [`Caller`](crate::auth::Caller) travels to the tools in the
+//!   request's extensions.
 
+mod guard;
+mod sessions;
+
+use crate::auth::Tokens;
 use crate::FormsServer;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// The path of the MCP endpoint.
@@ -16,31 +45,270 @@ pub const ENDPOINT: &str = "/mcp";
 /// HTTP 413.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// The default time for a request's headers to arrive, and for an idle connection to stay
+/// open: 10 seconds.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default time for a request body to arrive whole: 30 seconds.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default number of connections served at once: 256.
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// Open files kept for the process besides connections when the connection cap is fitted to
+/// the open-file limit.
+pub const RESERVED_FILES: u64 = 32;
+
+/// The default number of live sessions: 512.
+pub const MAX_SESSIONS: usize = 512;
+
+/// The default idle time after which a session is closed: 16 minutes (the default call
+/// timeout of 15 minutes and one more).
+pub const SESSION_IDLE: Duration = Duration::from_secs(16 * 60);
+
+/// The default budget for request body bytes past the first 64 KiB of each request: 64 MiB.
+pub const BODY_MEMORY: usize = 64 * 1024 * 1024;
+
+/// hyper's read buffer per connection: 64 KiB (also the largest request head).
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// The limits and checks of the HTTP transport. [`Default`] gives the documented defaults.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Origins accepted besides the server's own (`http://127.0.0.1:PORT` …), each
+    /// `scheme://host[:port]` or `null`.
+    pub allow_origins: Vec<String>,
+    /// `Host` values accepted besides the bound address, each `host` (any port) or
+    /// `host:port`; `*` turns the `Host` check off.
+    pub allow_hosts: Vec<String>,
+    /// How long a request's headers may take, and how long an idle connection stays open.
+    pub header_timeout: Duration,
+    /// How long a request body may take to arrive whole.
+    pub body_timeout: Duration,
+    /// How many connections are served at once.
+    pub max_connections: usize,
+    /// How many sessions live at once.
+    pub max_sessions: usize,
+    /// How long a session may stay idle before it is closed.
+    pub session_idle: Duration,
+    /// The largest request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Bytes of request bodies past the first 64 KiB of each that may be held at once.
+    pub body_memory: usize,
+    /// The bearer tokens the server knows (empty: every caller is known by its token alone,
+    /// if any).
+    pub tokens: Tokens,
+}
+
+impl Default for HttpOptions {
+    fn default() -> HttpOptions {
+        HttpOptions {
+            allow_origins: Vec::new(),
+            allow_hosts: Vec::new(),
+            header_timeout: HEADER_TIMEOUT,
+            body_timeout: BODY_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+            max_sessions: MAX_SESSIONS,
+            session_idle: SESSION_IDLE,
+            max_body_bytes: MAX_BODY_BYTES,
+            body_memory: BODY_MEMORY,
+            tokens: Tokens::default(),
+        }
+    }
+}
+
+/// Reads an `--allow-origin` value: `scheme://host[:port]` (a missing port is the scheme's
+/// default for `http` and `https`) or `null`.
+///
+/// ```
+/// use forms_mcp::http::parse_origin;
+/// assert_eq!(parse_origin("https://app.example.com").unwrap(), "https://app.example.com:443");
+/// assert_eq!(parse_origin("http://localhost:5173").unwrap(), "http://localhost:5173");
+/// assert_eq!(parse_origin("null").unwrap(), "null");
+/// assert!(parse_origin("app.example.com").is_err());
+/// assert!(parse_origin("https://app.example.com/path").is_err());
+/// ```
+pub fn parse_origin(text: &str) -> Result<String, String> {
+    if text == "null" {
+        return Ok(text.to_owned());
+    }
+    let bad = || format!("an origin is written scheme://host[:port], got {text:?}");
+    let uri: axum::http::Uri = text.parse().map_err(|_| bad())?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err(bad());
+    };
+    if !matches!(uri.path(), "" | "/") || uri.query().is_some() || authority.as_str().contains('@')
+    {
+        return Err(bad());
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    let port = authority.port_u16().or(match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    });
+    let host = authority.host().to_ascii_lowercase();
+    Ok(match port {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
+}
+
+/// The `Host` values a server bound to `local` accepts by default: the loopback names with
+/// its port, and its own address when it is bound to one address.
+fn own_hosts(local: SocketAddr) -> Vec<String> {
+    let port = local.port();
+    let mut hosts = vec![
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+    ];
+    let ip = local.ip();
+    if !ip.is_loopback() && !ip.is_unspecified() {
+        hosts.push(match ip {
+            IpAddr::V4(ip) => format!("{ip}:{port}"),
+            IpAddr::V6(ip) => format!("[{ip}]:{port}"),
+        });
+    }
+    hosts
+}
+
+/// The connection cap that fits the process's open-file limit, keeping
+/// [`RESERVED_FILES`] for everything else.
+fn fitted_connections(wanted: usize) -> usize {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{getrlimit, Resource};
+        if let Ok((soft, _)) = getrlimit(Resource::RLIMIT_NOFILE) {
+            let room = soft.saturating_sub(RESERVED_FILES).max(1);
+            return wanted
+                .min(usize::try_from(room).unwrap_or(usize::MAX))
+                .max(1);
+        }
+    }
+    wanted.max(1)
+}
+
 /// Binds `addr` for the HTTP server. A port of 0 picks a free port; read it from the
 /// listener's `local_addr`.
 pub async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     TcpListener::bind(addr).await
 }
 
-/// Serves `server` on `listener` at [`ENDPOINT`] until `shutdown` is cancelled. Sessions are
-/// kept (rmcp's stateful mode), so the mid-call `openai/elicitation/create` of the legacy
-/// protocol reaches the host over the session's event stream.
+/// The connection cap [`serve`] applies for `options`: `max_connections`, lowered to fit the
+/// process's open-file limit.
+pub fn connection_cap(options: &HttpOptions) -> usize {
+    fitted_connections(options.max_connections)
+}
+
+/// Serves `server` on `listener` at [`ENDPOINT`] until `shutdown` is cancelled, with the
+/// checks and limits of `options`. Sessions are kept (rmcp's stateful mode), so the mid-call
+/// `openai/elicitation/create` of the legacy protocol reaches the host over the session's
+/// event stream.
 pub async fn serve(
     server: FormsServer,
     listener: TcpListener,
+    options: HttpOptions,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
+    let local = listener.local_addr()?;
+    let mut hosts = own_hosts(local);
+    hosts.extend(options.allow_hosts.iter().cloned());
+    let mut origins: Vec<String> = own_hosts(local)
+        .iter()
+        .map(|host| format!("http://{host}"))
+        .collect();
+    origins.extend(options.allow_origins.iter().cloned());
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(true)
-        .with_max_request_body_bytes(MAX_BODY_BYTES)
-        .with_cancellation_token(shutdown.child_token());
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let router = axum::Router::new().nest_service(ENDPOINT, service);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
-        .await
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_cancellation_token(shutdown.child_token())
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    let config = if options.allow_hosts.iter().any(|h| h == "*") {
+        config.disable_allowed_hosts()
+    } else {
+        config.with_allowed_hosts(hosts)
+    };
+    let mut local_sessions = LocalSessionManager::default();
+    local_sessions.session_config.keep_alive = Some(options.session_idle);
+    let sessions = Arc::new(sessions::Sessions::new(
+        local_sessions,
+        options.max_sessions,
+    ));
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let guard = Arc::new(guard::Guard {
+        tokens: options.tokens.clone(),
+        sessions,
+        max_body_bytes: options.max_body_bytes,
+        body_timeout: options.body_timeout,
+        budget: Arc::new(Semaphore::new(
+            options.body_memory.min(Semaphore::MAX_PERMITS),
+        )),
+    });
+    let router = axum::Router::new()
+        .nest_service(ENDPOINT, service)
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+
+    let cap = connection_cap(&options);
+    let slots = Arc::new(Semaphore::new(cap));
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(options.header_timeout)
+        .max_buf_size(READ_BUFFER_BYTES)
+        .keep_alive(true);
+    loop {
+        // A connection is accepted only when a slot is free; the excess waits in the
+        // listen queue.
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            () = shutdown.cancelled() => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    if !is_connection_error(&error) {
+                        // Out of descriptors or memory: wait a little rather than spin.
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    continue;
+                }
+            },
+            () = shutdown.cancelled() => break,
+        };
+        let connection = builder.serve_connection(
+            TokioIo::new(stream),
+            TowerToHyperService::new(router.clone()),
+        );
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                () = shutdown.cancelled() => {}
+            }
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        });
+    }
+    // Give open connections a moment to finish.
+    let all = u32::try_from(cap).unwrap_or(u32::MAX);
+    let _ = tokio::time::timeout(Duration::from_secs(5), slots.acquire_many(all)).await;
+    Ok(())
+}
+
+/// Errors of one incoming connection, after which accepting goes on at once.
+fn is_connection_error(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    )
 }

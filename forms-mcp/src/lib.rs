@@ -52,8 +52,9 @@
 //! - Used multi-round-trip states are remembered in this process only: instances behind a
 //!   load balancer need the same `FORMS_STATE_KEY` and a shared used-state store to refuse a
 //!   replay sent to another instance.
-//! - On HTTP a state is bound to the `Mcp-Session-Id` header, else the bearer token; a
-//!   caller with neither is bound to the tool call's arguments alone.
+//! - On HTTP a state is bound to the principal of a known bearer token, else to the digest of
+//!   the token presented, plus the live session the request belongs to, if any ([`auth`]);
+//!   a caller without a token is bound to the tool call's arguments (and session) alone.
 //!
 //! # Timeout
 //! `DATA_FORMS_TIMEOUT_MS`, an integer from 1 to 1,500,000, sets how long a call waits for the
@@ -64,6 +65,7 @@
 #![warn(missing_docs)]
 
 mod ask;
+pub mod auth;
 mod capability;
 pub mod config;
 #[cfg(feature = "host")]

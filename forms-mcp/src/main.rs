@@ -1,13 +1,16 @@
 //! `forms-mcp`: serves the Data form tool `form_elicitation_v2_request` over MCP.
 
 use forms_ask::{Asks, Principal};
+use forms_mcp::auth::Tokens;
 use forms_mcp::config::timeout_from_env;
+use forms_mcp::http::{self, HttpOptions};
 use forms_mcp::replies::{AskTools, Principals};
-use forms_mcp::{http, FormsServer};
+use forms_mcp::FormsServer;
 use rmcp::ServiceExt;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The environment variable naming the stdio principal of the `ask_*` tools.
 const PRINCIPAL_ENV: &str = "FORMS_ASK_PRINCIPAL";
@@ -34,17 +37,43 @@ Usage:
   forms-mcp --http ADDR --asks DB --principal-token NAME=TOKEN...
                                   the same over HTTP: a call acts as the principal its
                                   `Authorization: Bearer TOKEN` maps to; a call without a
-                                  known token is refused (unauthenticated)
+                                  known token is refused (unauthenticated); each token
+                                  has at least 16 characters
   forms-mcp --help                this text
   forms-mcp --version             the version
+
+HTTP checks and limits (defaults in brackets):
+  --allow-origin ORIGIN   also accept requests whose Origin is ORIGIN
+                          (scheme://host[:port] or null; repeatable). By default a
+                          present Origin must be the server's own (http://127.0.0.1:PORT,
+                          http://localhost:PORT, http://[::1]:PORT); others get 403.
+  --allow-host HOST       also accept the Host header HOST (a name, any port) or
+                          HOST:PORT (repeatable); `*` accepts any Host. By default Host
+                          must be 127.0.0.1:PORT, localhost:PORT, [::1]:PORT or the
+                          bound address (refuses DNS rebinding); others get 403.
+  --header-timeout SECS   time for a request's headers to arrive, and for an idle
+                          connection to stay open [10]
+  --body-timeout SECS     time for a request body to arrive whole [30]
+  --max-connections N     connections served at once, the excess waits [256, lowered
+                          to the open-file limit minus 32]
+  --max-sessions N        sessions alive at once; a new one replaces the least
+                          recently used session with nothing open, or gets 503 [512]
+  --session-idle SECS     a session unused this long is closed [the call timeout
+                          plus 60]
+  --body-memory MIB       memory for request bodies past their first 64 KiB, shared
+                          by all requests; a body that finds it spent gets 503 [64]
+  Request bodies are at most 4 MiB. A request with two Authorization headers gets
+  400; a session opened with one bearer token (or none) refuses any other (403).
 
 Environment:
   DATA_FORMS_TIMEOUT_MS  how long a call waits for the submission, an integer from 1 to
                          1500000 milliseconds; default 900000 (15 minutes). An invalid
                          value stops the server at start.
   FORMS_STATE_KEY        the key sealing multi-round-trip request states (protocol
-                         2026-07-28), at least 32 bytes written in hex; instances behind
-                         one load balancer need the same key. Default: random per process.
+                         2026-07-28), at least 32 random bytes written in hex (a key of
+                         zero bytes or a short repeated pattern stops the server at
+                         start); instances behind one load balancer need the same key.
+                         Default: random per process.
   FORMS_ASK_PRINCIPAL    the stdio principal of the ask_* tools when --principal is not given.
   FORMS_ASK_PRINCIPAL_TOKENS
                          more NAME=TOKEN pairs for --http, separated by whitespace; unlike
@@ -62,12 +91,34 @@ enum Mode {
     Version,
 }
 
-/// The command line: the transport and the requested-reply options.
+/// The command line: the transport, its limits and the requested-reply options.
 struct Options {
     mode: Mode,
     asks: Option<String>,
     principal: Option<String>,
     tokens: Vec<(String, String)>,
+    http: HttpOptions,
+    /// `--session-idle`, when given.
+    session_idle: Option<Duration>,
+    /// Whether an HTTP-only flag was given.
+    http_flags: bool,
+}
+
+/// Reads a number of seconds, more than 0 and at most a day.
+fn seconds(flag: &str, text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && *s <= 86_400.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("`{flag}` takes a number of seconds from 0 to 86400, got {text:?}"))
+}
+
+/// Reads a count from 1 to `max`.
+fn count(flag: &str, text: &str, max: usize) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("`{flag}` takes a whole number from 1 to {max}, got {text:?}"))
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -76,6 +127,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         asks: None,
         principal: None,
         tokens: Vec::new(),
+        http: HttpOptions::default(),
+        session_idle: None,
+        http_flags: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -105,12 +159,56 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     .tokens
                     .push((name.to_owned(), token.trim().to_owned()));
             }
+            "--allow-origin" => {
+                let origin = http::parse_origin(&value("an origin such as https://app.example")?)
+                    .map_err(|e| format!("`--allow-origin`: {e}"))?;
+                options.http.allow_origins.push(origin);
+                options.http_flags = true;
+            }
+            "--allow-host" => {
+                let host = value("a host name, HOST:PORT or *")?;
+                if host.is_empty() || host.contains(['/', ' ', ',']) {
+                    return Err(format!(
+                        "`--allow-host` takes a host name, HOST:PORT or *, got {host:?}"
+                    ));
+                }
+                options.http.allow_hosts.push(host);
+                options.http_flags = true;
+            }
+            "--header-timeout" => {
+                options.http.header_timeout = seconds(flag, &value("seconds")?)?;
+                options.http_flags = true;
+            }
+            "--body-timeout" => {
+                options.http.body_timeout = seconds(flag, &value("seconds")?)?;
+                options.http_flags = true;
+            }
+            "--session-idle" => {
+                options.session_idle = Some(seconds(flag, &value("seconds")?)?);
+                options.http_flags = true;
+            }
+            "--max-connections" => {
+                options.http.max_connections = count(flag, &value("a number")?, 1_000_000)?;
+                options.http_flags = true;
+            }
+            "--max-sessions" => {
+                options.http.max_sessions = count(flag, &value("a number")?, 1_000_000)?;
+                options.http_flags = true;
+            }
+            "--body-memory" => {
+                let mib = count(flag, &value("a number of MiB")?, 1 << 20)?;
+                options.http.body_memory = mib * 1024 * 1024;
+                options.http_flags = true;
+            }
             other => {
                 return Err(format!(
                     "unexpected argument {other:?}; see `forms-mcp --help`"
                 ))
             }
         }
+    }
+    if options.http_flags && !matches!(options.mode, Mode::Http(_) | Mode::Help | Mode::Version) {
+        return Err("the HTTP checks and limits are for `--http ADDR`".into());
     }
     Ok(options)
 }
@@ -123,8 +221,9 @@ fn token_pair(pair: &str) -> Result<(String, String), String> {
         .ok_or_else(|| "a principal token is written NAME=TOKEN".to_owned())
 }
 
-/// The requested-reply tools the options ask for, or why they cannot be served.
-fn replies(options: &Options) -> Result<Option<AskTools>, String> {
+/// The requested-reply tools the options ask for (and the token table of HTTP callers), or
+/// why they cannot be served.
+fn replies(options: &Options) -> Result<Option<(AskTools, Tokens)>, String> {
     let http = matches!(options.mode, Mode::Http(_));
     let Some(location) = &options.asks else {
         if options.principal.is_some() || !options.tokens.is_empty() {
@@ -132,7 +231,7 @@ fn replies(options: &Options) -> Result<Option<AskTools>, String> {
         }
         return Ok(None);
     };
-    let principals = if http {
+    let (principals, tokens) = if http {
         let mut pairs = options.tokens.clone();
         if let Ok(text) = std::env::var(TOKENS_ENV) {
             for pair in text.split_whitespace() {
@@ -150,14 +249,12 @@ fn replies(options: &Options) -> Result<Option<AskTools>, String> {
             );
         }
         let mut tokens = Vec::with_capacity(pairs.len());
-        for (name, token) in &pairs {
-            if tokens.iter().any(|(t, _): &(String, Principal)| t == token) {
-                return Err(format!("the token of {name:?} is given twice"));
-            }
+        for (name, token) in pairs {
             let principal = Principal::new(name.as_str()).map_err(|e| e.to_string())?;
-            tokens.push((token.clone(), principal));
+            tokens.push((token, principal));
         }
-        Principals::tokens(tokens)
+        let tokens = Tokens::new(tokens).map_err(|e| e.to_string())?;
+        (Principals::tokens(tokens.clone()), tokens)
     } else {
         if !options.tokens.is_empty() {
             return Err("`--principal-token` is for `--http`; over stdio use `--principal`".into());
@@ -168,10 +265,11 @@ fn replies(options: &Options) -> Result<Option<AskTools>, String> {
                 format!("`--asks` over stdio needs `--principal NAME` (or {PRINCIPAL_ENV})")
             })?,
         };
-        Principals::fixed(Principal::new(name).map_err(|e| e.to_string())?)
+        let principal = Principal::new(name).map_err(|e| e.to_string())?;
+        (Principals::fixed(principal), Tokens::default())
     };
     let asks = Asks::open_location(location).map_err(|e| format!("cannot open {location}: {e}"))?;
-    Ok(Some(AskTools::new(Arc::new(asks), principals)))
+    Ok(Some((AskTools::new(Arc::new(asks), principals), tokens)))
 }
 
 fn main() -> ExitCode {
@@ -211,8 +309,15 @@ fn main() -> ExitCode {
         }
     };
     // Opened before the async runtime starts: the PostgreSQL client runs its own.
+    let mut http_options = options.http.clone();
+    http_options.session_idle = options
+        .session_idle
+        .unwrap_or(timeout + Duration::from_secs(60));
     match replies(&options) {
-        Ok(Some(tools)) => server = server.with_replies(tools),
+        Ok(Some((tools, tokens))) => {
+            server = server.with_replies(tools);
+            http_options.tokens = tokens;
+        }
         Ok(None) => {}
         Err(error) => {
             eprintln!("forms-mcp: {error}");
@@ -232,7 +337,7 @@ fn main() -> ExitCode {
     };
     runtime.block_on(async move {
         match mode {
-            Mode::Http(addr) => run_http(server, addr).await,
+            Mode::Http(addr) => run_http(server, addr, http_options).await,
             _ => run_stdio(server).await,
         }
     })
@@ -255,7 +360,7 @@ async fn run_stdio(server: FormsServer) -> ExitCode {
     }
 }
 
-async fn run_http(server: FormsServer, addr: SocketAddr) -> ExitCode {
+async fn run_http(server: FormsServer, addr: SocketAddr, options: HttpOptions) -> ExitCode {
     let listener = match http::bind(addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -271,7 +376,13 @@ async fn run_http(server: FormsServer, addr: SocketAddr) -> ExitCode {
         let _ = tokio::signal::ctrl_c().await;
         on_signal.cancel();
     });
-    match http::serve(server, listener, shutdown).await {
+    let cap = http::connection_cap(&options);
+    if cap < options.max_connections {
+        eprintln!(
+            "forms-mcp: serving at most {cap} connections at once, to fit the open-file limit"
+        );
+    }
+    match http::serve(server, listener, options, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("forms-mcp: {error}");

@@ -8,6 +8,7 @@
 //! cannot drop its `x-openai-*` keys. The answer arrives as raw JSON in the retried call's
 //! `inputResponses` and is checked by the runtime's answer checker as sent.
 
+use crate::auth::{Caller, Tokens};
 use crate::state::States;
 use forms_runtime::{DataForm, ErrorCode, FormError};
 use rmcp::model::{InputRequest, InputRequiredResult, InputResponses};
@@ -27,11 +28,11 @@ pub(crate) enum Round {
     InputRequired(InputRequiredResult),
 }
 
-/// The binding of a state: the caller on the wire, the tool call (name and arguments) and
-/// the normalized form.
+/// The binding of a state: the caller, the tool call (name and arguments) and the
+/// normalized form.
 fn binding(form: &DataForm, call: &[u8], ctx: &RequestContext<RoleServer>) -> Vec<u8> {
-    let mut bytes = b"forms-mcp/state/v1\0".to_vec();
-    bytes.extend_from_slice(caller(ctx).as_bytes());
+    let mut bytes = b"forms-mcp/state/v2\0".to_vec();
+    bytes.extend_from_slice(&caller(ctx));
     bytes.push(0);
     bytes.extend_from_slice(call);
     bytes.push(0);
@@ -39,30 +40,22 @@ fn binding(form: &DataForm, call: &[u8], ctx: &RequestContext<RoleServer>) -> Ve
     bytes
 }
 
-/// Who calls, as the HTTP request shows it: the `Mcp-Session-Id` header when present, else
-/// the bearer token of the `Authorization` header; empty on stdio (one process, one caller)
-/// and for HTTP requests with neither.
-fn caller(ctx: &RequestContext<RoleServer>) -> String {
+/// Who calls, as the HTTP transport established it ([`Caller`]): the principal of a known
+/// bearer token, else the digest of the token presented, else no one; then the live session
+/// the request belongs to, if any. Never the client-chosen `Mcp-Session-Id` header alone.
+/// Served by another HTTP stack than [`crate::http`], the caller is read from the request's
+/// bearer token alone. On stdio (one process, one caller) the binding is empty.
+fn caller(ctx: &RequestContext<RoleServer>) -> Vec<u8> {
     let Some(parts) = ctx.extensions.get::<axum::http::request::Parts>() else {
-        return String::new();
+        return Vec::new();
     };
-    if let Some(session) = parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-    {
-        return format!("session:{session}");
+    match parts.extensions.get::<Caller>() {
+        Some(caller) => caller.binding(),
+        None => Tokens::default()
+            .caller(&parts.headers)
+            .unwrap_or_else(|_| Caller::anonymous())
+            .binding(),
     }
-    parts
-        .headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|token| format!("bearer:{}", token.trim()))
-        .unwrap_or_default()
 }
 
 /// One round: without a state, the input-required result; with one, the checked state's

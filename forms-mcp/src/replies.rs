@@ -23,6 +23,7 @@
 //! `invalid_arguments` or `unauthenticated`; a conflict or expiry carries `latest`, the
 //! request as it is now.
 
+use crate::auth::{Caller, Tokens};
 use forms_ask::{
     Action, AskError, Asks, ConversationId, ExecutionStatus, Kind, NewRequest, Outcome, Principal,
     Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
@@ -40,20 +41,10 @@ use std::time::Duration;
 pub const WAIT_SECONDS_MAX: f64 = 900.0;
 
 /// How a call's principal is found.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Principals {
     fixed: Option<Principal>,
-    tokens: Vec<(String, Principal)>,
-}
-
-impl std::fmt::Debug for Principals {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never print the tokens.
-        f.debug_struct("Principals")
-            .field("fixed", &self.fixed)
-            .field("tokens", &self.tokens.len())
-            .finish()
-    }
+    tokens: Arc<Tokens>,
 }
 
 impl Principals {
@@ -61,20 +52,20 @@ impl Principals {
     pub fn fixed(principal: Principal) -> Principals {
         Principals {
             fixed: Some(principal),
-            tokens: Vec::new(),
+            tokens: Arc::default(),
         }
     }
 
     /// HTTP callers: each bearer token maps to its principal.
-    pub fn tokens(tokens: Vec<(String, Principal)>) -> Principals {
+    pub fn tokens(tokens: Tokens) -> Principals {
         Principals {
             fixed: None,
-            tokens,
+            tokens: Arc::new(tokens),
         }
     }
 
-    /// The principal of a call: over HTTP the one its bearer token maps to, otherwise the
-    /// fixed one.
+    /// The principal of a call: over HTTP the one its bearer token maps to (as the transport
+    /// established it, see [`crate::auth::Caller`]), otherwise the fixed one.
     fn of(&self, ctx: &RequestContext<RoleServer>) -> Result<Principal, Value> {
         let Some(parts) = ctx.extensions.get::<axum::http::request::Parts>() else {
             return self.fixed.clone().ok_or_else(|| {
@@ -84,37 +75,21 @@ impl Principals {
                 )
             });
         };
-        let token = parts
-            .headers
-            .get(axum::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(str::trim)
-            .ok_or_else(|| {
-                refusal(
-                    "unauthenticated",
-                    "the request carries no `Authorization: Bearer` token",
-                )
-            })?;
-        // Compare every entry in full, so the time taken does not tell which bytes matched.
-        let mut found = None;
-        for (known, principal) in &self.tokens {
-            if same_bytes(known.as_bytes(), token.as_bytes()) && found.is_none() {
-                found = Some(principal.clone());
-            }
-        }
-        found.ok_or_else(|| refusal("unauthenticated", "the bearer token is not known"))
+        let caller = match parts.extensions.get::<Caller>() {
+            Some(caller) => caller.clone(),
+            // Served by another HTTP stack than `forms_mcp::http`: read the header here.
+            None => self
+                .tokens
+                .caller(&parts.headers)
+                .map_err(|e| refusal("unauthenticated", &e.to_string()))?,
+        };
+        caller.principal().cloned().ok_or_else(|| {
+            refusal(
+                "unauthenticated",
+                "the request carries no `Authorization: Bearer` token this server knows",
+            )
+        })
     }
-}
-
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The requested-reply tools over one store.

@@ -2,7 +2,8 @@
 //!
 //! A state is sealed with rmcp's [`RequestStateCodec`] (HMAC-SHA256) and carries only a
 //! random single-use nonce. It is bound, as associated data, to the normalized Data arguments
-//! and to the caller (on HTTP the `Mcp-Session-Id` header, else the bearer token; with neither,
+//! and to the caller (on HTTP the principal of a known bearer token, else the token's digest,
+//! plus the live session the request belongs to; see [`crate::auth::Caller`]; with no token,
 //! to the arguments alone), and it expires after the timeout. A state that fails the check
 //! (tampered, forged, issued for other arguments or another caller, or sealed under another
 //! key) is `invalid_response`; an expired one is `timeout`; one already answered is
@@ -22,7 +23,12 @@ use std::time::{Duration, Instant};
 /// The environment variable holding the sealing key: at least 32 bytes, written in hex.
 pub const STATE_KEY_ENV: &str = "FORMS_STATE_KEY";
 
-/// A `FORMS_STATE_KEY` that is not hex or holds fewer than 32 bytes.
+/// The fewest different byte values a sealing key may hold: 32 random bytes hold about 30,
+/// so fewer than this is a key made by hand (all zero bytes, a repeated pattern).
+pub const STATE_KEY_DISTINCT_MIN: usize = 8;
+
+/// A `FORMS_STATE_KEY` that is not hex, holds fewer than 32 bytes, or is not random (all
+/// zero bytes, a short pattern repeated).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateKeyError(String);
 
@@ -30,7 +36,8 @@ impl fmt::Display for StateKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{STATE_KEY_ENV} must be at least 32 bytes written as hex (64 or more hex digits): {}",
+            "{STATE_KEY_ENV} must be at least 32 random bytes written as hex (64 or more hex \
+             digits, e.g. `openssl rand -hex 32`): {}",
             self.0
         )
     }
@@ -42,9 +49,12 @@ impl std::error::Error for StateKeyError {}
 ///
 /// ```
 /// use forms_mcp::state::parse_state_key;
-/// assert_eq!(parse_state_key(&"ab".repeat(32)).unwrap().len(), 32);
-/// assert!(parse_state_key(&"ab".repeat(31)).is_err());
+/// let key = "0123456789abcdef".repeat(4);
+/// assert_eq!(parse_state_key(&key).unwrap().len(), 32);
+/// assert!(parse_state_key(&key[..62]).is_err());
 /// assert!(parse_state_key("not hex").is_err());
+/// assert!(parse_state_key(&"00".repeat(32)).is_err());
+/// assert!(parse_state_key(&"0123".repeat(16)).is_err());
 /// ```
 pub fn parse_state_key(text: &str) -> Result<Vec<u8>, StateKeyError> {
     let text = text.trim();
@@ -62,10 +72,31 @@ pub fn parse_state_key(text: &str) -> Result<Vec<u8>, StateKeyError> {
             _ => return Err(StateKeyError("an odd number of hex digits".into())),
         }
     }
+    check_key(&key)?;
+    Ok(key)
+}
+
+/// Refuses a key shorter than 32 bytes or with fewer than [`STATE_KEY_DISTINCT_MIN`]
+/// different byte values.
+fn check_key(key: &[u8]) -> Result<(), StateKeyError> {
     if key.len() < RequestStateCodec::MIN_KEY_LENGTH {
         return Err(StateKeyError(format!("got {} bytes", key.len())));
     }
-    Ok(key)
+    let mut seen = [false; 256];
+    for b in key {
+        if let Some(slot) = seen.get_mut(usize::from(*b)) {
+            *slot = true;
+        }
+    }
+    let distinct = seen.iter().filter(|s| **s).count();
+    if distinct < STATE_KEY_DISTINCT_MIN {
+        return Err(StateKeyError(if key.iter().all(|b| *b == 0) {
+            "all its bytes are zero".to_owned()
+        } else {
+            format!("it holds only {distinct} different byte values, not a random key")
+        }));
+    }
+    Ok(())
 }
 
 /// The sealing key: `FORMS_STATE_KEY` when set, otherwise 32 random bytes for this process.
@@ -124,6 +155,7 @@ struct Payload {
 
 impl States {
     pub(crate) fn new(key: &[u8]) -> Result<States, StateKeyError> {
+        check_key(key)?;
         let codec =
             RequestStateCodec::try_new(key.to_vec()).map_err(|e| StateKeyError(e.to_string()))?;
         Ok(States {
