@@ -158,7 +158,7 @@ fn bearer(value: &[u8]) -> Option<&[u8]> {
     const SCHEME: &[u8] = b"bearer";
     let scheme = value.get(..SCHEME.len())?;
     let rest = value.get(SCHEME.len()..)?;
-    if !scheme.eq_ignore_ascii_case(SCHEME) || !rest.first().is_some_and(|b| *b == b' ') {
+    if !scheme.eq_ignore_ascii_case(SCHEME) || rest.first() != Some(&b' ') {
         return None;
     }
     let token = rest.trim_ascii();

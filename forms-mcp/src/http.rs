@@ -12,9 +12,10 @@
 //!   requests (503 when spent), so unfinished bodies cannot take the memory.
 //! - At most `max_connections` connections are served at once (lowered to fit the process's
 //!   open-file limit); the excess waits in the listen queue.
-//! - At most `max_sessions` sessions live at once; a session is closed after its idle time,
-//!   and a new one replaces the least recently used session that has nothing open (503 when
-//!   every session is busy).
+//! - At most `max_sessions` sessions live at once. A session with no request and no event
+//!   stream open is idle; it is closed after the idle time, and when the table is full a new
+//!   session replaces the one idle the longest (503 when every session is busy). A call
+//!   waiting for the person keeps its session.
 //! - A request with two `Authorization` headers is refused (400). A session belongs to the
 //!   bearer token that opened it (or to no token); a request with another one is refused
 //!   (403). The request's [`Caller`](crate::auth::Caller) travels to the tools in the
@@ -59,12 +60,11 @@ pub const MAX_CONNECTIONS: usize = 256;
 /// the open-file limit.
 pub const RESERVED_FILES: u64 = 32;
 
-/// The default number of live sessions: 512.
-pub const MAX_SESSIONS: usize = 512;
+/// The default number of live sessions: 256.
+pub const MAX_SESSIONS: usize = 256;
 
-/// The default idle time after which a session is closed: 16 minutes (the default call
-/// timeout of 15 minutes and one more).
-pub const SESSION_IDLE: Duration = Duration::from_secs(16 * 60);
+/// The default time after which a session with nothing open is closed: 5 minutes.
+pub const SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
 
 /// The default budget for request body bytes past the first 64 KiB of each request: 64 MiB.
 pub const BODY_MEMORY: usize = 64 * 1024 * 1024;
@@ -90,7 +90,8 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// How many sessions live at once.
     pub max_sessions: usize,
-    /// How long a session may stay idle before it is closed.
+    /// How long a session may stay idle (no request and no event stream open) before it is
+    /// closed.
     pub session_idle: Duration,
     /// The largest request body, in bytes.
     pub max_body_bytes: usize,
@@ -231,12 +232,23 @@ pub async fn serve(
     } else {
         config.with_allowed_hosts(hosts)
     };
-    let mut local_sessions = LocalSessionManager::default();
-    local_sessions.session_config.keep_alive = Some(options.session_idle);
     let sessions = Arc::new(sessions::Sessions::new(
-        local_sessions,
+        LocalSessionManager::default(),
         options.max_sessions,
+        options.session_idle,
     ));
+    let sweeper = sessions.clone();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(sweeper.sweep_every());
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = every.tick() => sweeper.sweep().await,
+                () = stop.cancelled() => break,
+            }
+        }
+    });
     let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let guard = Arc::new(guard::Guard {
         tokens: options.tokens.clone(),

@@ -56,10 +56,10 @@ HTTP checks and limits (defaults in brackets):
   --body-timeout SECS     time for a request body to arrive whole [30]
   --max-connections N     connections served at once, the excess waits [256, lowered
                           to the open-file limit minus 32]
-  --max-sessions N        sessions alive at once; a new one replaces the least
-                          recently used session with nothing open, or gets 503 [512]
-  --session-idle SECS     a session unused this long is closed [the call timeout
-                          plus 60]
+  --max-sessions N        sessions alive at once; when full, a new one replaces the
+                          session idle the longest, or gets 503 if all are busy [256]
+  --session-idle SECS     a session with no request and no event stream open for this
+                          long is closed; a call waiting for the person keeps it [300]
   --body-memory MIB       memory for request bodies past their first 64 KiB, shared
                           by all requests; a body that finds it spent gets 503 [64]
   Request bodies are at most 4 MiB. A request with two Authorization headers gets
@@ -98,8 +98,6 @@ struct Options {
     principal: Option<String>,
     tokens: Vec<(String, String)>,
     http: HttpOptions,
-    /// `--session-idle`, when given.
-    session_idle: Option<Duration>,
     /// Whether an HTTP-only flag was given.
     http_flags: bool,
 }
@@ -128,7 +126,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         principal: None,
         tokens: Vec::new(),
         http: HttpOptions::default(),
-        session_idle: None,
         http_flags: false,
     };
     let mut args = args.iter();
@@ -184,7 +181,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                 options.http_flags = true;
             }
             "--session-idle" => {
-                options.session_idle = Some(seconds(flag, &value("seconds")?)?);
+                options.http.session_idle = seconds(flag, &value("seconds")?)?;
                 options.http_flags = true;
             }
             "--max-connections" => {
@@ -310,9 +307,6 @@ fn main() -> ExitCode {
     };
     // Opened before the async runtime starts: the PostgreSQL client runs its own.
     let mut http_options = options.http.clone();
-    http_options.session_idle = options
-        .session_idle
-        .unwrap_or(timeout + Duration::from_secs(60));
     match replies(&options) {
         Ok(Some((tools, tokens))) => {
             server = server.with_replies(tools);

@@ -163,6 +163,11 @@ impl Guard {
                 }
                 let counted = total.saturating_sub(buffer.len().max(FREE_BODY_BYTES));
                 if counted > 0 {
+                    // Past the free bytes, grow once to the declared length rather than by
+                    // doubling, so the buffer holds about what the budget counts.
+                    if let Some(declared) = declared.and_then(|n| usize::try_from(n).ok()) {
+                        buffer.reserve_exact(declared.saturating_sub(buffer.len()));
+                    }
                     let permit = u32::try_from(counted)
                         .ok()
                         .and_then(|n| self.budget.clone().try_acquire_many_owned(n).ok())

@@ -2,11 +2,11 @@
 //! [`LocalSessionManager`] and bounded here: at most `max` live sessions, each owned by the
 //! credential that opened it.
 //!
-//! rmcp closes a session after its idle time ([`SessionConfig::keep_alive`]). When the table
-//! is full, a new session replaces the least recently used session that has no request and no
-//! event stream open; when every session is busy, the new one is refused.
-//!
-//! [`SessionConfig::keep_alive`]: rmcp::transport::streamable_http_server::session::local::SessionConfig
+//! A session is idle while it has no request and no event stream open. [`Sessions::sweep`]
+//! closes the sessions idle for longer than the idle time. (rmcp's own keep-alive is turned
+//! off: it counts time without messages, so it would close a session whose call waits for
+//! the person longer than that.) When the table is full, a new session replaces the session
+//! idle the longest; when every session is busy, the new one is refused.
 
 use crate::auth::Caller;
 use futures::{Stream, StreamExt};
@@ -17,9 +17,9 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -36,10 +36,21 @@ pub(crate) enum SessionsError {
 struct Meta {
     /// The credential that opened the session; `None` until the transport claims it.
     owner: Option<Caller>,
-    /// When a request last named the session.
-    used: Instant,
-    /// Requests and event streams of the session still open.
-    open: Arc<AtomicUsize>,
+    activity: Arc<Activity>,
+}
+
+/// The requests and event streams of a session still open, and when one last opened or
+/// closed (milliseconds since the table started).
+#[derive(Default)]
+struct Activity {
+    open: AtomicUsize,
+    last: AtomicU64,
+}
+
+impl Activity {
+    fn idle(&self) -> bool {
+        self.open.load(Ordering::SeqCst) == 0
+    }
 }
 
 #[derive(Default)]
@@ -57,36 +68,85 @@ pub(crate) enum Owner {
     Of(Option<Caller>),
 }
 
-/// rmcp's local session manager with a session cap and session owners.
+/// rmcp's local session manager with a session cap, an idle time and session owners.
 pub(crate) struct Sessions {
     inner: LocalSessionManager,
     max: usize,
+    idle: Duration,
+    start: Instant,
     table: Mutex<Table>,
 }
 
 /// Counts one open request or stream of a session while it lives.
-struct Open(Arc<AtomicUsize>);
+struct Open {
+    activity: Arc<Activity>,
+    start: Instant,
+}
+
+fn millis_since(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
 
 impl Open {
-    fn new(count: Arc<AtomicUsize>) -> Open {
-        count.fetch_add(1, Ordering::SeqCst);
-        Open(count)
+    fn new(activity: Arc<Activity>, start: Instant) -> Open {
+        activity.open.fetch_add(1, Ordering::SeqCst);
+        activity.last.store(millis_since(start), Ordering::SeqCst);
+        Open { activity, start }
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.activity
+            .last
+            .store(millis_since(self.start), Ordering::SeqCst);
+        self.activity.open.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
 impl Sessions {
-    /// At most `max` (at least 1) sessions of `inner`.
-    pub(crate) fn new(inner: LocalSessionManager, max: usize) -> Sessions {
+    /// At most `max` (at least 1) sessions of `inner`, each closed after `idle` without
+    /// anything open. `inner`'s own keep-alive is turned off.
+    pub(crate) fn new(mut inner: LocalSessionManager, max: usize, idle: Duration) -> Sessions {
+        inner.session_config.keep_alive = None;
         Sessions {
             inner,
             max: max.max(1),
+            idle,
+            start: Instant::now(),
             table: Mutex::new(Table::default()),
+        }
+    }
+
+    /// How often [`Sessions::sweep`] should run: a tenth of the idle time, from 100 ms to
+    /// 30 s.
+    pub(crate) fn sweep_every(&self) -> Duration {
+        (self.idle / 10).clamp(Duration::from_millis(100), Duration::from_secs(30))
+    }
+
+    /// Closes every session idle for longer than the idle time.
+    pub(crate) async fn sweep(&self) {
+        let now = millis_since(self.start);
+        let idle = u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX);
+        let expired: Vec<SessionId> = {
+            let mut table = self.table();
+            let expired: Vec<SessionId> = table
+                .live
+                .iter()
+                .filter(|(_, m)| {
+                    m.activity.idle()
+                        && now.saturating_sub(m.activity.last.load(Ordering::SeqCst)) >= idle
+                })
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in &expired {
+                table.live.remove(id);
+            }
+            expired
+        };
+        for id in expired {
+            // A session that has just ended on its own is not an error here.
+            let _ = self.inner.close_session(&id).await;
         }
     }
 
@@ -118,18 +178,14 @@ impl Sessions {
     pub(crate) fn has_room(&self) -> bool {
         let table = self.table();
         table.live.len() + table.reserved < self.max
-            || table
-                .live
-                .values()
-                .any(|m| m.open.load(Ordering::SeqCst) == 0)
+            || table.live.values().any(|m| m.activity.idle())
     }
 
-    /// Marks `id` used now and counts an open request or stream on it.
+    /// Counts an open request or stream on `id`.
     fn open(&self, id: &SessionId) -> Option<Open> {
-        let mut table = self.table();
-        let meta = table.live.get_mut(id)?;
-        meta.used = Instant::now();
-        Some(Open::new(meta.open.clone()))
+        let table = self.table();
+        let meta = table.live.get(id)?;
+        Some(Open::new(meta.activity.clone(), self.start))
     }
 
     /// Makes room for one session: reserves a slot, closing the least recently used idle
@@ -141,8 +197,8 @@ impl Sessions {
                 let idle = table
                     .live
                     .iter()
-                    .filter(|(_, m)| m.open.load(Ordering::SeqCst) == 0)
-                    .min_by_key(|(_, m)| m.used)
+                    .filter(|(_, m)| m.activity.idle())
+                    .min_by_key(|(_, m)| m.activity.last.load(Ordering::SeqCst))
                     .map(|(id, _)| id.clone());
                 let Some(id) = idle else {
                     return Err(SessionsError::Full(self.max));
@@ -192,12 +248,15 @@ impl SessionManager for Sessions {
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let reservation = self.reserve().await?;
         let (id, transport) = SessionManager::create_session(&self.inner).await?;
+        let activity = Activity {
+            open: AtomicUsize::new(0),
+            last: AtomicU64::new(millis_since(self.start)),
+        };
         self.table().live.insert(
             id.clone(),
             Meta {
                 owner: None,
-                used: Instant::now(),
-                open: Arc::default(),
+                activity: Arc::new(activity),
             },
         );
         drop(reservation);
