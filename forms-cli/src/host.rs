@@ -127,12 +127,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Err(message) => return usage(&message),
     };
     match host::run(options) {
-        Ok(result) => match crate::print_line(&result.to_string()) {
+        // The result and the message hold the server's text: printed as the terminal shows it.
+        Ok(result) => match crate::print_line(&crate::fill::visible_json(&result.to_string())) {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::from(2),
         },
         Err(message) => {
-            eprintln!("forms host: {message}");
+            eprintln!("forms host: {}", crate::fill::visible(&message));
             ExitCode::FAILURE
         }
     }
