@@ -892,3 +892,110 @@ fn a_file_picked_in_chromium_arrives_as_a_copy_named_by_its_real_path() {
     std::fs::remove_dir_all(copy.parent().unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sends `head` a byte at a time, one a second, and returns how long the server let it go on.
+fn trickle(port: u16, head: String) -> Duration {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let start = Instant::now();
+    for byte in head.bytes().cycle() {
+        if stream.write_all(&[byte]).is_err() {
+            break;
+        }
+        let mut buf = [0u8; 512];
+        match stream.read(&mut buf) {
+            Ok(_) => break, // closed, or a reply: either way the server is done with it
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+        assert!(start.elapsed() < Duration::from_secs(40), "never cut");
+    }
+    start.elapsed()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn slow_and_idle_connections_are_cut_and_bounded_while_the_page_still_answers() {
+    let mut host = Host::start(LEGACY, &report_form(), &[]);
+    let port = host.port;
+    let key = host.key.clone();
+    let own = host.own();
+
+    // Headers sent a byte a second are cut at the 10 s header limit; so is an answer whose
+    // body stops arriving.
+    let head = format!(
+        "GET /{key}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Pad: {}",
+        "a".repeat(200)
+    );
+    let slow = std::thread::spawn(move || trickle(port, head));
+    let stalled = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let head = format!(
+            "POST /{key}/answer/1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"action\""
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        let start = Instant::now();
+        let mut raw = String::new();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(40)))
+            .unwrap();
+        let _ = stream.read_to_string(&mut raw);
+        (start.elapsed(), raw)
+    });
+    let slow = slow.join().unwrap();
+    assert!(
+        (Duration::from_secs(8)..Duration::from_secs(16)).contains(&slow),
+        "slow headers held {slow:?}"
+    );
+    let (stalled, raw) = stalled.join().unwrap();
+    assert!(raw.starts_with("HTTP/1.1 408"), "{raw}");
+    assert!(
+        (Duration::from_secs(8)..Duration::from_secs(16)).contains(&stalled),
+        "a stalled body held {stalled:?}"
+    );
+    host.still_waiting();
+
+    // Two hundred idle sockets: the host keeps at most 32 open (each new one ends the oldest
+    // idle one), and the page is served at once.
+    let pid = host.child.id();
+    let fds = || {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .count()
+    };
+    let baseline = fds();
+    let idle: Vec<TcpStream> = (0..200)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let held = fds();
+    assert!(
+        held <= baseline + 32 + 2,
+        "{baseline} descriptors, then {held}"
+    );
+    let start = Instant::now();
+    let page = send(port, "GET", &format!("/{}/", host.key), &own[..1], b"");
+    assert_eq!(page.status, 200);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "the page took {:?}",
+        start.elapsed()
+    );
+    drop(idle);
+    let person = json!({"action": "accept", "content": {"format": "pdf"}});
+    let taken = send(
+        port,
+        "POST",
+        &format!("/{}/answer/1", host.key),
+        &own,
+        person.to_string().as_bytes(),
+    );
+    assert_eq!(taken.status, 204, "{}", taken.text());
+    assert_eq!(host.result(), person);
+}

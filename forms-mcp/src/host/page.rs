@@ -20,7 +20,8 @@
 //!   no referrer.
 //! - Headers must arrive within 10 s (an idle kept-alive connection is closed after as long),
 //!   an answer's body within 10 s, an added file with no pause over 15 s; at most 32
-//!   connections are served at once, each for at most 10 minutes.
+//!   connections are open at once (a new one ends the oldest idle one), each for at most 10
+//!   minutes.
 
 mod files;
 
@@ -32,11 +33,11 @@ use axum::Router;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::sync::{oneshot, OnceCell, Semaphore};
+use tokio::sync::{oneshot, Notify, OnceCell};
 
 /// The size limit of one added file unless told otherwise: 100 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
@@ -206,15 +207,39 @@ impl PageServer {
     }
 }
 
-/// Accepts connections one permit at a time and serves each over HTTP/1.1 with the time
-/// limits above.
+/// A connection being served: whether a request is in progress on it, and how to end it.
+struct Tracked {
+    id: u64,
+    busy: Arc<AtomicBool>,
+    evict: Arc<Notify>,
+}
+
+/// Marks a connection busy while a request is handled on it.
+struct Busy(Arc<AtomicBool>);
+
+impl Busy {
+    fn new(flag: &Arc<AtomicBool>) -> Busy {
+        flag.store(true, Ordering::Relaxed);
+        Busy(Arc::clone(flag))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Serves each connection over HTTP/1.1 with the time limits above. At most
+/// [`MAX_CONNECTIONS`] are open at once: a new one past that ends the oldest connection
+/// with no request in progress (idle, or still sending its headers), so sockets that send
+/// nothing cannot keep the page from the person; when every connection is busy, the new
+/// one is closed.
 async fn serve(listener: tokio::net::TcpListener, app: Router) {
     use hyper_util::rt::{TokioIo, TokioTimer};
-    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let open: Arc<Mutex<Vec<Tracked>>> = Arc::default();
+    let mut next = 0u64;
     loop {
-        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-            return;
-        };
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
@@ -224,16 +249,50 @@ async fn serve(listener: tokio::net::TcpListener, app: Router) {
                 continue;
             }
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        next += 1;
+        let id = next;
+        let busy = Arc::new(AtomicBool::new(false));
+        let evict = Arc::new(Notify::new());
+        {
+            let Ok(mut open) = open.lock() else { return };
+            if open.len() >= MAX_CONNECTIONS {
+                match open.iter().position(|c| !c.busy.load(Ordering::Relaxed)) {
+                    Some(oldest) => open.remove(oldest).evict.notify_one(),
+                    None => continue,
+                }
+            }
+            open.push(Tracked {
+                id,
+                busy: Arc::clone(&busy),
+                evict: Arc::clone(&evict),
+            });
+        }
+        let app = hyper_util::service::TowerToHyperService::new(app.clone());
+        let open = Arc::clone(&open);
         tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| {
+                let busy = Busy::new(&busy);
+                let call = hyper::service::Service::call(&app, request);
+                async move {
+                    let response = call.await;
+                    drop(busy);
+                    response
+                }
+            });
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
                 .max_buf_size(MAX_HEADER_BYTES);
             let connection = builder.serve_connection(TokioIo::new(stream), service);
-            let _ = tokio::time::timeout(CONNECTION_TIME, connection).await;
-            drop(permit);
+            tokio::select! {
+                _ = connection => {}
+                _ = evict.notified() => {}
+                _ = tokio::time::sleep(CONNECTION_TIME) => {}
+            }
+            if let Ok(mut open) = open.lock() {
+                open.retain(|c| c.id != id);
+            }
         });
     }
 }
