@@ -672,3 +672,55 @@ async fn add_file(inner: &Inner, form: u64, request: Request) -> Result<Response
     )
         .into_response())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    async fn post(port: u16, path: &str, body: &str) -> String {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).await.unwrap();
+        reply
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_taken_once_and_only_by_its_own_form() {
+        let server = PageServer::start(PageOptions::default()).await.unwrap();
+        let port: u16 = server.url()["http://127.0.0.1:".len()..]
+            .split('/')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let key = server.inner.key.clone();
+        let native =
+            json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}});
+        let server = Arc::new(server);
+        let asking = {
+            let server = Arc::clone(&server);
+            let native = native.clone();
+            tokio::spawn(async move { server.ask(&native, "<body>".to_owned()).await })
+        };
+        while server.inner.pending.lock().unwrap().is_none() {
+            tokio::task::yield_now().await;
+        }
+        let stale = post(port, &format!("/{key}/answer/2"), r#"{"action":"cancel"}"#).await;
+        assert!(stale.starts_with("HTTP/1.1 409"), "{stale}");
+        let first = post(port, &format!("/{key}/answer/1"), r#"{"action":"decline"}"#).await;
+        assert!(first.starts_with("HTTP/1.1 204"), "{first}");
+        let second = post(port, &format!("/{key}/answer/1"), r#"{"action":"cancel"}"#).await;
+        assert!(second.starts_with("HTTP/1.1 409"), "{second}");
+        assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "decline"}));
+    }
+}
