@@ -152,6 +152,7 @@ pub(crate) fn candidate(name: &str, n: usize) -> String {
 /// name and mode 0700, returned by its canonical path (so the URIs name the real place).
 pub(crate) async fn create_private_dir(parent: &Path, tag: &str) -> std::io::Result<PathBuf> {
     let dir = parent.join(format!("forms-host-{tag}"));
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut builder = tokio::fs::DirBuilder::new();
     #[cfg(unix)]
     builder.mode(0o700);
