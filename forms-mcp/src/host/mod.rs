@@ -17,7 +17,7 @@
 mod page;
 mod trace;
 
-pub use page::PageServer;
+pub use page::{PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CustomRequest, CustomResult,
@@ -44,8 +44,9 @@ pub enum Answerer {
     /// Host responses read from a file: one object answers every form; an array answers the
     /// forms in order, one each.
     Scripted(Vec<Value>, bool),
-    /// The browser: the page is served on 127.0.0.1 and the host waits for its submit.
-    Page(RenderPage),
+    /// The browser: the page is served on 127.0.0.1 behind a secret URL and the host waits
+    /// for its submit (see [`PageServer`]).
+    Page(RenderPage, PageOptions),
     /// Any other way of answering (the hook of a terminal fill).
     Custom(AnswerFn),
 }
@@ -137,14 +138,14 @@ impl HostClient {
                     )
                 })
             }
-            Answerer::Page(render) => {
+            Answerer::Page(render, options) => {
                 let page = self
                     .page
-                    .get_or_try_init(PageServer::start)
+                    .get_or_try_init(|| PageServer::start(*options))
                     .await
                     .map_err(|e| format!("cannot serve the page: {e}"))?;
                 let html = render(&native.to_string())?;
-                page.ask(html).await
+                page.ask(&native, html).await
             }
             Answerer::Custom(answer) => {
                 let answer = Arc::clone(answer);
