@@ -142,9 +142,10 @@ mod tests {
         let (ab, ba) = both_orders();
         // What the hash used to read: equal texts without `preserve_order`, different ones
         // with it (`cargo test -p forms-ask --features serde_json/preserve_order`).
+        let (printed_ab, printed_ba) = (ab.to_string(), ba.to_string());
         eprintln!(
             "serde_json preserve_order in this build: {}",
-            ab.to_string() != ba.to_string()
+            printed_ab != printed_ba
         );
         assert_eq!(canonical_json(&ab), CANONICAL);
         assert_eq!(canonical_json(&ba), CANONICAL);

@@ -213,13 +213,14 @@ impl SqliteStore {
             _ => StoreError::Sqlite(e),
         };
         // 1. The file's own bytes (through a symlink, its target's), before SQLite opens it.
+        // An empty file is new, unless a write-ahead log beside it holds what it will be.
         let fresh = match std::fs::metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => !pending_wal(&path),
             Err(e) => return Err(unusable(format!("cannot be read: {e}"))),
             Ok(m) if m.is_dir() => return Err(unusable("is a directory".into())),
             Ok(_) => match read_header(&path) {
                 Err(e) => return Err(unusable(format!("cannot be read: {e}"))),
-                Ok(Header::Empty) => true,
+                Ok(Header::Empty) => !pending_wal(&path),
                 Ok(Header::Candidate) => false,
                 Ok(Header::Foreign) => return Err(unusable(FOREIGN.into())),
                 Ok(Header::NotSqlite) => {
@@ -369,14 +370,10 @@ fn is_read_only_failure(e: &rusqlite::Error) -> bool {
 /// file; `Err(None)` when a non-empty write-ahead log lies beside it (an immutable read
 /// would miss what it holds).
 fn open_immutable(path: &Path) -> Result<(Connection, Identity), Option<rusqlite::Error>> {
-    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    for base in [path, target.as_path()] {
-        let mut wal = base.as_os_str().to_owned();
-        wal.push("-wal");
-        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
-            return Err(None);
-        }
+    if pending_wal(path) {
+        return Err(None);
     }
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let conn = Connection::open_with_flags(
         file_uri(&target, "immutable=1"),
         OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -386,6 +383,18 @@ fn open_immutable(path: &Path) -> Result<(Connection, Identity), Option<rusqlite
     .map_err(Some)?;
     let identity = identify(&conn).map_err(Some)?;
     Ok((conn, identity))
+}
+
+/// Whether a non-empty write-ahead log lies beside the database (beside the path given, or
+/// beside the file a symlink points to).
+fn pending_wal(path: &Path) -> bool {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let pending = [path, target.as_path()].into_iter().any(|base| {
+        let mut wal = base.as_os_str().to_owned();
+        wal.push("-wal");
+        std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
+    });
+    pending
 }
 
 /// Marks a fresh file as ours, refuses a foreign one, and applies missing migrations.
