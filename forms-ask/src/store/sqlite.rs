@@ -243,8 +243,9 @@ impl SqliteStore {
                 Ok(identity) => (conn, identity),
                 Err(e) if is_read_only_failure(&e) => {
                     // A WAL database whose shared-memory file this process can neither open
-                    // nor create: read it as an immutable file, which is exact only while no
-                    // write-ahead log is pending beside it.
+                    // nor create (no writer has it open, and the directory is not ours to
+                    // write): read it as an immutable file. That is exact while no
+                    // write-ahead log is pending beside it and no one writes it meanwhile.
                     open_immutable(&path).map_err(|e| match e {
                         Some(e) => explain(e),
                         None => unusable(
