@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const LEGACY: &str = "2025-11-25";
@@ -70,9 +71,10 @@ fn host(
     answer: &Value,
     server: &[&std::ffi::OsStr],
 ) -> (Value, String) {
+    static RUN: AtomicUsize = AtomicUsize::new(0);
     let file = dir.join(format!(
         "answer-{protocol}-{}.json",
-        answer["action"].as_str().unwrap()
+        RUN.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::write(&file, answer.to_string()).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_forms"))
@@ -126,8 +128,8 @@ fn accept() -> Value {
     json!({"action": "accept", "content": {"code": "P-7", "priority": "high", "notes": "Q3"}})
 }
 
-/// Accept, decline and an answer outside the peer's form, on one protocol generation.
-fn three_answers(dir: &Path, protocol: &str, server: &[&std::ffi::OsStr]) {
+/// The peer accepts a valid answer, and the host received the peer's own form.
+fn accepted(dir: &Path, protocol: &str, server: &[&std::ffi::OsStr]) {
     let (result, trace) = host(dir, protocol, &accept(), server);
     assert_eq!(
         payload(&result),
@@ -147,16 +149,20 @@ fn three_answers(dir: &Path, protocol: &str, server: &[&std::ffi::OsStr]) {
         assert_eq!(result["resultType"], "complete", "{result}");
         assert!(!trace.contains("\"openai/elicitation/create\""), "{trace}");
     }
+}
 
+fn declined(dir: &Path, protocol: &str, server: &[&std::ffi::OsStr]) {
     let (result, _) = host(dir, protocol, &json!({"action": "decline"}), server);
     assert_eq!(
         payload(&result),
         json!({"protocol": protocol, "action": "decline"}),
         "{protocol}"
     );
+}
 
-    // forms host delivers the answer as written; the peer library refuses an option its form
-    // does not offer, and the tool fails.
+/// forms host delivers the answer as written; the peer library refuses an option its form
+/// does not offer, and the tool fails.
+fn refused_by_the_peer(dir: &Path, protocol: &str, server: &[&std::ffi::OsStr]) {
     let outside = json!({"action": "accept", "content": {"code": "P-7", "priority": "urgent"}});
     let (result, _) = host(dir, protocol, &outside, server);
     assert_eq!(result["isError"], true, "{protocol}: {result}");
@@ -176,10 +182,15 @@ fn host_answers_the_openai_mcp_extensions_peer_over_stdio_on_both_protocols() {
         python.as_os_str(),
         script.as_os_str(),
     ];
+    type Case = fn(&Path, &str, &[&std::ffi::OsStr]);
+    let cases: [Case; 3] = [accepted, declined, refused_by_the_peer];
+    // Each run starts its own Python server; run them side by side.
     std::thread::scope(|s| {
         for protocol in [LEGACY, MODERN] {
-            let (dir, server) = (&dir, &server);
-            s.spawn(move || three_answers(dir, protocol, server));
+            for case in cases {
+                let (dir, server) = (&dir, &server);
+                s.spawn(move || case(dir, protocol, server));
+            }
         }
     });
 }
