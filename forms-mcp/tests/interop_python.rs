@@ -1,6 +1,7 @@
 //! The official MCP Python SDK (PyPI `mcp`, pinned in tests/interop/requirements.txt) as the
 //! client of the built `forms-mcp`, over stdio and streamable HTTP: the high-level `Client`
-//! in its default protocol mode, and `ClientSession` pinned to each protocol generation. Each
+//! in its default protocol mode and in legacy mode, and `ClientSession` pinned to each
+//! protocol generation. Each
 //! run checks accept, decline, cancel, an invalid answer, a client without the extension and
 //! a timeout (tests/interop/python_client.py).
 //!
@@ -37,6 +38,16 @@ fn python_client_default_mode_negotiates_2026_07_28_over_stdio() {
 #[test]
 fn python_client_default_mode_negotiates_2026_07_28_over_http() {
     run("client", Transport::http(), MODERN);
+}
+
+#[test]
+fn python_client_legacy_mode_answers_mid_call_over_stdio() {
+    run("client-legacy", Transport::Stdio, LEGACY);
+}
+
+#[test]
+fn python_client_legacy_mode_answers_mid_call_over_http() {
+    run("client-legacy", Transport::http(), LEGACY);
 }
 
 #[test]

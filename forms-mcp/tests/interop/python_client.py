@@ -3,7 +3,7 @@
 Usage: python python_client.py CONFIG
 
 CONFIG is one JSON object:
-  {"api": "client" | "session-2025-11-25" | "session-2026-07-28",
+  {"api": "client" | "client-legacy" | "session-2025-11-25" | "session-2026-07-28",
    "transport": "stdio" | "http",
    "server": "/path/to/forms-mcp",         stdio: the binary, started once per case
    "url": "http://127.0.0.1:P/mcp",         http: a server with the normal timeout
@@ -15,11 +15,12 @@ CONFIG is one JSON object:
   answers through `elicitation_callback`, which the SDK calls for the input requests of a
   2026-07-28 input-required result (the native schema is read from
   `params.meta["openai/elicitation"]["requestedSchema"]`).
-- api "session-2025-11-25": `ClientSession.initialize()` (the 2025-11-25 handshake); the
-  server sends `openai/elicitation/create` mid-call. The SDK has no public hook for a custom
-  server request (`ClientSession` answers any method it does not know with -32601), so the
-  host wraps the transport: `NativeFormRequests` answers that method before the session
-  sees it.
+- api "client-legacy": the same `Client` with `mode="legacy"` (the 2025-11-25 handshake);
+  the server sends `openai/elicitation/create` mid-call. The SDK has no public hook for a
+  custom server request (`ClientSession` answers any method it does not know with -32601),
+  so the host wraps the transport: `NativeFormRequests` answers that method before the
+  session sees it.
+- api "session-2025-11-25": `ClientSession.initialize()`, with the same transport wrapper.
 - api "session-2026-07-28": `ClientSession.discover()` (2026-07-28), and the host drives
   the rounds itself: `call_tool(..., allow_input_required=True)`, then the same call with
   `input_responses` and the echoed `request_state`.
@@ -139,7 +140,7 @@ def answers(case: str, config: dict[str, Any]) -> Answer:
         if case == "invalid":
             return {"action": "accept", "content": {"format": "docx"}}
         if case == "timeout":
-            if config["api"] == "session-2025-11-25":
+            if config["api"] in ("client-legacy", "session-2025-11-25"):
                 return None
             # 2026-07-28: the request state lives as long as the server's timeout.
             await anyio.sleep(config["timeout_ms"] / 1000 + 1.0)
@@ -158,7 +159,7 @@ def transport(case: str, config: dict[str, Any]) -> Any:
 
 
 async def run_client(case: str, config: dict[str, Any], out: dict[str, Any]) -> None:
-    """The high-level Client in its default mode."""
+    """The high-level Client, in its default mode or in legacy mode."""
     log = out["host"]
     answer = answers(case, config)
 
@@ -170,7 +171,8 @@ async def run_client(case: str, config: dict[str, Any], out: dict[str, Any]) -> 
 
     extensions = [] if case == "unsupported" else [advertise(EXTENSION, {"form": {}})]
     inner = NativeFormRequests(transport(case, config), answer, log)
-    async with Client(inner, elicitation_callback=on_elicit, extensions=extensions) as client:
+    mode = "legacy" if config["api"] == "client-legacy" else "auto"
+    async with Client(inner, mode=mode, elicitation_callback=on_elicit, extensions=extensions) as client:
         out["protocol"] = client.protocol_version
         result = await client.call_tool(TOOL, config["arguments"])
         out["result"] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -241,7 +243,7 @@ def innermost(error: BaseException) -> BaseException:
 
 
 async def run_case(case: str, config: dict[str, Any], out: dict[str, Any]) -> None:
-    runner = run_client if config["api"] == "client" else run_session
+    runner = run_client if config["api"].startswith("client") else run_session
     try:
         with anyio.fail_after(config.get("case_timeout_s", 30)):
             await runner(case, config, out)
