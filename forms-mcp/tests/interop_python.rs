@@ -1,9 +1,8 @@
 //! The official MCP Python SDK (PyPI `mcp`, pinned in tests/interop/requirements.txt) as the
 //! client of the built `forms-mcp`, over stdio and streamable HTTP: the high-level `Client`
 //! in its default protocol mode and in legacy mode, and `ClientSession` pinned to each
-//! protocol generation. Each
-//! run checks accept, decline, cancel, an invalid answer, a client without the extension and
-//! a timeout (tests/interop/python_client.py).
+//! protocol generation. Each run checks accept, decline, cancel, an invalid answer, a client
+//! without the extension and a timeout (tests/interop/python_client.py).
 //!
 //! Needs `FORMS_INTEROP_PY` from `.ci/interop-setup`; without it each test says loudly that
 //! it was skipped, and with `CI=true` it fails.
