@@ -5,8 +5,9 @@
 //! default `legacy` mode. Each run checks accept, decline, cancel, an invalid answer, a
 //! client without the extension and a timeout (tests/interop/ts_client.cjs).
 //!
-//! Needs `FORMS_INTEROP_NODE_DIR` from `.ci/interop-setup` (and Node.js 20 or later); without
-//! it each test says loudly that it was skipped, and with `CI=true` it fails.
+//! Needs `FORMS_INTEROP_NODE_DIR` from `.ci/interop-setup` and Node.js 20 or later (`node`, or
+//! the binary `FORMS_INTEROP_NODE` names); without the folder each test says loudly that it
+//! was skipped, and with `CI=true` it fails.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
