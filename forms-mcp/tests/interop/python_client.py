@@ -53,7 +53,14 @@ from mcp.client import Client, ClientSession, advertise
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
-from mcp_types.jsonrpc import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp_types.jsonrpc import (
+    INTERNAL_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from pydantic import ValidationError
 
 TOOL = "form_elicitation_v2_request"
@@ -115,7 +122,13 @@ class NativeFormRequests:
     async def respond(self, request: JSONRPCRequest, write, scope, pending) -> None:
         self.log["requests"].append({"method": request.method, "params": request.params})
         with scope:
-            result = await self.answer(request.params or {})
+            try:
+                result = await self.answer(request.params or {})
+            except Exception as error:  # the host failed: the server hears a JSON-RPC error
+                pending.pop(request.id, None)
+                error_data = ErrorData(code=INTERNAL_ERROR, message=str(error)[:200])
+                await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=request.id, error=error_data)))
+                return
             if result is None:
                 await anyio.sleep_forever()
             pending.pop(request.id, None)
