@@ -87,12 +87,11 @@ pub fn error_response(error: &FormError) -> CallToolResponse {
     envelope(&ToolResult::from_error(error))
 }
 
-/// The tool response of a result envelope.
+/// The tool response of a result envelope ([`crate::call_tool_result`]).
 pub(crate) fn envelope(result: &ToolResult) -> CallToolResponse {
-    match crate::call_tool_result(result) {
-        Ok(result) => CallToolResponse::Complete(result),
-        Err(_) => CallToolResponse::Complete(CallToolResult::error(vec![])),
-    }
+    CallToolResponse::Complete(
+        crate::call_tool_result(result).unwrap_or_else(|_| CallToolResult::error(vec![])),
+    )
 }
 
 /// Asks forms on behalf of one server: the timeout and the request-state key.
