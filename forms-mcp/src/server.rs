@@ -6,8 +6,8 @@ use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
 use forms_runtime::DataForm;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -34,7 +34,7 @@ pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 /// use rmcp::ServiceExt;
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let server = FormsServer::new(forms_mcp::config::timeout_from_env()?);
-/// server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+/// server.serve(forms_mcp::transport::stdio()).await?.waiting().await?;
 /// # Ok(())
 /// # }
 /// ```
