@@ -888,3 +888,69 @@ fn check_outcome(
     }
     label
 }
+
+/// The requested-reply tools (`--asks`) too: a payload and a refusal, each with
+/// `"resultType":"complete"` on 2026-07-28 and without it on 2025-11-25.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_tool_results_carry_result_type_on_2026_07_28_only() {
+    let dir = TempDir::new();
+    let db = dir.0.join("asks.db").display().to_string();
+    let conversation = "chat-result-type";
+    {
+        let asks = forms_ask::Asks::open_location(&db).unwrap();
+        let conversation = forms_ask::ConversationId::new(conversation).unwrap();
+        for member in ["agent", "ana"] {
+            asks.join(&conversation, &forms_ask::Principal::new(member).unwrap())
+                .unwrap();
+        }
+    }
+    let args = ["--asks", db.as_str(), "--principal", "agent"];
+    let mut legacy = StdioWire::spawn(10_000, &args);
+    legacy.send(initialize(&core_caps())).await;
+    legacy.next().await;
+    legacy.send(INITIALIZED.to_owned()).await;
+    let mut modern = StdioWire::spawn(10_000, &args);
+    let meta = modern_meta(&core_caps());
+    let calls = [
+        (
+            "ask_open",
+            json!({"conversation": conversation, "body": "Ship it?", "key": "k1"}),
+            false,
+        ),
+        ("ask_show", json!({"id": "nope", "extra": 1}), true),
+    ];
+    let mut id = 1;
+    for (protocol, wire, meta) in [
+        (LEGACY, &mut legacy, None),
+        (MODERN, &mut modern, Some(&meta)),
+    ] {
+        for (tool, arguments, refused) in &calls {
+            id += 1;
+            let mut line: Value =
+                serde_json::from_str(&call_line(id, arguments, meta, None)).unwrap();
+            line["params"]["name"] = json!(tool);
+            wire.send(line.to_string()).await;
+            let (raw, message) = until_result(wire, id, None).await;
+            let label = format!("{tool} on {protocol}");
+            let result = &message["result"];
+            assert_eq!(
+                result["structuredContent"].get("error").is_some(),
+                *refused,
+                "{label}: {raw}"
+            );
+            assert_eq!(result["isError"], json!(refused), "{label}: {raw}");
+            assert_eq!(
+                serde_json::from_str::<Value>(result["content"][0]["text"].as_str().unwrap())
+                    .unwrap(),
+                result["structuredContent"],
+                "{label}: {raw}"
+            );
+            if protocol == MODERN {
+                assert!(raw.contains(r#""resultType":"complete""#), "{label}: {raw}");
+            } else {
+                assert!(!raw.contains("resultType"), "{label}: {raw}");
+            }
+        }
+    }
+    assert_eq!(id, 1 + 2 * calls.len() as u64, "every call was checked");
+}
