@@ -56,8 +56,8 @@
 //!   multi-round-trip ask falls back to rmcp's JSON value of the answer, which differs from
 //!   the text only for a repeated key (the last one wins).
 //! - To find the answers, the stdio transport copies each incoming line (at most rmcp's
-//!   16 MiB line limit) and the HTTP layer reads each JSON `POST` body (at most the body
-//!   limit) before rmcp does.
+//!   16 MiB line limit), and the HTTP layer reads the JSON body of a `POST` that may hold one
+//!   (at most the body limit) before rmcp does.
 //! - rmcp adds `_meta.progressToken` to the `openai/elicitation/create` params; every other
 //!   key is the runtime's native request as compiled.
 //! - The native params travel as a `serde_json::Value`, so this crate turns on serde_json's

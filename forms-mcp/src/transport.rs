@@ -15,8 +15,9 @@
 //! of the parts that hold an answer:
 //! - [`stdio`] and [`capture`]: rmcp's own line transport over a reader that keeps a copy of
 //!   each line (at most rmcp's line limit) just long enough to find those parts;
-//! - [`http_router`]: a layer over rmcp's streamable HTTP service that reads each JSON
-//!   `POST` body (at most the service's body limit) before handing the same bytes on.
+//! - [`http_router`]: a layer over rmcp's streamable HTTP service that reads the JSON body
+//!   of a `POST` that may hold an answer (at most the service's body limit) before handing
+//!   the same bytes on.
 //!
 //! A kept answer is used only where rmcp's own reading of the kept text gives exactly what
 //! rmcp delivered, so it is the text of the message rmcp handled and never of another one.
@@ -92,11 +93,15 @@ where
 }
 
 /// `router`, serving rmcp's streamable HTTP service, with the layer that keeps the host's
-/// answers as sent. `max_body_bytes` is the service's body limit
-/// ([`rmcp::transport::streamable_http_server::StreamableHttpServerConfig`]); a larger JSON
-/// body is refused here with the service's own `413 Payload Too Large`.
+/// answers as sent.
 ///
-/// Legacy answers are kept per `Mcp-Session-Id`, the session rmcp routes them to.
+/// The layer reads the JSON body of two kinds of `POST` before the service does: on a
+/// session (`Mcp-Session-Id`, the session rmcp routes a response to) where an ask waits, and
+/// with `Mcp-Method: tools/call` (a 2026-07-28 call, which may carry `inputResponses`). It
+/// hands the same bytes on. `max_body_bytes` is the service's body limit
+/// ([`rmcp::transport::streamable_http_server::StreamableHttpServerConfig`]); a larger body
+/// is refused here with the service's own `413 Payload Too Large`. Every other request goes
+/// to the service untouched.
 pub fn http_router(router: axum::Router, max_body_bytes: usize) -> axum::Router {
     let state = Arc::new(HttpCapture {
         answers: Arc::new(Answers::default()),
@@ -132,6 +137,11 @@ impl Answers {
 
     fn inputs(&self) -> std::sync::MutexGuard<'_, VecDeque<(RequestId, Box<RawValue>)>> {
         self.inputs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether an ask waits on `connection`.
+    fn waits_on(&self, connection: &str) -> bool {
+        self.connections().contains_key(connection)
     }
 
     /// Keeps a response's raw result, if an ask waits on `connection`.
@@ -482,7 +492,17 @@ async fn keep_http(
                 .next()
                 .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
         });
-    if parts.method != axum::http::Method::POST || !json {
+    // Only two kinds of message hold an answer: a response on a session where an ask waits,
+    // and a 2026-07-28 `tools/call` (which names its method in `Mcp-Method`; rmcp refuses one
+    // that does not). Every other body goes to rmcp unread.
+    let waited_on = session
+        .as_deref()
+        .is_some_and(|session| state.answers.waits_on(session));
+    let call = parts
+        .headers
+        .get("mcp-method")
+        .is_some_and(|method| method.as_bytes() == b"tools/call");
+    if parts.method != axum::http::Method::POST || !json || !(waited_on || call) {
         return next.run(Request::from_parts(parts, body)).await;
     }
     let bytes = match collect(body, state.max_body_bytes).await {

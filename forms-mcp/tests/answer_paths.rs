@@ -674,10 +674,31 @@ async fn every_answer_gets_one_verdict_on_every_path() {
     let mut legacy_http = HttpWire::legacy(&server.url, &native_caps()).await;
     let mut modern_http = HttpWire::new(&server.url, MODERN);
 
+    // `forms answer` on every case first, a few processes at a time.
+    let cli: Vec<String> = std::thread::scope(|scope| {
+        let chunk = cases.len().div_ceil(4);
+        let workers: Vec<_> = cases
+            .chunks(chunk)
+            .enumerate()
+            .map(|(n, part)| {
+                let dir = &dir;
+                scope.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, (case, _))| cli_payload(dir, n * chunk + i, case))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap())
+            .collect()
+    });
+
     let mut differences = Vec::new();
     let (mut carried, mut refused, mut left_out) = (0, 0, 0);
-    for (index, (case, accepted)) in cases.iter().enumerate() {
-        let cli = cli_payload(&dir, index, case);
+    for (index, ((case, accepted), cli)) in cases.iter().zip(cli).enumerate() {
         let cli_refused = cli.starts_with(r#"{"error":"#);
         if let Some(accepted) = accepted {
             assert_eq!(
@@ -695,27 +716,19 @@ async fn every_answer_gets_one_verdict_on_every_path() {
         refused += usize::from(cli_refused);
         let id = 10 * index as u64 + 10;
         let answer = Some(case.answer.as_str());
+        // The four paths at once: each has its own connection.
+        let caps = native_caps();
+        let (a, b, c, d) = tokio::join!(
+            legacy_call(&mut legacy_stdio, id, &case.form, answer),
+            modern_call(&mut modern_stdio, id, &case.form, &caps, answer),
+            legacy_call(&mut legacy_http, id, &case.form, answer),
+            modern_call(&mut modern_http, id, &case.form, &caps, answer),
+        );
         let paths = [
-            (
-                "2025-11-25 stdio",
-                LEGACY,
-                legacy_call(&mut legacy_stdio, id, &case.form, answer).await,
-            ),
-            (
-                "2026-07-28 stdio",
-                MODERN,
-                modern_call(&mut modern_stdio, id, &case.form, &native_caps(), answer).await,
-            ),
-            (
-                "2025-11-25 http",
-                LEGACY,
-                legacy_call(&mut legacy_http, id, &case.form, answer).await,
-            ),
-            (
-                "2026-07-28 http",
-                MODERN,
-                modern_call(&mut modern_http, id, &case.form, &native_caps(), answer).await,
-            ),
+            ("2025-11-25 stdio", LEGACY, a),
+            ("2026-07-28 stdio", MODERN, b),
+            ("2025-11-25 http", LEGACY, c),
+            ("2026-07-28 http", MODERN, d),
         ];
         for (path, protocol, (raw, message)) in paths {
             let label = format!("{} over {path}", case.label);
