@@ -11,9 +11,11 @@
 //! typed `ElicitResult`, which drops unknown top-level keys and reads `"content": null` as no
 //! content, and `{}` becomes its empty result. rmcp offers no hook for the raw result of a
 //! request (its peer hands back the typed union only), so the answer is taken from the
-//! transport instead: the transports of [`crate::transport`] keep the raw JSON text of every
-//! response that arrives while an ask waits on the connection, and the ask uses the one for
-//! its request id that rmcp's own reading turns into exactly what rmcp delivered. That text
+//! transport instead: the transports of [`crate::transport`] keep the raw JSON text of the
+//! responses that may answer an ask waiting on the connection (every response between its
+//! request leaving and its id being known, then the responses to that id), and the ask uses
+//! the one for its request id that rmcp's own reading turns into exactly what rmcp
+//! delivered. That text
 //! is what the runtime's answer checker judges (rules V1–V8, a repeated key included), the
 //! same text `forms answer` would be given. Served over a transport that keeps no answers,
 //! the ask refuses with `transport_error` rather than judge what rmcp left of the answer.
@@ -62,7 +64,7 @@ pub(crate) async fn elicit(
     options.max_total_timeout = Some(timeout);
     // Keep the connection's responses from before the request leaves, so that its answer
     // cannot arrive unseen.
-    let waiting = capture.wait();
+    let mut waiting = capture.wait();
     let handle = tokio::select! {
         biased;
         () = ctx.ct.cancelled() => return Err(cancelled()),
@@ -70,6 +72,7 @@ pub(crate) async fn elicit(
     };
     let peer = handle.peer.clone();
     let id = handle.id.clone();
+    waiting.expect(id.clone());
     tokio::select! {
         biased;
         answer = handle.await_response() => {

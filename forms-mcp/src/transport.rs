@@ -38,19 +38,24 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// How many answers one connection keeps while an ask waits: the answers of its waiting
-/// asks, plus room for responses to requests nobody waits for, which a peer may send.
-const KEPT_PER_CONNECTION: usize = 16;
+/// How many responses a connection keeps beyond one per waiting ask: room for responses
+/// that arrive while an ask has sent its request but not yet learned its id.
+const KEPT_SLACK: usize = 16;
 
-/// How many raw `inputResponses` read but not yet handled a stdio connection keeps.
-const KEPT_INPUTS: usize = 16;
+/// How many raw `inputResponses` read but not yet handled a stdio connection keeps: more
+/// than the smallest such lines that fit in the read buffer rmcp's transport holds.
+const KEPT_INPUTS: usize = 256;
+
+/// The most bytes of raw text kept for one connection, for each kind: twice rmcp's line
+/// limit, so that the newest answer always fits.
+const KEPT_BYTES: usize = 2 * DEFAULT_MAX_LINE_LENGTH;
 
 /// The MCP server transport over standard input and output, keeping the host's answers as
 /// sent: rmcp's line transport ([`rmcp::transport::stdio`]) with the reader of [`capture`].
@@ -114,18 +119,75 @@ pub fn http_router(router: axum::Router, max_body_bytes: usize) -> axum::Router 
 // What a connection keeps.
 
 /// The answers kept for the connections of one transport: per connection, while an ask
-/// waits, the raw result of each response read; and, for stdio, the raw `inputResponses`
-/// entries of calls read but not yet handled.
+/// waits, the raw result of each response that may answer it; and, for stdio, the raw
+/// `inputResponses` entries of calls read but not yet handled.
 #[derive(Debug, Default)]
 struct Answers {
     connections: Mutex<HashMap<Arc<str>, Kept>>,
-    inputs: Mutex<VecDeque<(RequestId, Box<RawValue>)>>,
+    inputs: Mutex<Queue>,
 }
 
+/// What one connection keeps while asks wait on it.
 #[derive(Debug, Default)]
 struct Kept {
+    /// The asks waiting.
     waiting: usize,
-    results: VecDeque<(RequestId, Box<RawValue>)>,
+    /// The asks that have sent their request but not yet learned its id: while there are
+    /// any, every response is kept.
+    unresolved: usize,
+    /// The ids of the requests the other asks wait on: only their responses are kept.
+    expected: HashSet<RequestId>,
+    results: Queue,
+}
+
+impl Kept {
+    /// Drops the kept responses that no ask can take.
+    fn prune(&mut self) {
+        if self.unresolved == 0 {
+            let expected = &self.expected;
+            self.results.retain(|id| expected.contains(id));
+        }
+    }
+}
+
+/// Raw texts by request id in arrival order, within a count and a byte budget: beyond
+/// either, the oldest go first (never the newest).
+#[derive(Debug, Default)]
+struct Queue {
+    items: VecDeque<(RequestId, Box<RawValue>)>,
+    bytes: usize,
+}
+
+impl Queue {
+    fn push(&mut self, id: RequestId, raw: &RawValue, max_items: usize) {
+        self.bytes = self.bytes.saturating_add(raw.get().len());
+        self.items.push_back((id, raw.to_owned()));
+        while self.items.len() > 1 && (self.items.len() > max_items || self.bytes > KEPT_BYTES) {
+            self.pop_front();
+        }
+    }
+
+    fn pop_front(&mut self) -> Option<(RequestId, Box<RawValue>)> {
+        let item = self.items.pop_front()?;
+        self.bytes = self.bytes.saturating_sub(item.1.get().len());
+        Some(item)
+    }
+
+    fn remove(&mut self, position: usize) -> Option<Box<RawValue>> {
+        let (_, raw) = self.items.remove(position)?;
+        self.bytes = self.bytes.saturating_sub(raw.get().len());
+        Some(raw)
+    }
+
+    fn retain(&mut self, keep: impl Fn(&RequestId) -> bool) {
+        self.items.retain(|(id, _)| keep(id));
+        self.bytes = self.items.iter().map(|(_, raw)| raw.get().len()).sum();
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.items.len()
+    }
 }
 
 impl Answers {
@@ -135,7 +197,7 @@ impl Answers {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn inputs(&self) -> std::sync::MutexGuard<'_, VecDeque<(RequestId, Box<RawValue>)>> {
+    fn inputs(&self) -> std::sync::MutexGuard<'_, Queue> {
         self.inputs.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -144,25 +206,21 @@ impl Answers {
         self.connections().contains_key(connection)
     }
 
-    /// Keeps a response's raw result, if an ask waits on `connection`.
+    /// Keeps a response's raw result, if it may answer an ask waiting on `connection`.
     fn keep_result(&self, connection: &str, id: RequestId, result: &RawValue) {
         let mut connections = self.connections();
         let Some(kept) = connections.get_mut(connection) else {
             return;
         };
-        if kept.results.len() >= KEPT_PER_CONNECTION {
-            kept.results.pop_front();
+        if kept.unresolved > 0 || kept.expected.contains(&id) {
+            let max = kept.waiting.saturating_add(KEPT_SLACK);
+            kept.results.push(id, result, max);
         }
-        kept.results.push_back((id, result.to_owned()));
     }
 
     /// Keeps the raw `inputResponses` entry of a call read from a stdio connection.
     fn keep_input(&self, id: RequestId, input: &RawValue) {
-        let mut inputs = self.inputs();
-        if inputs.len() >= KEPT_INPUTS {
-            inputs.pop_front();
-        }
-        inputs.push_back((id, input.to_owned()));
+        self.inputs().push(id, input, KEPT_INPUTS);
     }
 
     /// The kept `inputResponses` entry of the call `id`, now handed to rmcp's reading of it.
@@ -170,8 +228,10 @@ impl Answers {
     /// it stay for the lines still to come.
     fn take_input(&self, id: &RequestId) -> Option<Box<RawValue>> {
         let mut inputs = self.inputs();
-        let position = inputs.iter().position(|(kept, _)| kept == id)?;
-        inputs.drain(..position);
+        let position = inputs.items.iter().position(|(kept, _)| kept == id)?;
+        for _ in 0..position {
+            inputs.pop_front();
+        }
         inputs.pop_front().map(|(_, raw)| raw)
     }
 }
@@ -196,52 +256,80 @@ impl Capture {
         })
     }
 
-    /// Starts keeping the connection's responses until the returned guard is dropped. Call it
-    /// before the request is sent, so that its response cannot arrive unseen.
+    /// Starts keeping the connection's responses for an ask, until the returned guard is
+    /// dropped. Call it before the request is sent, so that its response cannot arrive
+    /// unseen, and tell the guard the request's id as soon as it is known
+    /// ([`Waiting::expect`]).
     pub(crate) fn wait(&self) -> Waiting {
-        self.answers
-            .connections()
-            .entry(self.connection.clone())
-            .or_default()
-            .waiting += 1;
+        let mut connections = self.answers.connections();
+        let kept = connections.entry(self.connection.clone()).or_default();
+        kept.waiting += 1;
+        kept.unresolved += 1;
         Waiting {
             capture: self.clone(),
+            id: None,
         }
     }
 }
 
-/// An ask waiting on its connection; responses are kept while any exists.
+/// An ask waiting on its connection.
 #[derive(Debug)]
 pub(crate) struct Waiting {
     capture: Capture,
+    /// The id of the ask's request, once known.
+    id: Option<RequestId>,
 }
 
 impl Waiting {
+    /// The ask's request has the id `id`: from now on only responses to the requests of
+    /// waiting asks are kept.
+    pub(crate) fn expect(&mut self, id: RequestId) {
+        if self.id.is_some() {
+            return;
+        }
+        let mut connections = self.capture.answers.connections();
+        if let Some(kept) = connections.get_mut(&self.capture.connection) {
+            kept.unresolved = kept.unresolved.saturating_sub(1);
+            kept.expected.insert(id.clone());
+            kept.prune();
+        }
+        self.id = Some(id);
+    }
+
     /// The raw result of the response to `id` that rmcp delivered as `delivered`: the first
     /// kept one that rmcp's own reading turns into exactly `delivered`.
     pub(crate) fn take(&self, id: &RequestId, delivered: &ClientResult) -> Option<Box<RawValue>> {
         let delivered = serde_json::to_value(delivered).ok()?;
         let mut connections = self.capture.answers.connections();
         let kept = connections.get_mut(&self.capture.connection)?;
-        let position = kept.results.iter().position(|(kept_id, raw)| {
+        let position = kept.results.items.iter().position(|(kept_id, raw)| {
             kept_id == id
                 && serde_json::from_str::<ClientResult>(raw.get())
                     .ok()
                     .and_then(|read| serde_json::to_value(read).ok())
                     .is_some_and(|read| read == delivered)
         })?;
-        kept.results.remove(position).map(|(_, raw)| raw)
+        kept.results.remove(position)
     }
 }
 
 impl Drop for Waiting {
     fn drop(&mut self) {
         let mut connections = self.capture.answers.connections();
-        if let Some(kept) = connections.get_mut(&self.capture.connection) {
-            kept.waiting = kept.waiting.saturating_sub(1);
-            if kept.waiting == 0 {
-                connections.remove(&self.capture.connection);
+        let Some(kept) = connections.get_mut(&self.capture.connection) else {
+            return;
+        };
+        kept.waiting = kept.waiting.saturating_sub(1);
+        match self.id.take() {
+            Some(id) => {
+                kept.expected.remove(&id);
             }
+            None => kept.unresolved = kept.unresolved.saturating_sub(1),
+        }
+        if kept.waiting == 0 {
+            connections.remove(&self.capture.connection);
+        } else {
+            kept.prune();
         }
     }
 }
@@ -557,7 +645,7 @@ async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::panic)]
+    #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
     use super::*;
 
     fn result_of(line: &str) -> Option<(RequestId, String)> {
@@ -668,6 +756,69 @@ mod tests {
     }
 
     #[test]
+    fn keeps_only_what_a_waiting_ask_may_take() {
+        let answers = Arc::new(Answers::default());
+        let capture = Capture {
+            answers: answers.clone(),
+            connection: Arc::from("session"),
+        };
+        let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
+        let kept = |answers: &Answers| answers.connections()["session"].results.len();
+        let mut first = capture.wait();
+        // Before its id is known, every response is kept: one may be the answer.
+        answers.keep_result("session", RequestId::Number(7), &raw("{}"));
+        answers.keep_result("session", RequestId::Number(8), &raw("{}"));
+        assert_eq!(kept(&answers), 2);
+        first.expect(RequestId::Number(7));
+        assert_eq!(kept(&answers), 1, "the other response can answer no ask");
+        answers.keep_result("session", RequestId::Number(9), &raw("{}"));
+        assert_eq!(kept(&answers), 1);
+        // Another connection keeps nothing: no ask waits there.
+        answers.keep_result("other", RequestId::Number(7), &raw("{}"));
+        assert!(!answers.waits_on("other"));
+        // Many asks at once: each keeps room for its answer.
+        let mut others: Vec<Waiting> = (0..40).map(|_| capture.wait()).collect();
+        for (n, waiting) in others.iter_mut().enumerate() {
+            waiting.expect(RequestId::Number(100 + n as i64));
+        }
+        for n in 0..40 {
+            answers.keep_result("session", RequestId::Number(100 + n), &raw("{}"));
+        }
+        assert_eq!(kept(&answers), 41);
+        let empty: ClientResult = serde_json::from_str("{}").unwrap();
+        assert!(others[39].take(&RequestId::Number(139), &empty).is_some());
+        drop(others);
+        assert_eq!(kept(&answers), 1);
+        assert!(first.take(&RequestId::Number(7), &empty).is_some());
+        drop(first);
+        assert!(!answers.waits_on("session"));
+    }
+
+    #[test]
+    fn a_queue_keeps_within_its_budgets() {
+        let mut queue = Queue::default();
+        let big = RawValue::from_string(format!("\"{}\"", "x".repeat(DEFAULT_MAX_LINE_LENGTH - 2)))
+            .unwrap();
+        for n in 0..3 {
+            queue.push(RequestId::Number(n), &big, 100);
+        }
+        assert_eq!(queue.len(), 2);
+        assert!(queue.bytes <= KEPT_BYTES);
+        let huge = RawValue::from_string(format!("\"{}\"", "x".repeat(KEPT_BYTES))).unwrap();
+        queue.push(RequestId::Number(9), &huge, 100);
+        assert_eq!(
+            queue.len(),
+            1,
+            "the newest stays, even alone over the budget"
+        );
+        let small = RawValue::from_string("1".to_owned()).unwrap();
+        for n in 0..10 {
+            queue.push(RequestId::Number(n), &small, 4);
+        }
+        assert_eq!(queue.len(), 4);
+    }
+
+    #[test]
     fn hands_each_input_to_its_own_call() {
         let answers = Answers::default();
         let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
@@ -686,9 +837,13 @@ mod tests {
             answers.take_input(&RequestId::Number(3)).unwrap().get(),
             "3"
         );
-        for n in 0..40 {
+        for n in 0..300 {
             answers.keep_input(RequestId::Number(n), &raw("0"));
         }
         assert_eq!(answers.inputs().len(), KEPT_INPUTS);
+        assert_eq!(
+            answers.take_input(&RequestId::Number(299)).unwrap().get(),
+            "0"
+        );
     }
 }

@@ -967,3 +967,42 @@ async fn ask_tool_results_carry_result_type_on_2026_07_28_only() {
     }
     assert_eq!(id, 1 + 2 * calls.len() as u64, "every call was checked");
 }
+
+/// Many asks waiting on one connection at once, their answers arriving together in one
+/// write: each ask gets its own answer, as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_legacy_asks_each_get_their_own_answer() {
+    const CALLS: u64 = 60;
+    let form = text_form();
+    let mut wire = StdioWire::legacy(10_000, &native_caps()).await;
+    for id in 1..=CALLS {
+        let mut arguments = form.clone();
+        arguments["message"] = json!(format!("call {id}"));
+        wire.send(call_line(id, &arguments, None, None)).await;
+    }
+    // Every request first, then every answer in one write: the answer names its call.
+    let mut answers = String::new();
+    for _ in 0..CALLS {
+        let (raw, message) = wire.next().await;
+        assert_eq!(message["method"], ELICIT, "{raw}");
+        let call = message["params"]["message"].as_str().unwrap().to_owned();
+        let answer = json!({"action": "accept", "content": {"goal": call}}).to_string();
+        answers.push_str(&answer_line(&message["id"], &answer));
+        answers.push('\n');
+    }
+    wire.stdin.write_all(answers.as_bytes()).await.unwrap();
+    wire.stdin.flush().await.unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..CALLS {
+        let (raw, message) = wire.next().await;
+        let id = message["id"].as_u64().unwrap();
+        let text = result_text("concurrent", LEGACY, &raw, &message);
+        assert_eq!(
+            text,
+            json!({"action": "accept", "content": {"goal": format!("call {id}")}}).to_string(),
+            "{raw}"
+        );
+        seen.insert(id);
+    }
+    assert_eq!(seen.len(), CALLS as usize);
+}
