@@ -87,12 +87,11 @@ pub fn error_response(error: &FormError) -> CallToolResponse {
     envelope(&ToolResult::from_error(error))
 }
 
-/// The tool response of a result envelope.
+/// The tool response of a result envelope ([`crate::call_tool_result`]).
 pub(crate) fn envelope(result: &ToolResult) -> CallToolResponse {
-    match crate::call_tool_result(result) {
-        Ok(result) => CallToolResponse::Complete(result),
-        Err(_) => CallToolResponse::Complete(CallToolResult::error(vec![])),
-    }
+    CallToolResponse::Complete(
+        crate::call_tool_result(result).unwrap_or_else(|_| CallToolResult::error(vec![])),
+    )
 }
 
 /// Asks forms on behalf of one server: the timeout and the request-state key.
@@ -106,8 +105,17 @@ pub struct FormAsker {
 
 /// What asking gives before the answer check.
 pub(crate) enum Raw {
-    Answer(serde_json::Value),
+    Answer(Answer),
     InputRequired(InputRequiredResult),
+}
+
+/// The host's answer, for the answer checker.
+pub(crate) enum Answer {
+    /// The JSON text the host sent ([`crate::transport`]).
+    Text(Box<serde_json::value::RawValue>),
+    /// rmcp's reading of it, where the transport kept no text (multi-round-trip only: it
+    /// differs from the text only for a repeated key).
+    Value(serde_json::Value),
 }
 
 impl FormAsker {
@@ -153,7 +161,8 @@ impl FormAsker {
         ctx: &RequestContext<RoleServer>,
     ) -> Asked<T> {
         match self.ask_raw(form.data(), request, ctx).await {
-            Ok(Raw::Answer(answer)) => Asked::Done(form.decode_value(&answer)),
+            Ok(Raw::Answer(Answer::Text(answer))) => Asked::Done(form.decode(answer.get())),
+            Ok(Raw::Answer(Answer::Value(answer))) => Asked::Done(form.decode_value(&answer)),
             Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
             Err(error) => Asked::Done(Err(error)),
         }
@@ -167,7 +176,10 @@ impl FormAsker {
         ctx: &RequestContext<RoleServer>,
     ) -> Asked<Answers<'f>> {
         match self.ask_raw(form, request, ctx).await {
-            Ok(Raw::Answer(answer)) => Asked::Done(form.check_response_value(&answer)),
+            Ok(Raw::Answer(Answer::Text(answer))) => Asked::Done(form.check_response(answer.get())),
+            Ok(Raw::Answer(Answer::Value(answer))) => {
+                Asked::Done(form.check_response_value(&answer))
+            }
             Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
             Err(error) => Asked::Done(Err(error)),
         }
@@ -249,7 +261,7 @@ impl FormAsker {
         }
         legacy::elicit(ctx, form, self.timeout)
             .await
-            .map(Raw::Answer)
+            .map(|text| Raw::Answer(Answer::Text(text)))
     }
 }
 

@@ -39,7 +39,11 @@ pub async fn serve(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = axum::Router::new().nest_service(ENDPOINT, service);
+    // The layer that keeps each host's answer as sent (`crate::transport`).
+    let router = crate::transport::http_router(
+        axum::Router::new().nest_service(ENDPOINT, service),
+        MAX_BODY_BYTES,
+    );
     axum::serve(listener, router)
         .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
         .await

@@ -239,7 +239,7 @@ fn main() -> ExitCode {
 }
 
 async fn run_stdio(server: FormsServer) -> ExitCode {
-    let running = match server.serve(rmcp::transport::stdio()).await {
+    let running = match server.serve(forms_mcp::transport::stdio()).await {
         Ok(running) => running,
         Err(error) => {
             eprintln!("forms-mcp: the client did not initialize: {error}");

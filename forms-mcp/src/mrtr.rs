@@ -5,10 +5,13 @@
 //! The input request is a core `elicitation/create` with the empty schema
 //! `{"type":"object","properties":{}}`; the runtime's native schema travels under
 //! `_meta["openai/elicitation"]["requestedSchema"]`, where rmcp's typed elicitation schema
-//! cannot drop its `x-openai-*` keys. The answer arrives as raw JSON in the retried call's
-//! `inputResponses` and is checked by the runtime's answer checker as sent.
+//! cannot drop its `x-openai-*` keys. The answer arrives in the retried call's
+//! `inputResponses` and is checked by the runtime's answer checker as the client sent it
+//! (the text kept by [`crate::transport`]; over another transport, rmcp's JSON value of it).
 
+use crate::ask::Answer;
 use crate::state::States;
+use crate::transport::RawInput;
 use forms_runtime::{DataForm, ErrorCode, FormError};
 use rmcp::model::{InputRequest, InputRequiredResult, InputResponses};
 use rmcp::service::RequestContext;
@@ -21,8 +24,8 @@ pub const INPUT_KEY: &str = "form";
 
 /// What one round of the multi-round-trip flow gives.
 pub(crate) enum Round {
-    /// The host's answer, as raw JSON.
-    Answer(serde_json::Value),
+    /// The host's answer: the raw JSON text the client sent when the transport kept it.
+    Answer(Answer),
     /// The input-required result to return.
     InputRequired(InputRequiredResult),
 }
@@ -88,7 +91,10 @@ pub(crate) fn round(
     };
     states.redeem(sealed, &binding, timeout)?;
     match responses.and_then(|r| r.get(INPUT_KEY)) {
-        Some(answer) => Ok(Round::Answer(answer.clone())),
+        Some(answer) => Ok(Round::Answer(match RawInput::of(ctx, answer) {
+            Some(text) => Answer::Text(text),
+            None => Answer::Value(answer.clone()),
+        })),
         None => Err(FormError::new(
             ErrorCode::InvalidResponse,
             format!("the retried call carries no inputResponses[{INPUT_KEY:?}]"),
