@@ -28,9 +28,7 @@ use crate::{lossy, utf8, Document, Input, Outcome, Usage};
 use forms_runtime::rules::{char_len, is_js_blank};
 use forms_runtime::Url;
 use serde_json::{json, Map, Value};
-use std::borrow::Cow;
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -111,55 +109,7 @@ impl std::fmt::Display for FillError {
     }
 }
 
-/// Whether the terminal would obey `c` instead of showing it: a control character (C0, DEL,
-/// C1) other than newline and tab, or a bidirectional embedding, override or isolate
-/// (U+202A–U+202E, U+2066–U+2069), which reorders the text around it.
-fn is_hidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// `text` made safe to print on a terminal: each control character but newline and tab, and
-/// each bidirectional embedding, override or isolate, is shown as its escape (`\u{1b}`,
-/// `\u{9b}`, `\u{202e}`), so the terminal shows it instead of obeying it. Text from a form,
-/// a server or a file name passes through this before it is printed.
-///
-/// ```text
-/// visible("\u{1b}]52;c;aGk=\u{7}") == r"\u{1b}]52;c;aGk=\u{7}"
-/// ```
-pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_hidden) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if is_hidden(c) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// Compact JSON text made safe to print on a terminal, with the same value: the characters
-/// [`visible`] escapes and `serde_json` leaves raw in strings (DEL, C1 controls, bidirectional
-/// controls) are written as JSON escapes (`\u009b`). In valid JSON such characters can only
-/// stand inside strings, where an escape means the same character.
-pub fn visible_json(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(is_hidden) {
-        return Cow::Borrowed(json);
-    }
-    let mut out = String::with_capacity(json.len() + 8);
-    for c in json.chars() {
-        if is_hidden(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+pub use forms_mcp::host::visible::{visible, visible_json};
 
 /// A screen being composed. The program's own text and escape sequences (bold, colors, the
 /// cursor) are `'static` literals, added with [`Screen::code`]; everything else (the form's
@@ -1206,6 +1156,8 @@ mod tests {
         clippy::indexing_slicing
     )]
     use super::*;
+    use forms_mcp::host::visible::is_hidden;
+    use std::borrow::Cow;
 
     #[test]
     fn parses_arguments() {

@@ -16,6 +16,7 @@
 
 mod page;
 mod trace;
+pub mod visible;
 
 pub use page::{PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
 
@@ -204,7 +205,8 @@ fn kind(value: &Value) -> &'static str {
 fn malformed(method: &str, why: &str) -> McpError {
     let message = format!("malformed {method} request: {why}");
     eprintln!(
-        "forms host: the server sent a {message}; answered with a JSON-RPC error, still running"
+        "forms host: the server sent a {}; answered with a JSON-RPC error, still running",
+        visible::visible(&message)
     );
     McpError::invalid_params(message, None)
 }
@@ -227,7 +229,10 @@ impl ClientHandler for HostClient {
         match self.answer(params).await {
             Ok(answer) => Ok(CustomResult::new(answer)),
             Err(why) => {
-                eprintln!("forms host: the form was not answered: {why}");
+                eprintln!(
+                    "forms host: the form was not answered: {}",
+                    visible::visible(&why)
+                );
                 Err(McpError::internal_error(why, None))
             }
         }
@@ -254,12 +259,18 @@ impl ClientHandler for HostClient {
         let answer = match self.answer(params).await {
             Ok(answer) => answer,
             Err(why) => {
-                eprintln!("forms host: the form was not answered: {why}");
+                eprintln!(
+                    "forms host: the form was not answered: {}",
+                    visible::visible(&why)
+                );
                 return Err(McpError::internal_error(why, None));
             }
         };
         serde_json::from_value(answer).map_err(|e| {
-            eprintln!("forms host: the answer is not a host response: {e}");
+            eprintln!(
+                "forms host: the answer is not a host response: {}",
+                visible::visible(&e.to_string())
+            );
             McpError::internal_error(format!("the answer is not a host response: {e}"), None)
         })
     }
@@ -356,7 +367,7 @@ async fn drive(
             names.join(", ")
         ));
     }
-    eprintln!("forms host: calling `{name}`");
+    eprintln!("forms host: calling `{}`", visible::visible(name));
     let params = CallToolRequestParams::new(name.clone()).with_arguments(arguments.clone());
     let result = running
         .call_tool(params)
