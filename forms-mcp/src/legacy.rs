@@ -49,6 +49,21 @@ pub(crate) async fn elicit(
     form: &DataForm,
     timeout: Duration,
 ) -> Result<Box<RawValue>, FormError> {
+    let params: serde_json::Value = serde_json::from_str(form.native_json())
+        .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
+    let request =
+        ServerRequest::CustomRequest(CustomRequest::new(ELICITATION_METHOD, Some(params)));
+    send(ctx, request, ELICITATION_METHOD, timeout).await
+}
+
+/// Sends `request` (a form request of the method `method`) to the host through `ctx`'s
+/// peer and waits for the answer, as [`elicit`] does.
+pub(crate) async fn send(
+    ctx: &RequestContext<RoleServer>,
+    request: ServerRequest,
+    method: &str,
+    timeout: Duration,
+) -> Result<Box<RawValue>, FormError> {
     let Some(capture) = Capture::of(ctx) else {
         return Err(FormError::new(
             ErrorCode::TransportError,
@@ -56,10 +71,6 @@ pub(crate) async fn elicit(
              checked whole; serve it through forms_mcp::transport",
         ));
     };
-    let params: serde_json::Value = serde_json::from_str(form.native_json())
-        .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
-    let request =
-        ServerRequest::CustomRequest(CustomRequest::new(ELICITATION_METHOD, Some(params)));
     let mut options = PeerRequestOptions::with_timeout(timeout);
     options.max_total_timeout = Some(timeout);
     // Keep the connection's responses from before the request leaves, so that its answer
@@ -68,7 +79,7 @@ pub(crate) async fn elicit(
     let handle = tokio::select! {
         biased;
         () = ctx.ct.cancelled() => return Err(cancelled()),
-        sent = ctx.peer.send_request_with_option(request, options) => sent.map_err(service_error)?,
+        sent = ctx.peer.send_request_with_option(request, options) => sent.map_err(|e| service_error(e, method))?,
     };
     let peer = handle.peer.clone();
     let id = handle.id.clone();
@@ -76,10 +87,10 @@ pub(crate) async fn elicit(
     tokio::select! {
         biased;
         answer = handle.await_response() => {
-            let delivered = answer.map_err(service_error)?;
+            let delivered = answer.map_err(|e| service_error(e, method))?;
             waiting.take(&id, &delivered).ok_or_else(|| FormError::new(
                 ErrorCode::TransportError,
-                format!("the host's answer to {ELICITATION_METHOD} could not be read as sent"),
+                format!("the host's answer to {method} could not be read as sent"),
             ))
         }
         () = ctx.ct.cancelled() => {
@@ -103,7 +114,7 @@ fn cancelled() -> FormError {
 }
 
 /// One of the six codes for a failed request.
-pub(crate) fn service_error(error: ServiceError) -> FormError {
+pub(crate) fn service_error(error: ServiceError, method: &str) -> FormError {
     match error {
         ServiceError::Timeout { timeout } => FormError::new(
             ErrorCode::Timeout,
@@ -116,7 +127,7 @@ pub(crate) fn service_error(error: ServiceError) -> FormError {
         ServiceError::McpError(e) => FormError::new(
             ErrorCode::TransportError,
             format!(
-                "the host answered {ELICITATION_METHOD} with error {}: {}",
+                "the host answered {method} with error {}: {}",
                 e.code.0,
                 shorten(&e.message)
             ),

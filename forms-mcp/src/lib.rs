@@ -80,6 +80,7 @@
 mod ask;
 mod capability;
 pub mod config;
+mod core;
 #[cfg(feature = "host")]
 pub mod host;
 pub mod http;

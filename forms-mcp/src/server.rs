@@ -49,7 +49,7 @@ impl FormsServer {
     /// states with a random key of this process.
     pub fn new(timeout: Duration) -> FormsServer {
         FormsServer {
-            asker: FormAsker::new(timeout),
+            asker: FormAsker::new(timeout).with_core_fallback(false),
             replies: None,
         }
     }
@@ -58,7 +58,7 @@ impl FormsServer {
     /// (at least 32 bytes; every instance behind one load balancer needs the same key).
     pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
         Ok(FormsServer {
-            asker: FormAsker::with_state_key(timeout, key)?,
+            asker: FormAsker::with_state_key(timeout, key)?.with_core_fallback(false),
             replies: None,
         })
     }
@@ -67,6 +67,15 @@ impl FormsServer {
     /// ([`crate::replies`]). Without them only the Data tool is listed.
     pub fn with_replies(mut self, tools: crate::replies::AskTools) -> FormsServer {
         self.replies = Some(tools);
+        self
+    }
+
+    /// The same server whose Data tool also asks clients with core form elicitation but
+    /// without the extension, through a core `elicitation/create` compiled from the form
+    /// (an extension of the Data contract, which answers such clients `unsupported_client`;
+    /// a form with a `files` question still does). Off by default.
+    pub fn with_core_fallback(mut self, on: bool) -> FormsServer {
+        self.asker = self.asker.with_core_fallback(on);
         self
     }
 
