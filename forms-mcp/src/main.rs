@@ -35,6 +35,11 @@ Usage:
                                   the same over HTTP: a call acts as the principal its
                                   `Authorization: Bearer TOKEN` maps to; a call without a
                                   known token is refused (unauthenticated)
+  forms-mcp --core-fallback       also ask a client with core elicitation but without the
+                                  openai/elicitation extension, through a core
+                                  elicitation/create compiled from the form (an extension of
+                                  the contract; a form with a files question still gets
+                                  unsupported_client)
   forms-mcp --help                this text
   forms-mcp --version             the version
 
@@ -68,6 +73,7 @@ struct Options {
     asks: Option<String>,
     principal: Option<String>,
     tokens: Vec<(String, String)>,
+    core_fallback: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -76,6 +82,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         asks: None,
         principal: None,
         tokens: Vec::new(),
+        core_fallback: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -93,6 +100,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     format!("`--http` takes an address such as 127.0.0.1:8080, got {addr:?}")
                 })?);
             }
+            "--core-fallback" => options.core_fallback = true,
             "--asks" => options.asks = Some(value("a SQLite path or a postgres:// URL")?),
             "--principal" => options.principal = Some(value("a principal name")?),
             "--principal-token" => {
@@ -204,7 +212,7 @@ fn main() -> ExitCode {
     let mut server = match forms_mcp::state::state_key_from_env()
         .and_then(|key| FormsServer::with_state_key(timeout, &key))
     {
-        Ok(server) => server,
+        Ok(server) => server.with_core_fallback(options.core_fallback),
         Err(error) => {
             eprintln!("forms-mcp: {error}");
             return ExitCode::from(2);

@@ -29,6 +29,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const TOOL: &str = "form_elicitation_v2_request";
 const ELICIT: &str = "openai/elicitation/create";
+const CORE_ELICIT: &str = "elicitation/create";
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
@@ -405,7 +406,7 @@ trait Wire {
 async fn until_result(wire: &mut impl Wire, id: u64, answer: Option<&str>) -> (String, Value) {
     loop {
         let (raw, message) = wire.next().await;
-        if message["method"] == ELICIT {
+        if message["method"] == ELICIT || message["method"] == CORE_ELICIT {
             if let Some(answer) = answer {
                 wire.send(answer_line(&message["id"], answer)).await;
             }
@@ -485,7 +486,12 @@ impl StdioWire {
 
     /// A legacy session: `initialize` with `caps`, then `notifications/initialized`.
     async fn legacy(timeout_ms: u64, caps: &Value) -> StdioWire {
-        let mut wire = StdioWire::spawn(timeout_ms, &[]);
+        StdioWire::legacy_with(timeout_ms, caps, &[]).await
+    }
+
+    /// The same, with `forms-mcp ARGS…`.
+    async fn legacy_with(timeout_ms: u64, caps: &Value, args: &[&str]) -> StdioWire {
+        let mut wire = StdioWire::spawn(timeout_ms, args);
         wire.send(initialize(caps)).await;
         let (raw, reply) = wire.next().await;
         assert_eq!(reply["result"]["protocolVersion"], LEGACY, "{raw}");
@@ -752,6 +758,109 @@ async fn every_answer_gets_one_verdict_on_every_path() {
     assert!(refused >= 200, "{refused} refusals carried");
     assert!(carried >= 300, "{carried} answers carried");
     assert_eq!(left_out, 7, "texts that are not one JSON value");
+}
+
+/// Whether `form` has a `files` question, which a host without the extension cannot show.
+fn has_files(form: &Value) -> bool {
+    form["questions"]
+        .as_array()
+        .is_some_and(|qs| qs.iter().any(|q| q["type"] == "files"))
+}
+
+/// The same answers on the core paths: `forms-mcp --core-fallback` asked by a host that
+/// advertises core elicitation only, which receives a core `elicitation/create` (mid-call on
+/// 2025-11-25, as the input request on 2026-07-28) and answers it with the case's text. Every
+/// form without a `files` question gets the verdict `forms answer` gives, byte for byte; a
+/// form with one gets `unsupported_client` naming the question, before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_gets_the_same_verdict_on_the_core_paths() {
+    let mut cases: Vec<Case> = corpus().into_iter().map(|(case, _)| case).collect();
+    cases.extend(listed());
+    let dir = TempDir::new();
+    let caps = core_caps();
+    let server = common::start_http_with(10_000, &["--core-fallback"], &[]).await;
+    let mut legacy_stdio = StdioWire::legacy_with(10_000, &caps, &["--core-fallback"]).await;
+    let mut modern_stdio = StdioWire::spawn(10_000, &["--core-fallback"]);
+    let mut legacy_http = HttpWire::legacy(&server.url, &caps).await;
+    let mut modern_http = HttpWire::new(&server.url, MODERN);
+
+    let mut differences = Vec::new();
+    let (mut carried, mut refused, mut files) = (0, 0, 0);
+    for (index, case) in cases.iter().enumerate() {
+        if !travels(&case.answer) {
+            continue;
+        }
+        let expected = if has_files(&case.form) {
+            files += 1;
+            None
+        } else {
+            let cli = cli_payload(&dir, index, case);
+            carried += 1;
+            refused += usize::from(cli.starts_with(r#"{"error":"#));
+            Some(cli)
+        };
+        let id = 10 * index as u64 + 10;
+        let answer = Some(case.answer.as_str());
+        let (a, b, c, d) = tokio::join!(
+            legacy_call(&mut legacy_stdio, id, &case.form, answer),
+            modern_call(
+                &mut modern_stdio,
+                id,
+                &case.form,
+                &caps,
+                expected.is_some().then_some(case.answer.as_str())
+            ),
+            legacy_call(&mut legacy_http, id, &case.form, answer),
+            modern_call(
+                &mut modern_http,
+                id,
+                &case.form,
+                &caps,
+                expected.is_some().then_some(case.answer.as_str())
+            ),
+        );
+        let paths = [
+            ("core 2025-11-25 stdio", LEGACY, a),
+            ("core 2026-07-28 stdio", MODERN, b),
+            ("core 2025-11-25 http", LEGACY, c),
+            ("core 2026-07-28 http", MODERN, d),
+        ];
+        for (path, protocol, (raw, message)) in paths {
+            let label = format!("{} over {path}", case.label);
+            let text = result_text(&label, protocol, &raw, &message);
+            match &expected {
+                Some(cli) if text != *cli => differences.push(format!(
+                    "{label}\n  answer:       {}\n  forms answer: {cli}\n  forms-mcp:    {text}",
+                    case.answer
+                )),
+                Some(_) => {}
+                None => {
+                    let payload: Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(
+                        payload["error"]["code"], "unsupported_client",
+                        "{label}: {text}"
+                    );
+                    assert!(
+                        payload["error"]["message"]
+                            .as_str()
+                            .unwrap()
+                            .contains("is a files question"),
+                        "{label}: {text}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    // The test sees what it claims to see.
+    assert!(refused >= 150, "{refused} refusals carried");
+    assert!(carried >= 250, "{carried} answers carried");
+    assert!(files >= 10, "{files} files cases");
 }
 
 // ---------------------------------------------------------------------------------------------
