@@ -129,8 +129,14 @@ impl Drop for HttpServer {
 
 /// Starts `forms-mcp --http 127.0.0.1:0` with `DATA_FORMS_TIMEOUT_MS=timeout_ms`.
 pub fn start_http(timeout_ms: u64) -> HttpServer {
+    start_http_with(timeout_ms, &[])
+}
+
+/// Starts `forms-mcp --http 127.0.0.1:0 EXTRA…` with `DATA_FORMS_TIMEOUT_MS=timeout_ms`.
+pub fn start_http_with(timeout_ms: u64, extra: &[&str]) -> HttpServer {
     let mut child = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
         .args(["--http", "127.0.0.1:0"])
+        .args(extra)
         .env("DATA_FORMS_TIMEOUT_MS", timeout_ms.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
