@@ -6,12 +6,12 @@ use crate::model::{
     Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId, RetryKey,
     State,
 };
+use crate::retry::{sha256_hex, InputHash};
 use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
 use crate::time::{Clock, Expiry, SystemClock, Timestamp};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -96,12 +96,26 @@ impl Asks {
         &*self.store
     }
 
-    /// The time: the clock's, but never earlier than a time this engine already used, so a
-    /// clock that jumps back cannot reopen what has expired.
+    /// The time: the clock's, but never earlier than a time this engine already used or saw
+    /// recorded in its store, so a clock that jumps back cannot reopen what has expired.
     pub fn now(&self) -> Timestamp {
         let now = self.clock.now().millis();
         let before = self.high_water.fetch_max(now, Ordering::SeqCst);
         Timestamp::from_millis(now.max(before))
+    }
+
+    /// Raises this engine's time to the store's high-water mark.
+    fn observe(&self, store_high_water: Option<Timestamp>) {
+        if let Some(t) = store_high_water {
+            self.high_water.fetch_max(t.millis(), Ordering::SeqCst);
+        }
+    }
+
+    /// The time judged against the store: [`Asks::now`], but never earlier than the latest
+    /// time any engine recorded in the store (its high-water mark, which never moves back).
+    fn now_in_store(&self) -> Result<Timestamp, AskError> {
+        self.observe(self.store.high_water()?);
+        Ok(self.now())
     }
 
     /// A handle that acts as `principal`.
@@ -162,12 +176,14 @@ impl Asks {
         Ok(self.store.members(conversation)?)
     }
 
-    /// Loads the request; one found open past its expiry is marked expired first.
+    /// Loads the request; one found open past its expiry is marked expired first. Expiry is
+    /// judged against the store's high-water mark of time, so a request past its deadline
+    /// stays expired for a later call whose clock is behind, whether or not anyone read it
+    /// in between. On a read-only store the expiry is shown but cannot be recorded.
     fn current(&self, id: &RequestId) -> Result<Request, AskError> {
-        let mut r = self
-            .store
-            .load(id)?
-            .ok_or_else(|| AskError::NotFound(id.clone()))?;
+        let (found, high_water) = self.store.load_at(id)?;
+        self.observe(high_water);
+        let mut r = found.ok_or_else(|| AskError::NotFound(id.clone()))?;
         loop {
             let now = self.now().max(r.updated_at);
             if r.state != State::Open || !r.expires_at.is_past(now) {
@@ -184,7 +200,11 @@ impl Asks {
                 }],
                 events: vec![event],
             };
-            match self.store.commit(&commit)? {
+            let committed = match self.store.commit(&commit) {
+                Err(StoreError::ReadOnly { .. }) => return Ok(next),
+                other => other?,
+            };
+            match committed {
                 Committed::Done => return Ok(next),
                 Committed::VersionConflict(_) => {
                     r = self
@@ -227,24 +247,6 @@ fn event(
         state: r.state,
         detail,
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
-fn sha256_hex(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p.as_bytes());
-        h.update([0u8]);
-    }
-    hex(&h.finalize())
 }
 
 /// A fresh request ID: `req_` and 24 hex digits, from the time, the process, a counter and
@@ -315,18 +317,20 @@ impl AsPrincipal<'_> {
         &*self.asks.store
     }
 
-    /// Runs one write: replays a recorded retry key, or plans and commits.
+    /// Runs one write: replays a recorded retry key, or plans and commits. `input` is what
+    /// the key is bound to (see [`crate::retry`]); `plan` gets the time judged against the
+    /// store.
     fn write<T: Serialize + DeserializeOwned>(
         &self,
         operation: &'static str,
-        input: serde_json::Value,
+        input: Result<InputHash, AskError>,
         key: &str,
         plan: impl FnOnce(Timestamp) -> Result<Plan<T>, AskError>,
     ) -> Result<T, AskError> {
         let key = RetryKey::new(key)?;
-        let input_hash = sha256_hex(&[operation, &input.to_string()]);
+        let input = input?;
         let replay = |first: Recorded| -> Result<T, AskError> {
-            if first.input_hash != input_hash {
+            if !input.matches(&first.input_hash) {
                 return Err(AskError::RetryKeyReused {
                     key: key.as_str().to_owned(),
                     operation,
@@ -342,7 +346,7 @@ impl AsPrincipal<'_> {
         // Plan first: the commit checks the retry key atomically, so a write that goes
         // through needs no extra read. A refused plan may be the retry of a write that went
         // through (the request has moved on since): then its first result is replayed.
-        let now = self.asks.now();
+        let now = self.asks.now_in_store()?;
         let plan = match plan(now) {
             Ok(plan) => plan,
             Err(e @ AskError::Store(_)) => return Err(e),
@@ -360,7 +364,7 @@ impl AsPrincipal<'_> {
                 self.me.clone(),
                 key.as_str().to_owned(),
                 Recorded {
-                    input_hash: input_hash.clone(),
+                    input_hash: input.canonical.clone(),
                     result,
                 },
             )),
@@ -396,13 +400,23 @@ impl AsPrincipal<'_> {
         }
     }
 
-    /// Eligible = in the original audience AND still a member AND contact rights stand.
+    /// Eligible = in the original audience AND still a member AND contact rights stand;
+    /// and never the requester of an approval, nor the executor its bound action names
+    /// (membership is not approval authority).
     fn eligibility(&self, r: &Request) -> Result<(), AskError> {
         let refuse = |reason| AskError::NotEligible {
             principal: self.me.clone(),
             request: r.id.clone(),
             reason,
         };
+        if r.kind == Kind::Approval {
+            if r.requester == self.me {
+                return Err(refuse(Ineligible::Requester));
+            }
+            if is_executor(r, &self.me) {
+                return Err(refuse(Ineligible::Executor));
+            }
+        }
         if !r.audience.contains(&self.me) {
             return Err(refuse(Ineligible::NotInAudience));
         }
@@ -419,11 +433,11 @@ impl AsPrincipal<'_> {
         }
     }
 
-    /// The requester, the original audience and the conversation's current members may see
-    /// a request.
+    /// The requester, the original audience, the executor a bound action names and the
+    /// conversation's current members may see a request.
     fn readable(&self, id: &RequestId) -> Result<Request, AskError> {
         let r = self.asks.current(id)?;
-        if r.requester == self.me || r.audience.contains(&self.me) {
+        if r.requester == self.me || r.audience.contains(&self.me) || is_executor(&r, &self.me) {
             return Ok(r);
         }
         let member = self
@@ -453,14 +467,23 @@ impl AsPrincipal<'_> {
     }
 
     /// Opens a request in `conversation`. The audience is fixed now: by default the
-    /// conversation's current members with contact rights, minus the requester.
+    /// conversation's current members with contact rights, minus the requester (and, for an
+    /// approval bound to an action, minus the executor it names). An approval's requester
+    /// and its executor are never in its audience: an explicit audience naming either is
+    /// refused.
     pub fn open(
         &self,
         conversation: &ConversationId,
         new: NewRequest,
         key: &str,
     ) -> Result<Request, AskError> {
-        let input = json!({ "conversation": conversation, "request": &new });
+        let input = InputHash::of(
+            "open",
+            &OpenInput {
+                conversation,
+                request: &new,
+            },
+        );
         self.write("open", input, key, |now| {
             let members = self.store().members(conversation)?;
             if !members
@@ -476,10 +499,26 @@ impl AsPrincipal<'_> {
             if let Some(title) = &new.title {
                 check_text("the title", title)?;
             }
+            // Who may never decide this request: an approval's requester, and the executor
+            // its bound action names.
+            let executor = new.action.as_ref().map(|a| a.executor.as_str());
+            let never = |p: &Principal| {
+                new.kind == Kind::Approval && (*p == self.me || Some(p.as_str()) == executor)
+            };
             let audience = match new.audience {
                 Some(list) => {
                     let mut audience: Vec<Principal> = Vec::with_capacity(list.len());
                     for p in list {
+                        if never(&p) {
+                            return Err(AskError::InvalidInput(format!(
+                                "{p} may not be in the audience: {}",
+                                if p == self.me {
+                                    "the requester never decides its own approval"
+                                } else {
+                                    "the executor of a bound action never approves it"
+                                }
+                            )));
+                        }
                         if !members.iter().any(|m| m.principal == p && m.is_active()) {
                             return Err(AskError::InvalidInput(format!(
                                 "{p} is not a member of {conversation} with contact rights"
@@ -493,7 +532,7 @@ impl AsPrincipal<'_> {
                 }
                 None => members
                     .iter()
-                    .filter(|m| m.is_active() && m.principal != self.me)
+                    .filter(|m| m.is_active() && m.principal != self.me && !never(&m.principal))
                     .map(|m| m.principal.clone())
                     .collect(),
             };
@@ -575,7 +614,15 @@ impl AsPrincipal<'_> {
         answer: Option<&str>,
         key: &str,
     ) -> Result<Request, AskError> {
-        let input = json!({ "id": id, "version": version, "outcome": outcome, "answer": answer });
+        let input = InputHash::of(
+            "respond",
+            &RespondInput {
+                id,
+                version,
+                outcome,
+                answer,
+            },
+        );
         self.write("respond", input, key, |now| {
             let r = self.asks.current(id)?;
             self.eligibility(&r)?;
@@ -683,7 +730,7 @@ impl AsPrincipal<'_> {
         state: State,
         kind: EventKind,
     ) -> Result<Request, AskError> {
-        let input = json!({ "id": id, "version": version });
+        let input = InputHash::of(operation, &VersionInput { id, version });
         self.write(operation, input, key, |now| {
             let r = self.asks.current(id)?;
             self.check_requester(&r, operation)?;
@@ -715,8 +762,9 @@ impl AsPrincipal<'_> {
     }
 
     /// Atomically supersedes the open request and opens its replacement, which keeps the
-    /// original audience, choices and bound action, and never carries an approval over.
-    /// Later responses use `replacement.id`. The same retry key with the same input returns
+    /// original audience, choices, bound action and deadline (unless the replacement names
+    /// its own expiry), and never carries an approval over. Later responses use
+    /// `replacement.id`. The same retry key with the same input returns
     /// the same pair; with a different input it is refused.
     pub fn replace(
         &self,
@@ -725,7 +773,14 @@ impl AsPrincipal<'_> {
         replacement: Replacement,
         key: &str,
     ) -> Result<Replaced, AskError> {
-        let input = json!({ "id": id, "version": version, "replacement": &replacement });
+        let input = InputHash::of(
+            "replace",
+            &ReplaceInput {
+                id,
+                version,
+                replacement: &replacement,
+            },
+        );
         self.write("replace", input, key, |now| {
             let old = self.asks.current(id)?;
             self.check_requester(&old, "replace")?;
@@ -737,7 +792,12 @@ impl AsPrincipal<'_> {
                 check_text("the title", title)?;
             }
             let now = now.max(old.updated_at);
-            let expires_at = expiry(replacement.expires_at, old.action.is_some(), now)?;
+            // A deadline is part of what was asked: the replacement keeps the old one unless
+            // it names its own.
+            let expires_at = match replacement.expires_at {
+                Some(at) => expiry(Some(at), old.action.is_some(), now)?,
+                None => old.expires_at,
+            };
             let new = Request {
                 id: new_id(&self.me, key),
                 conversation: old.conversation.clone(),
@@ -800,7 +860,7 @@ impl AsPrincipal<'_> {
     /// Posts a follow-up message on the request. It stays in the log and decides nothing:
     /// the state and version are unchanged.
     pub fn message(&self, id: &RequestId, text: &str, key: &str) -> Result<AuditEvent, AskError> {
-        let input = json!({ "id": id, "text": text });
+        let input = InputHash::of("message", &MessageInput { id, text });
         self.write("message", input, key, |now| {
             let r = self.readable(id)?;
             check_text("the message", text)?;
@@ -822,10 +882,10 @@ impl AsPrincipal<'_> {
 
     /// Redeems an approved approval's bound action: what is presented must equal the bound
     /// executor, resource version, arguments and operation key exactly; a second redemption
-    /// is refused. Only the named executor or the requester may redeem. The engine records
-    /// the intent; it executes nothing.
+    /// is refused. Only the named executor (who need not be a member of the conversation)
+    /// or the requester may redeem. The engine records the intent; it executes nothing.
     pub fn redeem(&self, id: &RequestId, redeem: &Redeem, key: &str) -> Result<Request, AskError> {
-        let input = json!({ "id": id, "redeem": redeem });
+        let input = InputHash::of("redeem", &RedeemInput { id, redeem });
         self.write("redeem", input, key, |now| {
             let r = self.readable(id)?;
             let action = r
@@ -891,6 +951,7 @@ impl AsPrincipal<'_> {
 
     /// Reports the execution of a redeemed action: `succeeded`, `failed` or `unknown`. An
     /// `unknown` report stays reconcilable by a later report; a final one is not replaced.
+    /// Only the named executor (member or not) or the requester may report.
     pub fn report_execution(
         &self,
         id: &RequestId,
@@ -899,8 +960,15 @@ impl AsPrincipal<'_> {
         detail: Option<&str>,
         key: &str,
     ) -> Result<Request, AskError> {
-        let input =
-            json!({ "id": id, "operation_key": operation_key, "status": status, "detail": detail });
+        let input = InputHash::of(
+            "report_execution",
+            &ReportInput {
+                id,
+                operation_key,
+                status,
+                detail,
+            },
+        );
         self.write("report_execution", input, key, |now| {
             let r = self.readable(id)?;
             let action = r
@@ -948,6 +1016,11 @@ impl AsPrincipal<'_> {
     }
 }
 
+/// Whether `p` is the executor the request's bound action names.
+fn is_executor(r: &Request, p: &Principal) -> bool {
+    r.action.as_ref().is_some_and(|a| a.executor == p.as_str())
+}
+
 /// A request that is not open, or not at `version`, is a conflict (or, expired, an expiry).
 fn check_current(r: &Request, version: u64) -> Result<(), AskError> {
     if r.state == State::Open && r.version == version {
@@ -967,4 +1040,55 @@ fn conflict(latest: Request) -> AskError {
             latest: Box::new(latest),
         }
     }
+}
+
+// The inputs a retry key is bound to, one per write. The field order is the one builds with
+// serde_json's `preserve_order` hashed before this release (see `crate::retry`); the hash
+// itself sorts the keys.
+
+#[derive(Serialize)]
+struct OpenInput<'a> {
+    conversation: &'a ConversationId,
+    request: &'a NewRequest,
+}
+
+#[derive(Serialize)]
+struct RespondInput<'a> {
+    id: &'a RequestId,
+    version: u64,
+    outcome: Outcome,
+    answer: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct VersionInput<'a> {
+    id: &'a RequestId,
+    version: u64,
+}
+
+#[derive(Serialize)]
+struct ReplaceInput<'a> {
+    id: &'a RequestId,
+    version: u64,
+    replacement: &'a Replacement,
+}
+
+#[derive(Serialize)]
+struct MessageInput<'a> {
+    id: &'a RequestId,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct RedeemInput<'a> {
+    id: &'a RequestId,
+    redeem: &'a Redeem,
+}
+
+#[derive(Serialize)]
+struct ReportInput<'a> {
+    id: &'a RequestId,
+    operation_key: &'a str,
+    status: ExecutionStatus,
+    detail: Option<&'a str>,
 }

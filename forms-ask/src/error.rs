@@ -120,6 +120,7 @@ impl AskError {
             AskError::Store(StoreError::Unusable { .. } | StoreError::NewerSchema { .. }) => {
                 "store_unusable"
             }
+            AskError::Store(StoreError::ReadOnly { .. }) => "store_read_only",
             AskError::Store(_) => "store",
         }
     }
@@ -146,6 +147,12 @@ pub enum Ineligible {
     /// Contact rights revoked.
     #[error("contact rights revoked")]
     ContactRevoked,
+    /// The requester of an approval never decides it, even if it is in the audience.
+    #[error("the requester never decides its own approval")]
+    Requester,
+    /// The executor a bound action names never approves it.
+    #[error("the executor of a bound action never approves it")]
+    Executor,
 }
 
 /// Why a bound-action operation was refused.
@@ -188,6 +195,13 @@ pub enum StoreError {
         location: String,
         /// What is wrong, worded for a person.
         problem: String,
+    },
+    /// The store can only be read (a SQLite file this process may not write): `show`, `log`
+    /// and `wait` work; a write is refused with this error.
+    #[error("{location} is read-only: it can be read but not written")]
+    ReadOnly {
+        /// The path.
+        location: String,
     },
     /// The database's schema is newer than this program knows.
     #[error("{location} has schema version {found}; this program knows up to {known}")]

@@ -18,27 +18,40 @@
 //!   answer; only a principal in the original audience who is still a member with contact
 //!   rights may. A stale version or an already decided request is a conflict carrying the
 //!   latest state; follow-up messages decide nothing.
+//! - **approval authority**: membership is not approval authority. An approval's requester
+//!   never decides it, nor does the executor its bound action names, even if either is in
+//!   the audience; an explicit audience naming them is refused.
 //! - **expiry**: none by default (`9999-01-01T00:00:00Z` on the wire, never shown as a
 //!   deadline), 7 days for bound action approvals, an explicit one within 90 days; past it a
-//!   request is expired, even if the clock later jumps back.
+//!   request is expired, even if the clock later jumps back, whether or not anyone read it:
+//!   expiry is judged against the store's high-water mark of time (the latest time any
+//!   engine recorded in it, which never moves back).
 //! - **wait** with a timeout only stops waiting; it never withdraws the request.
 //! - **cancel**, **replace** and **supersede**: only the requester, with the current version,
 //!   while open. Replace atomically supersedes and opens a replacement with the same
-//!   audience and options, never carrying an approval over.
+//!   audience, options and deadline (unless the replacement names its own expiry), never
+//!   carrying an approval over.
 //! - **bound actions**: an approval bound to an executor, resource version, arguments and
-//!   operation key is redeemed once, exactly; execution reports are `succeeded`, `failed` or
+//!   operation key is redeemed once, exactly, by that executor (who need not be a member of
+//!   the conversation) or the requester; execution reports are `succeeded`, `failed` or
 //!   `unknown` (which stays reconcilable). The engine executes nothing.
 //! - **audit**: every transition appends one event to the request's log.
-//! - **retry keys**: every write takes one; a retried write returns its first result.
+//! - **retry keys**: every write takes one; a retried write returns its first result. The
+//!   key is bound to a hash of the input's canonical JSON (sorted keys), the same in every
+//!   build whatever serde_json's features; hashes recorded in field order by earlier builds
+//!   with `preserve_order` are still accepted in this release.
 //!
 //! Requests are kept by a [`Store`]: [`SqliteStore`] by default (one file, WAL,
-//! `synchronous=FULL`), [`PostgresStore`] for many server instances on one database.
+//! `synchronous=FULL`; a file that is not a forms-ask database is refused before anything
+//! is written to it, and a read-only one can still be read), [`PostgresStore`] for many
+//! server instances on one database.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod engine;
 mod error;
 mod model;
+mod retry;
 pub mod store;
 mod time;
 

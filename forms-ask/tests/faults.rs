@@ -18,12 +18,14 @@ mod common;
 use common::{pg_drop_schema, pg_schema, pg_url, TempDir};
 use forms_ask::store::sqlite::SqliteOptions;
 use forms_ask::{
-    AskError, Asks, ConversationId, EventKind, NewRequest, Outcome, PostgresStore, Principal,
-    Replacement, Request, RequestId, SqliteStore, State, StoreError,
+    AskError, Asks, Clock, ConversationId, EventKind, ManualClock, NewRequest, Outcome,
+    PostgresStore, Principal, Replacement, Request, RequestId, SqliteStore, State, Store,
+    StoreError, Timestamp,
 };
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One database for a test, and how to reach it from another process.
@@ -52,6 +54,41 @@ impl Db {
 
     fn asks(&self) -> Asks {
         open_from(&self.cfg, None)
+    }
+
+    /// Runs SQL straight on the database, past the store.
+    fn exec(&self, sql: &str) {
+        match self.cfg["store"].as_str().unwrap() {
+            "sqlite" => {
+                let c = rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap();
+                c.execute_batch(sql).unwrap();
+            }
+            _ => {
+                let mut c = ::postgres::Client::connect(
+                    self.cfg["url"].as_str().unwrap(),
+                    ::postgres::NoTls,
+                )
+                .unwrap();
+                let schema = self.cfg["schema"].as_str().unwrap();
+                c.batch_execute(&format!("SET search_path TO \"{schema}\"; {sql}"))
+                    .unwrap();
+            }
+        }
+    }
+
+    /// An engine on this database reading the time from `clock`.
+    fn asks_with_clock(&self, clock: &Arc<ManualClock>) -> Asks {
+        let store: Arc<dyn Store> = match self.cfg["store"].as_str().unwrap() {
+            "sqlite" => Arc::new(SqliteStore::open(self.cfg["path"].as_str().unwrap()).unwrap()),
+            _ => Arc::new(
+                PostgresStore::connect_in_schema(
+                    self.cfg["url"].as_str().unwrap(),
+                    Some(self.cfg["schema"].as_str().unwrap()),
+                )
+                .unwrap(),
+            ),
+        };
+        Asks::with_clock(store, Arc::clone(clock) as Arc<dyn Clock>)
     }
 
     fn count(&self, sql: &str) -> i64 {
@@ -135,12 +172,19 @@ fn setup(db: &Db, key: &str) -> Request {
 /// Writes a line straight to the process's standard output, past the test harness.
 fn emit(line: &str) {
     use std::io::Write;
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/stdout")
-        .unwrap();
-    out.write_all(format!("{line}\n").as_bytes()).unwrap();
-    out.flush().unwrap();
+    match std::fs::OpenOptions::new().write(true).open("/dev/stdout") {
+        Ok(mut out) => {
+            out.write_all(format!("{line}\n").as_bytes()).unwrap();
+            out.flush().unwrap();
+        }
+        // A child running as another user may not reopen its parent's pipe; the harness
+        // runs it with --nocapture, so its own standard output reaches the pipe too.
+        Err(_) => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(format!("{line}\n").as_bytes()).unwrap();
+            out.flush().unwrap();
+        }
+    }
 }
 
 /// Entry point of the child processes; without `FORMS_ASK_CHILD` there is nothing to do.
@@ -195,12 +239,47 @@ fn child_process() {
             };
             emit(&format!("RESULT {out}"));
         }
+        "read-only" => {
+            // Everything a reader does, on a file this process may not write.
+            let path = cfg["path"].as_str().unwrap();
+            let asks = Asks::open_location(path).unwrap();
+            let ana = asks.as_principal(&p("ana"));
+            let expired = RequestId::new(task["expired"].as_str().unwrap()).unwrap();
+            let shown = ana.show(&id).unwrap();
+            let log = ana.log(&id).unwrap();
+            let waited = ana.wait(&id, Duration::from_millis(200)).unwrap();
+            let past = ana.show(&expired).unwrap();
+            let refused = ana
+                .respond(&id, shown.version, Outcome::Approved, None, key)
+                .unwrap_err();
+            let joined = asks.join(&chat(), &p("carol")).unwrap_err();
+            let out = json!({
+                "shown": shown, "log": log.len(), "waited": waited.state, "past": past.state,
+                "refused": refused.code(), "message": refused.to_string(),
+                "joined": joined.code(),
+            });
+            emit(&format!("RESULT {out}"));
+        }
         other => panic!("unknown role {other}"),
     }
 }
 
 fn spawn_child(task: Value) -> (Child, BufReader<ChildStdout>) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
+    spawn_child_as(task, false)
+}
+
+/// Whether this process runs as root (which may write any file, read-only or not).
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// Spawns a child; with `unprivileged` and as root, as the user `nobody` (65534), so that
+/// file permissions bind it.
+fn spawn_child_as(task: Value, unprivileged: bool) -> (Child, BufReader<ChildStdout>) {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
         .args([
             "--exact",
             "child_process",
@@ -210,9 +289,11 @@ fn spawn_child(task: Value) -> (Child, BufReader<ChildStdout>) {
         .env("FORMS_ASK_CHILD", task.to_string())
         .env_remove("CI") // the child needs no PostgreSQL check of its own
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::inherit());
+    if unprivileged && is_root() {
+        command.uid(65_534).gid(65_534);
+    }
+    let mut child = command.spawn().unwrap();
     let out = BufReader::new(child.stdout.take().unwrap());
     (child, out)
 }
@@ -393,7 +474,49 @@ macro_rules! on_both_stores {
     };
 }
 
+/// A database from before the high-water mark (no event times) is upgraded on open, and
+/// the mark is the newest event it already held: a request that expired unread stays
+/// expired for a clock that is behind.
+fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
+    let t0 = Timestamp::parse("2026-12-01T12:00:00Z").unwrap();
+    let clock = Arc::new(ManualClock::at(t0));
+    let deadline = t0.plus(Duration::from_secs(3600));
+    let later = t0.plus(Duration::from_secs(7200));
+    let r = {
+        let asks = db.asks_with_clock(&clock);
+        for m in ["agent", "ana", "bob"] {
+            asks.join(&chat(), &p(m)).unwrap();
+        }
+        let me = asks.as_principal(&p("agent"));
+        let r = me
+            .open(
+                &chat(),
+                NewRequest::approval("Deploy?").expires_at(deadline),
+                "o1",
+            )
+            .unwrap();
+        clock.set(later);
+        me.open(&chat(), NewRequest::question("Lunch?"), "o2")
+            .unwrap();
+        r
+    };
+    // Back to the previous schema, as an earlier version left it.
+    db.exec(if db.cfg["store"] == "sqlite" {
+        "DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; PRAGMA user_version = 1;"
+    } else {
+        "DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
+         DROP FUNCTION forms_ask_event_at(TEXT); ALTER TABLE events DROP COLUMN at;
+         DELETE FROM forms_ask_schema WHERE version = 3;"
+    });
+    clock.set(t0);
+    let asks = db.asks_with_clock(&clock);
+    let seen = asks.as_principal(&p("bob")).show(&r.id).unwrap();
+    assert_eq!((seen.state, seen.updated_at), (State::Expired, later));
+    assert_eq!(db.count("SELECT count(*) FROM events WHERE at IS NULL"), 0);
+}
+
 on_both_stores!(
+    upgrade_takes_the_high_water_mark_from_the_events_already_stored,
     sigkill_right_after_a_committed_response_keeps_it_and_replays_the_retry,
     sigkill_mid_transaction_leaves_nothing_half_written,
     race_two_processes_exactly_one_wins_and_the_other_sees_the_winner,
@@ -490,4 +613,215 @@ fn open_refuses_a_foreign_postgres_schema() {
     assert!(msg.contains("another program"), "{msg}");
     let e = PostgresStore::connect("postgres://nobody@127.0.0.1:1/none").unwrap_err();
     assert!(unusable(e).contains("cannot be reached"));
+}
+
+// ------------------------------------------------------------------ foreign and read-only files
+
+/// The bytes of `file` and of every file beside it whose name starts with its name (its
+/// `-wal`, `-shm` and `-journal`), by name.
+fn snapshot(file: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let name = file.file_name().unwrap().to_str().unwrap().to_owned();
+    std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_str().unwrap().starts_with(&name))
+        .map(|e| {
+            (
+                e.file_name().to_str().unwrap().to_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn refused_as_foreign(path: &std::path::Path) {
+    let msg = unusable(SqliteStore::open(path).unwrap_err());
+    assert!(msg.contains("another program"), "{}: {msg}", path.display());
+    let e = Asks::open_location(path.to_str().unwrap()).unwrap_err();
+    assert_eq!(e.code(), "store_unusable", "{e}");
+}
+
+#[test]
+fn open_leaves_a_foreign_sqlite_file_byte_identical_also_through_a_symlink() {
+    let dir = TempDir::new("foreign");
+    let make = |name: &str, sql: &str| {
+        let path = dir.path().join(name);
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(sql).unwrap();
+        drop(c);
+        path
+    };
+    let files = [
+        // Another program's tables, rollback journal (header bytes 18-19 are 01 01).
+        make(
+            "rollback.db",
+            "CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (1);",
+        ),
+        // The same in WAL mode, closed cleanly.
+        make(
+            "wal.db",
+            "PRAGMA journal_mode=WAL; CREATE TABLE invoices (id INTEGER PRIMARY KEY);
+             INSERT INTO invoices VALUES (1);",
+        ),
+        // No tables, but another program's application id.
+        make(
+            "marked.db",
+            "PRAGMA application_id = 1234; PRAGMA user_version = 3;",
+        ),
+        // No application id, only an index and a view.
+        make(
+            "indexed.db",
+            "CREATE TABLE t (x); CREATE INDEX t_x ON t (x); CREATE VIEW v AS SELECT x FROM t;",
+        ),
+    ];
+    assert_eq!(&std::fs::read(&files[0]).unwrap()[18..20], &[1, 1]);
+    for file in &files {
+        let link = dir.path().join(format!(
+            "link-to-{}",
+            file.file_name().unwrap().to_str().unwrap()
+        ));
+        std::os::unix::fs::symlink(file, &link).unwrap();
+        let before = snapshot(file);
+        refused_as_foreign(file);
+        refused_as_foreign(&link);
+        // Not one byte changed, and nothing (no -wal, no -shm) appeared beside it.
+        assert_eq!(snapshot(file), before, "{}", file.display());
+        assert!(!dir
+            .path()
+            .join(format!(
+                "{}-wal",
+                link.file_name().unwrap().to_str().unwrap()
+            ))
+            .exists());
+    }
+    // A database whose tables so far live only in its write-ahead log (copied while its
+    // writer still has it open): SQLite must look, and the file and its log stay as they were.
+    let live = dir.path().join("live.db");
+    let writer = rusqlite::Connection::open(&live).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;
+             CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (1);",
+        )
+        .unwrap();
+    let pending = dir.path().join("pending.db");
+    std::fs::copy(&live, &pending).unwrap();
+    std::fs::copy(
+        dir.path().join("live.db-wal"),
+        dir.path().join("pending.db-wal"),
+    )
+    .unwrap();
+    drop(writer);
+    assert!(
+        std::fs::metadata(dir.path().join("pending.db-wal"))
+            .unwrap()
+            .len()
+            > 0
+    );
+    let link = dir.path().join("link-to-pending.db");
+    std::os::unix::fs::symlink(&pending, &link).unwrap();
+    let keep = |s: std::collections::BTreeMap<String, Vec<u8>>| {
+        s.into_iter()
+            .filter(|(name, _)| !name.ends_with("-shm")) // SQLite's index of the log
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let before = keep(snapshot(&pending));
+    refused_as_foreign(&pending);
+    refused_as_foreign(&link);
+    assert_eq!(keep(snapshot(&pending)), before);
+    // The other program still finds its row.
+    let c = rusqlite::Connection::open(&pending).unwrap();
+    let n: i64 = c
+        .query_row("SELECT count(*) FROM invoices", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+    // An empty file is ours to initialize, and so is a path that does not exist yet.
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    drop(SqliteStore::open(&empty).unwrap());
+    drop(SqliteStore::open(dir.path().join("new.db")).unwrap());
+    drop(SqliteStore::open(&empty).unwrap());
+}
+
+/// Sets `path`'s permission bits.
+fn chmod(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn a_read_only_forms_ask_file_can_be_read_but_not_written() {
+    // Two situations: a directory the reader may not write (no shared-memory file can be
+    // made beside the database), and one it may.
+    for dir_mode in [0o555, 0o777] {
+        let outer = TempDir::new("read-only");
+        let dir = outer.path().join("db");
+        std::fs::create_dir(&dir).unwrap();
+        let path = dir.join("asks.db");
+        let (r, expired) = {
+            let asks = Asks::new(SqliteStore::open(&path).unwrap());
+            for m in ["agent", "ana", "bob"] {
+                asks.join(&chat(), &p(m)).unwrap();
+            }
+            let me = asks.as_principal(&p("agent"));
+            let r = me
+                .open(&chat(), NewRequest::approval("Deploy 1.4?"), "o1")
+                .unwrap();
+            me.message(&r.id, "staging is free", "m1").unwrap();
+            let soon = forms_ask::SystemClock
+                .now()
+                .plus(Duration::from_millis(1500));
+            let expired = me
+                .open(
+                    &chat(),
+                    NewRequest::question("Lunch?").expires_at(soon),
+                    "o2",
+                )
+                .unwrap();
+            (r, expired)
+        }; // closed: the log is folded into the file
+        std::thread::sleep(Duration::from_millis(1600)); // `expired` is past its deadline, unread
+        assert!(!dir.join("asks.db-wal").exists());
+        chmod(&path, 0o444);
+        chmod(&dir, dir_mode);
+        let before = std::fs::read(&path).unwrap();
+        let (mut child, mut out) = spawn_child_as(
+            json!({
+                "role": "read-only", "db": { "store": "sqlite", "path": path },
+                "id": r.id, "expired": expired.id, "key": "k1",
+            }),
+            true,
+        );
+        let result: Value = serde_json::from_str(&read_marker(&mut out, "RESULT ")).unwrap();
+        assert!(child.wait().unwrap().success());
+        chmod(&dir, 0o755);
+        assert_eq!(
+            result["shown"],
+            serde_json::to_value(&r).unwrap(),
+            "{result}"
+        );
+        assert_eq!(result["log"], 2, "{result}");
+        assert_eq!(result["waited"], "open", "{result}");
+        assert_eq!(
+            result["past"], "expired",
+            "shown as expired, though not recorded"
+        );
+        assert_eq!(result["refused"], "store_read_only", "{result}");
+        assert!(
+            result["message"]
+                .as_str()
+                .unwrap()
+                .contains("asks.db is read-only"),
+            "{result}"
+        );
+        assert_eq!(result["joined"], "store_read_only", "{result}");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "mode {dir_mode:o}");
+        // With write access again, the expiry is recorded on the next read.
+        for file in snapshot(&path).keys() {
+            chmod(&dir.join(file), 0o644); // the reader may have left a -wal and -shm
+        }
+        let asks = Asks::new(SqliteStore::open(&path).unwrap());
+        let now = asks.as_principal(&p("ana")).show(&expired.id).unwrap();
+        assert_eq!((now.state, now.version), (State::Expired, 2));
+    }
 }

@@ -12,9 +12,10 @@
 mod common;
 
 use common::{start_time, World};
+use forms_ask::store::{Commit, Committed, Recorded, Write};
 use forms_ask::{
-    Action, ActionRefusal, AskError, EventKind, ExecutionStatus, Expiry, Ineligible, Kind,
-    NewRequest, Outcome, Redeem, Replacement, Request, State, Timestamp,
+    Action, ActionRefusal, AskError, AuditEvent, EventKind, ExecutionStatus, Expiry, Ineligible,
+    Kind, NewRequest, Outcome, Redeem, Replacement, Request, RequestId, State, Timestamp,
 };
 use forms_runtime::Form;
 use serde_json::json;
@@ -107,7 +108,7 @@ fn respond_by_a_member_who_joined_later_is_not_eligible(w: &World) {
     );
     // The later member may read it (a member of the conversation), but nothing changed.
     assert_eq!(w.asks.as_principal(&carol).show(&r.id).unwrap(), r);
-    // The requester is not in the default audience either.
+    // The requester never decides its own approval.
     let e = w
         .asks
         .as_principal(&w.agent)
@@ -116,7 +117,7 @@ fn respond_by_a_member_who_joined_later_is_not_eligible(w: &World) {
     assert!(matches!(
         e,
         AskError::NotEligible {
-            reason: Ineligible::NotInAudience,
+            reason: Ineligible::Requester,
             ..
         }
     ));
@@ -1110,6 +1111,451 @@ fn timestamps_are_rfc3339_on_the_wire(w: &World) {
     assert_eq!(Timestamp::parse("2026-12-01T12:00:00Z"), Some(start_time()));
 }
 
+// ---------------------------------------------------------------- approval authority
+
+fn approval_the_requester_never_decides_its_own_approval(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    // Putting itself in the audience is refused at open …
+    let e = me
+        .open(
+            &w.chat,
+            NewRequest::approval("Deploy?").audience([w.agent.clone(), w.ana.clone()]),
+            "o-self",
+        )
+        .unwrap_err();
+    let AskError::InvalidInput(msg) = &e else {
+        panic!("{e:?}")
+    };
+    assert!(msg.contains("agent") && msg.contains("requester"), "{msg}");
+    // … and an approval stored with the requester in its audience (as earlier versions
+    // allowed) is still not the requester's to decide, nor its bound action to redeem.
+    let mut r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
+    r.audience.push(w.agent.clone());
+    r.version = 2;
+    commit_as_stored(
+        w,
+        Write::Update {
+            expected: 1,
+            request: r.clone(),
+        },
+    );
+    let e = me
+        .respond(&r.id, 2, Outcome::Approved, None, "k-self")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::NotEligible {
+                reason: Ineligible::Requester,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = me
+        .redeem(&r.id, &redeem_of(&action()), "r-self")
+        .unwrap_err();
+    assert!(
+        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
+        "{e:?}"
+    );
+    assert_eq!(me.show(&r.id).unwrap(), r);
+    // Someone else in the audience decides it.
+    let done = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 2, Outcome::Approved, None, "k")
+        .unwrap();
+    assert_eq!(done.responder.as_ref(), Some(&w.ana));
+    // A question's requester may still be in its own audience: only approvals ask consent.
+    let q = open(
+        w,
+        NewRequest::question("Note for myself?").audience([w.agent.clone()]),
+        "q",
+    );
+    assert_eq!(
+        me.respond(&q.id, 1, Outcome::Answered, Some("yes"), "qa")
+            .unwrap()
+            .state,
+        State::Resolved
+    );
+}
+
+fn approval_the_executor_of_a_bound_action_never_approves_it(w: &World) {
+    let deployer = w.p("deployer");
+    w.asks.join(&w.chat, &deployer).unwrap(); // a member, yet no approver of its own action
+    let r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
+    assert_eq!(r.audience, [w.ana.clone(), w.bob.clone()]);
+    let e = w
+        .asks
+        .as_principal(&deployer)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AskError::NotEligible {
+                reason: Ineligible::Executor,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = w
+        .asks
+        .as_principal(&w.agent)
+        .open(
+            &w.chat,
+            NewRequest::approval("Deploy?")
+                .action(action())
+                .audience([deployer.clone()]),
+            "o2",
+        )
+        .unwrap_err();
+    let AskError::InvalidInput(msg) = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        msg.contains("deployer") && msg.contains("executor"),
+        "{msg}"
+    );
+    // Without a bound action the same member is an ordinary approver.
+    let plain = open(w, NewRequest::approval("Lunch?"), "o3");
+    assert!(plain.audience.contains(&deployer));
+}
+
+fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &World) {
+    let a = action();
+    let deployer = w.p("deployer");
+    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
+    assert!(w
+        .asks
+        .members(&w.chat)
+        .unwrap()
+        .iter()
+        .all(|m| m.principal != deployer));
+    let ex = w.asks.as_principal(&deployer);
+    // The executor sees the request and waits for its approval, without joining.
+    assert_eq!(ex.show(&r.id).unwrap(), r);
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    assert_eq!(
+        ex.wait(&r.id, Duration::from_millis(50)).unwrap().outcome,
+        Some(Outcome::Approved)
+    );
+    let redeemed = ex.redeem(&r.id, &redeem_of(&a), "r1").unwrap();
+    assert_eq!(redeemed.redemption.as_ref().unwrap().by, deployer);
+    let reported = ex
+        .report_execution(
+            &r.id,
+            &a.operation_key,
+            ExecutionStatus::Succeeded,
+            None,
+            "x1",
+        )
+        .unwrap();
+    assert_eq!(reported.execution.as_ref().unwrap().by, deployer);
+    let events: Vec<EventKind> = ex.log(&r.id).unwrap().iter().map(|e| e.event).collect();
+    assert_eq!(
+        events,
+        [
+            EventKind::Opened,
+            EventKind::Responded,
+            EventKind::Redeemed,
+            EventKind::ExecutionReported
+        ]
+    );
+    // Anyone else outside the conversation sees nothing and redeems nothing.
+    let mallory = w.asks.as_principal(&w.p("mallory"));
+    assert!(matches!(
+        mallory.show(&r.id).unwrap_err(),
+        AskError::NotAllowed { .. }
+    ));
+    let r2 = open(w, NewRequest::approval("Again?").action(a.clone()), "o2");
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&r2.id, 1, Outcome::Approved, None, "k2")
+        .unwrap();
+    let e = mallory.redeem(&r2.id, &redeem_of(&a), "m").unwrap_err();
+    assert!(matches!(e, AskError::NotAllowed { .. }), "{e:?}");
+}
+
+// ---------------------------------------------------------------- the store's time
+
+fn expiry_an_unread_request_past_its_deadline_stays_expired_for_a_clock_behind(w: &World) {
+    let deadline = start_time().plus(Duration::from_secs(3600));
+    let r = open(w, NewRequest::approval("Deploy?").expires_at(deadline), "o");
+    // Past the deadline, something else is written; nobody reads `r`.
+    let later = deadline.plus(Duration::from_secs(600));
+    w.clock.set(later);
+    open(w, NewRequest::question("Lunch?"), "o2");
+    // Another engine (another process, nothing in memory) whose clock is behind the deadline.
+    w.clock.set(start_time());
+    let other = w.second_engine();
+    let seen = other.as_principal(&w.bob).show(&r.id).unwrap();
+    assert_eq!((seen.state, seen.version), (State::Expired, 2), "{seen:?}");
+    assert_eq!(
+        seen.updated_at, later,
+        "judged at the store's high-water mark"
+    );
+    let e = other
+        .as_principal(&w.ana)
+        .respond(&r.id, 2, Outcome::Approved, None, "k")
+        .unwrap_err();
+    assert!(matches!(e, AskError::Expired { .. }), "{e:?}");
+    // New writes are stamped no earlier than the mark either; an expiry between the clock
+    // and the mark is already past.
+    let q = other
+        .as_principal(&w.agent)
+        .open(&w.chat, NewRequest::question("Dinner?"), "o3")
+        .unwrap();
+    assert_eq!(q.created_at, later);
+    let e = other
+        .as_principal(&w.agent)
+        .open(
+            &w.chat,
+            NewRequest::question("Tea?").expires_at(deadline.plus(Duration::from_secs(60))),
+            "o4",
+        )
+        .unwrap_err();
+    assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
+    let log = other.as_principal(&w.agent).log(&r.id).unwrap();
+    assert_eq!(
+        log.iter().map(|e| e.event).collect::<Vec<_>>(),
+        [EventKind::Opened, EventKind::Expired]
+    );
+}
+
+fn replace_keeps_the_deadline_unless_the_replacement_names_one(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    let deadline = start_time().plus(2 * DAY);
+    let q = open(
+        w,
+        NewRequest::question("Which region?").expires_at(deadline),
+        "q",
+    );
+    let q2 = open(
+        w,
+        NewRequest::question("Which zone?").expires_at(deadline),
+        "q2",
+    );
+    w.clock.advance(DAY);
+    let kept = me
+        .replace(&q.id, 1, Replacement::default(), "rep")
+        .unwrap()
+        .replacement;
+    assert_eq!(kept.expires_at, Expiry::At(deadline));
+    let named = start_time().plus(5 * DAY);
+    let renamed = me
+        .replace(
+            &q2.id,
+            1,
+            Replacement {
+                expires_at: Some(named),
+                ..Default::default()
+            },
+            "rep2",
+        )
+        .unwrap()
+        .replacement;
+    assert_eq!(renamed.expires_at, Expiry::At(named));
+    // A bound approval's seven days are not restarted by a replacement.
+    let b = open(w, NewRequest::approval("Deploy?").action(action()), "b");
+    let Expiry::At(b_deadline) = b.expires_at else {
+        panic!("{b:?}")
+    };
+    w.clock.advance(DAY);
+    let b2 = me
+        .replace(&b.id, 1, Replacement::default(), "rep3")
+        .unwrap()
+        .replacement;
+    assert_eq!(b2.expires_at, Expiry::At(b_deadline));
+    // No deadline stays no deadline.
+    let n = open(w, NewRequest::question("Lunch?"), "n");
+    let n2 = me
+        .replace(&n.id, 1, Replacement::default(), "rep4")
+        .unwrap()
+        .replacement;
+    assert_eq!(n2.expires_at, Expiry::Never);
+    // Past the old deadline, the replacement that kept it has expired; the one that named
+    // its own has not.
+    w.clock.set(deadline.plus(Duration::from_secs(1)));
+    assert_eq!(me.show(&kept.id).unwrap().state, State::Expired);
+    assert_eq!(me.show(&renamed.id).unwrap().state, State::Open);
+}
+
+// ---------------------------------------------------------------- retry-key hashes
+
+fn sha256_hex(operation: &str, text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [operation, text] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes straight to the store, as an earlier version of the engine did.
+fn commit_as_stored(w: &World, write: Write) {
+    let r = write.request().clone();
+    let commit = Commit {
+        retry: None,
+        eligible: None,
+        writes: vec![write],
+        events: vec![],
+    };
+    assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done, "{r:?}");
+}
+
+fn retry_key_hash_does_not_depend_on_key_order(w: &World) {
+    // The same arguments with their keys inserted in two orders: they print differently
+    // in a build with serde_json's `preserve_order` (any build containing forms-mcp).
+    let mut ab = serde_json::Map::new();
+    ab.insert("release".into(), json!("1.4"));
+    ab.insert("env".into(), json!("staging"));
+    let mut ba = serde_json::Map::new();
+    ba.insert("env".into(), json!("staging"));
+    ba.insert("release".into(), json!("1.4"));
+    let with = |arguments: serde_json::Map<String, serde_json::Value>| Action {
+        arguments: serde_json::Value::Object(arguments),
+        ..action()
+    };
+    let me = w.asks.as_principal(&w.agent);
+    let first = me
+        .open(
+            &w.chat,
+            NewRequest::approval("Deploy?").action(with(ab.clone())),
+            "o",
+        )
+        .unwrap();
+    let again = me
+        .open(
+            &w.chat,
+            NewRequest::approval("Deploy?").action(with(ba.clone())),
+            "o",
+        )
+        .unwrap();
+    assert_eq!(first, again);
+    // What is recorded is the hash of the sorted-key text: the same in every build, so
+    // another program sharing this database computes it too.
+    let canonical = r#"{"conversation":"chat","request":{"action":{"arguments":{"env":"staging","release":"1.4"},"executor":"deployer","operation_key":"deploy-1.4-staging","resource_version":"staging@41"},"audience":null,"body":"Deploy?","choices":null,"expires_at":null,"kind":"approval","title":null}}"#;
+    let recorded = w.store.recorded(&w.agent, "o").unwrap().unwrap();
+    assert_eq!(recorded.input_hash, sha256_hex("open", canonical));
+    // The same for a redemption presented in either order.
+    w.asks
+        .as_principal(&w.ana)
+        .respond(&first.id, 1, Outcome::Approved, None, "k")
+        .unwrap();
+    let presented = |arguments| Redeem {
+        arguments: serde_json::Value::Object(arguments),
+        ..redeem_of(&action())
+    };
+    let redeemed = me.redeem(&first.id, &presented(ba), "r").unwrap();
+    assert_eq!(me.redeem(&first.id, &presented(ab), "r").unwrap(), redeemed);
+}
+
+fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World) {
+    // A question opened, and answered, by an earlier build with `preserve_order`: its
+    // records hold the hash of the input in field order.
+    let me = w.asks.as_principal(&w.agent);
+    let id = RequestId::new("req_0123456789abcdef01234567").unwrap();
+    let opened = Request {
+        id: id.clone(),
+        conversation: w.chat.clone(),
+        kind: Kind::Question,
+        title: None,
+        body: "Which region?".into(),
+        requester: w.agent.clone(),
+        audience: vec![w.ana.clone(), w.bob.clone()],
+        choices: Some(vec!["eu".into(), "us".into()]),
+        version: 1,
+        state: State::Open,
+        expires_at: Expiry::Never,
+        created_at: start_time(),
+        updated_at: start_time(),
+        outcome: None,
+        answer: None,
+        responder: None,
+        replaces: None,
+        replaced_by: None,
+        action: None,
+        redemption: None,
+        execution: None,
+    };
+    let open_text = r#"{"conversation":"chat","request":{"kind":"question","title":null,"body":"Which region?","audience":null,"choices":["eu","us"],"expires_at":null,"action":null}}"#;
+    let event = |r: &Request, kind| AuditEvent {
+        request: r.id.clone(),
+        event: kind,
+        actor: Some(r.requester.clone()),
+        at: r.updated_at,
+        version: r.version,
+        state: r.state,
+        detail: None,
+    };
+    let commit = Commit {
+        retry: Some((
+            w.agent.clone(),
+            "legacy-open".into(),
+            Recorded {
+                input_hash: sha256_hex("open", open_text),
+                result: serde_json::to_string(&opened).unwrap(),
+            },
+        )),
+        eligible: None,
+        writes: vec![Write::Insert(opened.clone())],
+        events: vec![event(&opened, EventKind::Opened)],
+    };
+    assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done);
+    let mut answered = opened.clone();
+    answered.version = 2;
+    answered.state = State::Resolved;
+    answered.outcome = Some(Outcome::Answered);
+    answered.answer = Some("eu".into());
+    answered.responder = Some(w.ana.clone());
+    let respond_text = format!(r#"{{"id":"{id}","version":1,"outcome":"answered","answer":"eu"}}"#);
+    let commit = Commit {
+        retry: Some((
+            w.ana.clone(),
+            "legacy-respond".into(),
+            Recorded {
+                input_hash: sha256_hex("respond", &respond_text),
+                result: serde_json::to_string(&answered).unwrap(),
+            },
+        )),
+        eligible: None,
+        writes: vec![Write::Update {
+            expected: 1,
+            request: answered.clone(),
+        }],
+        events: vec![event(&answered, EventKind::Responded)],
+    };
+    assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done);
+    // Retried now, both replay their first results …
+    let new = NewRequest::question("Which region?").choices(["eu", "us"]);
+    assert_eq!(me.open(&w.chat, new, "legacy-open").unwrap(), opened);
+    assert_eq!(
+        w.asks
+            .as_principal(&w.ana)
+            .respond(&id, 1, Outcome::Answered, Some("eu"), "legacy-respond")
+            .unwrap(),
+        answered
+    );
+    // … and a different input under those keys is still refused.
+    let e = me
+        .open(&w.chat, NewRequest::question("Other?"), "legacy-open")
+        .unwrap_err();
+    assert!(matches!(e, AskError::RetryKeyReused { .. }), "{e:?}");
+    let e = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&id, 1, Outcome::Answered, Some("us"), "legacy-respond")
+        .unwrap_err();
+    assert!(matches!(e, AskError::RetryKeyReused { .. }), "{e:?}");
+}
+
 macro_rules! on_every_store {
     ($($rule:ident),* $(,)?) => {
         mod memory {
@@ -1160,4 +1606,11 @@ on_every_store!(
     states_nothing_leaves_a_final_state,
     open_fixes_the_audience_at_creation_and_needs_membership,
     timestamps_are_rfc3339_on_the_wire,
+    approval_the_requester_never_decides_its_own_approval,
+    approval_the_executor_of_a_bound_action_never_approves_it,
+    bound_action_the_executor_redeems_and_reports_without_being_a_member,
+    expiry_an_unread_request_past_its_deadline_stays_expired_for_a_clock_behind,
+    replace_keeps_the_deadline_unless_the_replacement_names_one,
+    retry_key_hash_does_not_depend_on_key_order,
+    retry_key_recorded_in_field_order_by_an_earlier_build_still_replays,
 );

@@ -10,7 +10,18 @@
 //! Keys: Enter goes to the next question (refused while a limit is broken) and, on the last
 //! screen, submits; ← goes back; ↑/↓ move between options, Space or a digit 1–9 picks
 //! (toggles, for a multiple choice); `a` adds a local file by path where the question allows
-//! user files; Ctrl-D declines; Ctrl-C cancels.
+//! user files; `y` / `n` answer a yes-or-no question; Ctrl-D declines; Ctrl-C cancels.
+//!
+//! Besides the native form's own fields, the fields of a core elicitation are asked too:
+//! `integer` and `number` (typed, checked against `minimum` / `maximum`) and `boolean`; a
+//! field's `default` is filled in beforehand.
+//!
+//! Every piece of text that did not come from this program (the form's message, titles,
+//! descriptions and option labels, typed text, file names, error messages) reaches the
+//! terminal through [`visible`], which shows control characters as escapes instead of letting
+//! the terminal obey them: a form cannot write the clipboard (OSC 52), erase lines or move
+//! the cursor. The screen is composed as a [`Screen`], whose only way to take text that is
+//! not a `'static` literal of this program is [`Screen::text`].
 
 use crate::lint::NativeView;
 use crate::{lossy, utf8, Document, Input, Outcome, Usage};
@@ -75,14 +86,14 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
         Ok(p) => p,
         Err(e) => return Ok(Outcome::Failed(e)),
     };
-    let response = fill_native(&params).map_err(|e| Usage(e.0))?;
+    let response = fill_native(&params).map_err(|e| Usage(e.to_string()))?;
     if let Some(form) = data {
         // The runtime's own check: a response this command builds must pass it.
         if let Err(e) = form.check_response(&response) {
             return Ok(Outcome::Failed(e));
         }
     }
-    Ok(Outcome::Done(response))
+    Ok(Outcome::Done(visible_json(&response).into_owned()))
 }
 
 /// Why a form could not be filled in: the terminal failed, or the request holds a field the
@@ -91,8 +102,40 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
 pub struct FillError(pub String);
 
 impl std::fmt::Display for FillError {
+    /// The message as it may be printed: it can quote the form, so it passes through
+    /// [`visible`].
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&visible(&self.0))
+    }
+}
+
+pub use forms_mcp::host::visible::{visible, visible_json};
+
+/// A screen being composed. The program's own text and escape sequences (bold, colors, the
+/// cursor) are `'static` literals, added with [`Screen::code`]; everything else (the form's
+/// text, typed text, file names, error messages, counts) is added with [`Screen::text`],
+/// which passes it through [`visible`]. No other text reaches the terminal.
+#[derive(Debug, Default)]
+struct Screen(String);
+
+impl Screen {
+    /// This program's own text or escape sequence.
+    fn code(&mut self, ours: &'static str) -> &mut Screen {
+        self.0.push_str(ours);
+        self
+    }
+
+    /// Any other text, neutralized.
+    fn text(&mut self, foreign: &str) -> &mut Screen {
+        self.0.push_str(&visible(foreign));
+        self
+    }
+
+    /// A one-line screen of this program's own words.
+    fn of(ours: &'static str) -> Screen {
+        let mut s = Screen::default();
+        s.code(ours);
+        s
     }
 }
 
@@ -140,6 +183,14 @@ enum Kind {
         max: Option<usize>,
         picker: Option<Picker>,
     },
+    /// A core `integer` or `number` field, typed and checked when leaving it.
+    Number {
+        integer: bool,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    /// A core `boolean` field: yes or no.
+    Boolean,
 }
 
 #[derive(Debug, Clone)]
@@ -149,6 +200,8 @@ struct Question {
     description: Option<String>,
     required: bool,
     kind: Kind,
+    /// The field's `default`, filled in before the person answers.
+    default: Option<Value>,
 }
 
 struct Form {
@@ -184,12 +237,14 @@ fn choice_options(list: &[Value]) -> Vec<Opt> {
         .collect()
 }
 
-fn enum_options(list: &[Value]) -> Vec<Opt> {
+/// The options of an `enum`, titled by `enumNames` where the legacy core schema gives them.
+fn enum_options(list: &[Value], names: &[Value]) -> Vec<Opt> {
     list.iter()
-        .filter_map(Value::as_str)
-        .map(|s| Opt {
+        .enumerate()
+        .filter_map(|(i, v)| Some((i, v.as_str()?)))
+        .map(|(i, s)| Opt {
             value: s.to_owned(),
-            label: s.to_owned(),
+            label: names.get(i).and_then(Value::as_str).unwrap_or(s).to_owned(),
             note: None,
         })
         .collect()
@@ -254,7 +309,7 @@ fn read_form(params: &str) -> Result<Form, FillError> {
             }
         } else if ty == "string" && p.get("enum").is_some() {
             Kind::Choice {
-                options: enum_options(list(p.get("enum"))),
+                options: enum_options(list(p.get("enum")), list(p.get("enumNames"))),
                 multi: false,
                 min: 0,
                 max: None,
@@ -269,7 +324,7 @@ fn read_form(params: &str) -> Result<Form, FillError> {
             let items = p.get("items");
             let options = match items.and_then(|i| i.get("anyOf")) {
                 Some(any) => choice_options(list(Some(any))),
-                None => enum_options(list(items.and_then(|i| i.get("enum")))),
+                None => enum_options(list(items.and_then(|i| i.get("enum"))), &[]),
             };
             Kind::Choice {
                 options,
@@ -278,6 +333,14 @@ fn read_form(params: &str) -> Result<Form, FillError> {
                 max: usize_of(p, "maxItems"),
                 picker: None,
             }
+        } else if ty == "integer" || ty == "number" {
+            Kind::Number {
+                integer: ty == "integer",
+                min: p.get("minimum").and_then(Value::as_f64),
+                max: p.get("maximum").and_then(Value::as_f64),
+            }
+        } else if ty == "boolean" {
+            Kind::Boolean
         } else {
             return Err(FillError(format!(
                 "requestedSchema.properties.{id}: a field of type `{ty}` cannot be asked in the terminal"
@@ -289,6 +352,7 @@ fn read_form(params: &str) -> Result<Form, FillError> {
             description: str_of(p, "description").map(str::to_owned),
             required: is_required,
             kind,
+            default: p.get("default").cloned(),
         });
     }
     if questions.is_empty() {
@@ -421,8 +485,8 @@ impl Terminal {
         }
     }
 
-    fn draw(&mut self, screen: &str) -> Result<(), FillError> {
-        let text = format!("\x1b[2J\x1b[H{}", screen.replace('\n', "\r\n"));
+    fn draw(&mut self, screen: &Screen) -> Result<(), FillError> {
+        let text = format!("\x1b[2J\x1b[H{}", screen.0.replace('\n', "\r\n"));
         self.out
             .write_all(text.as_bytes())
             .and_then(|()| self.out.flush())
@@ -446,6 +510,8 @@ struct State {
     added: Vec<Opt>,
     /// A path being typed, while adding a file.
     path: Option<String>,
+    /// The answer to a yes-or-no question, once given.
+    flag: Option<bool>,
 }
 
 enum Step {
@@ -462,10 +528,58 @@ fn plural(n: usize, one: &str) -> String {
     }
 }
 
+/// A typed number, read as the answer of an `integer` (a whole number) or `number` field.
+fn parse_number(text: &str, integer: bool) -> Option<Value> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(Value::from(n));
+    }
+    if integer {
+        return None;
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite())
+        .and_then(serde_json::Number::from_f64)
+        .map(Value::Number)
+}
+
+/// `min`–`max` in words: "1–10", "at least 0", "at most 5", or nothing.
+fn range_words(min: Option<f64>, max: Option<f64>) -> Option<String> {
+    match (min, max) {
+        (Some(lo), Some(hi)) => Some(format!("{lo}–{hi}")),
+        (Some(lo), None) => Some(format!("at least {lo}")),
+        (None, Some(hi)) => Some(format!("at most {hi}")),
+        (None, None) => None,
+    }
+}
+
 impl Question {
+    /// The answer before the person touches it: the field's `default`, when it fits.
+    fn initial(&self) -> State {
+        let mut state = State::default();
+        match (&self.kind, &self.default) {
+            (Kind::Text { .. }, Some(Value::String(text))) => state.text = text.clone(),
+            (Kind::Number { integer, .. }, Some(Value::Number(n)))
+                if !*integer || n.is_i64() || n.is_u64() =>
+            {
+                state.text = n.to_string();
+            }
+            (Kind::Boolean, Some(Value::Bool(b))) => state.flag = Some(*b),
+            (Kind::Choice { multi: false, .. }, Some(Value::String(value))) => {
+                if let Some(i) = self.options(&state).iter().position(|o| &o.value == value) {
+                    state.selected = vec![i];
+                    state.cursor = i;
+                }
+            }
+            _ => {}
+        }
+        state
+    }
+
     fn options<'a>(&'a self, state: &'a State) -> Vec<&'a Opt> {
         match &self.kind {
-            Kind::Text { .. } => Vec::new(),
+            Kind::Text { .. } | Kind::Number { .. } | Kind::Boolean => Vec::new(),
             Kind::Choice { options, .. } => options.iter().chain(state.added.iter()).collect(),
         }
     }
@@ -473,7 +587,7 @@ impl Question {
     /// The lower and upper bound on the number of picks of a choice question.
     fn bounds(&self) -> (usize, Option<usize>) {
         match &self.kind {
-            Kind::Text { .. } => (0, None),
+            Kind::Text { .. } | Kind::Number { .. } | Kind::Boolean => (0, None),
             Kind::Choice {
                 multi: true,
                 min,
@@ -505,6 +619,25 @@ impl Question {
                     None
                 }
             }
+            Kind::Number { integer, min, max } => {
+                if state.text.trim().is_empty() {
+                    return self.required.then(|| "an answer is required".into());
+                }
+                let Some(n) = parse_number(&state.text, *integer).and_then(|v| v.as_f64()) else {
+                    return Some(if *integer {
+                        "type a whole number".into()
+                    } else {
+                        "type a number".into()
+                    });
+                };
+                match (min, max) {
+                    (Some(lo), _) if n < *lo => Some(format!("must be at least {lo}")),
+                    (_, Some(hi)) if n > *hi => Some(format!("must be at most {hi}")),
+                    _ => None,
+                }
+            }
+            Kind::Boolean => (self.required && state.flag.is_none())
+                .then(|| "answer y for yes or n for no".into()),
             Kind::Choice { multi, .. } => {
                 let (min, max) = self.bounds();
                 let n = state.selected.len();
@@ -527,6 +660,8 @@ impl Question {
         match &self.kind {
             Kind::Text { .. } if state.text.is_empty() => None,
             Kind::Text { .. } => Some(Value::String(state.text.clone())),
+            Kind::Number { integer, .. } => parse_number(&state.text, *integer),
+            Kind::Boolean => state.flag.map(Value::Bool),
             Kind::Choice { multi, .. } => {
                 let options = self.options(state);
                 let values: Vec<Value> = state
@@ -548,6 +683,13 @@ impl Question {
         match &self.kind {
             Kind::Text { .. } if state.text.is_empty() => "(no answer)".into(),
             Kind::Text { .. } => state.text.clone(),
+            Kind::Number { .. } if state.text.trim().is_empty() => "(no answer)".into(),
+            Kind::Number { .. } => state.text.trim().to_owned(),
+            Kind::Boolean => match state.flag {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "(no answer)".into(),
+            },
             Kind::Choice { .. } => {
                 let options = self.options(state);
                 let labels: Vec<&str> = state
@@ -571,6 +713,18 @@ impl Question {
                 Some(m) => format!("type your answer (at most {})", plural(*m, "character")),
                 None => "type your answer".into(),
             },
+            Kind::Number { integer, min, max } => {
+                let what = if *integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                };
+                match range_words(*min, *max) {
+                    Some(range) => format!("type {what} ({range})"),
+                    None => format!("type {what}"),
+                }
+            }
+            Kind::Boolean => "y yes · n no · Space switches".into(),
             Kind::Choice {
                 multi,
                 picker,
@@ -604,30 +758,40 @@ impl Question {
         }
     }
 
-    fn screen(&self, form: &Form, index: usize, state: &State, status: &str) -> String {
-        let mut s = String::new();
-        if !form.message.is_empty() {
-            s.push_str(&format!("\x1b[1m{}\x1b[0m\n\n", form.message));
-        }
-        s.push_str(&format!(
-            "Question {} of {}\n\x1b[1m{}{}\x1b[0m\n",
+    fn screen(&self, form: &Form, index: usize, state: &State, status: &str) -> Screen {
+        let mut s = header(form);
+        s.text(&format!(
+            "Question {} of {}\n",
             index + 1,
-            form.questions.len(),
-            self.title,
-            if self.required { " *" } else { "" }
-        ));
+            form.questions.len()
+        ))
+        .code("\x1b[1m")
+        .text(&self.title)
+        .code(if self.required { " *" } else { "" })
+        .code("\x1b[0m\n");
         if let Some(d) = &self.description {
-            s.push_str(&format!("{d}\n"));
+            s.text(d).code("\n");
         }
-        s.push('\n');
+        s.code("\n");
         match &self.kind {
             Kind::Text { max, .. } => {
                 let n = char_len(&state.text);
-                s.push_str(&format!("> {}\x1b[7m \x1b[0m\n", state.text));
+                s.code("> ").text(&state.text).code("\x1b[7m \x1b[0m\n");
                 match max {
-                    Some(m) => s.push_str(&format!("{n}/{m}\n")),
-                    None => s.push_str(&format!("{n}\n")),
-                }
+                    Some(m) => s.text(&format!("{n}/{m}\n")),
+                    None => s.text(&format!("{n}\n")),
+                };
+            }
+            Kind::Number { .. } => {
+                s.code("> ").text(&state.text).code("\x1b[7m \x1b[0m\n");
+            }
+            Kind::Boolean => {
+                let mark = |on: bool| if on { "(o)" } else { "( )" };
+                s.code("  ")
+                    .code(mark(state.flag == Some(true)))
+                    .code(" Yes    ")
+                    .code(mark(state.flag == Some(false)))
+                    .code(" No\n");
             }
             Kind::Choice { multi, .. } => {
                 for (i, o) in self.options(state).iter().enumerate() {
@@ -638,31 +802,30 @@ impl Question {
                         (false, true) => "(o)",
                         (false, false) => "( )",
                     };
-                    let pointer = if i == state.cursor { ">" } else { " " };
-                    let note = o
-                        .note
-                        .as_deref()
-                        .map_or(String::new(), |n| format!(" — {n}"));
-                    s.push_str(&format!("{pointer} {mark} {}. {}{note}\n", i + 1, o.label));
+                    let pointer = if i == state.cursor { "> " } else { "  " };
+                    s.code(pointer)
+                        .code(mark)
+                        .text(&format!(" {}. ", i + 1))
+                        .text(&o.label);
+                    if let Some(note) = &o.note {
+                        s.code(" — ").text(note);
+                    }
+                    s.code("\n");
                 }
                 if let Some(p) = &state.path {
-                    s.push_str(&format!("\nPath: {p}\x1b[7m \x1b[0m\n"));
+                    s.code("\nPath: ").text(p).code("\x1b[7m \x1b[0m\n");
                 }
             }
         }
-        s.push_str(&format!("\n{}\n", self.hint()));
-        let back = if index > 0 { " · ← back" } else { "" };
-        let path_keys = if state.path.is_some() {
+        s.code("\n").text(&self.hint()).code("\n");
+        s.code(if state.path.is_some() {
             "Enter adds the file · empty path returns"
         } else {
             "Enter next"
-        };
-        s.push_str(&format!(
-            "{path_keys}{back} · Ctrl-D decline · Ctrl-C cancel\n"
-        ));
-        if !status.is_empty() {
-            s.push_str(&format!("\n\x1b[31m{status}\x1b[0m\n"));
-        }
+        })
+        .code(if index > 0 { " · ← back" } else { "" })
+        .code(" · Ctrl-D decline · Ctrl-C cancel\n");
+        status_line(&mut s, status);
         s
     }
 
@@ -683,6 +846,40 @@ impl Question {
                 }
                 Key::Backspace => {
                     state.text.pop();
+                    Step::Stay
+                }
+                Key::Enter => self.leave(state, status),
+                Key::Left => Step::Back,
+                _ => Step::Stay,
+            },
+            Kind::Number { .. } => match key {
+                Key::Char(c) => {
+                    state.text.push(c);
+                    Step::Stay
+                }
+                Key::Backspace => {
+                    state.text.pop();
+                    Step::Stay
+                }
+                Key::Enter => self.leave(state, status),
+                Key::Left => Step::Back,
+                _ => Step::Stay,
+            },
+            Kind::Boolean => match key {
+                Key::Char('y' | 'Y' | '1') => {
+                    state.flag = Some(true);
+                    Step::Stay
+                }
+                Key::Char('n' | 'N' | '2') => {
+                    state.flag = Some(false);
+                    Step::Stay
+                }
+                Key::Char(' ') | Key::Up | Key::Down | Key::Right => {
+                    state.flag = Some(state.flag != Some(true));
+                    Step::Stay
+                }
+                Key::Char(c) => {
+                    *status = format!("{c} is not an answer: type y for yes or n for no");
                     Step::Stay
                 }
                 Key::Enter => self.leave(state, status),
@@ -861,24 +1058,35 @@ fn accepted(accept: &[String], path: &Path) -> bool {
         .any(|a| name.ends_with(&a.to_lowercase()) && name.len() > a.len())
 }
 
-fn review_screen(form: &Form, states: &[State], status: &str) -> String {
-    let mut s = String::new();
+/// The form's message in bold, the top of every screen.
+fn header(form: &Form) -> Screen {
+    let mut s = Screen::default();
     if !form.message.is_empty() {
-        s.push_str(&format!("\x1b[1m{}\x1b[0m\n\n", form.message));
-    }
-    s.push_str("Review your answers\n\n");
-    for (q, st) in form.questions.iter().zip(states) {
-        s.push_str(&format!("{}: {}\n", q.title, q.summary(st)));
-    }
-    s.push_str("\nEnter submit · ← back · Ctrl-D decline · Ctrl-C cancel\n");
-    if !status.is_empty() {
-        s.push_str(&format!("\n\x1b[31m{status}\x1b[0m\n"));
+        s.code("\x1b[1m").text(&form.message).code("\x1b[0m\n\n");
     }
     s
 }
 
+/// Why the last key was refused, in red.
+fn status_line(s: &mut Screen, status: &str) {
+    if !status.is_empty() {
+        s.code("\n\x1b[31m").text(status).code("\x1b[0m\n");
+    }
+}
+
+fn review_screen(form: &Form, states: &[State], status: &str) -> Screen {
+    let mut s = header(form);
+    s.code("Review your answers\n\n");
+    for (q, st) in form.questions.iter().zip(states) {
+        s.text(&q.title).code(": ").text(&q.summary(st)).code("\n");
+    }
+    s.code("\nEnter submit · ← back · Ctrl-D decline · Ctrl-C cancel\n");
+    status_line(&mut s, status);
+    s
+}
+
 fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
-    let mut states = vec![State::default(); form.questions.len()];
+    let mut states: Vec<State> = form.questions.iter().map(Question::initial).collect();
     let mut index = 0;
     let mut status = String::new();
     loop {
@@ -891,11 +1099,11 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
         let key = term.key();
         match key {
             Key::Interrupt | Key::End => {
-                term.draw("Cancelled.\n")?;
+                term.draw(&Screen::of("Cancelled.\n"))?;
                 return Ok(json!({"action": "cancel"}));
             }
             Key::Decline => {
-                term.draw("Declined.\n")?;
+                term.draw(&Screen::of("Declined.\n"))?;
                 return Ok(json!({"action": "decline"}));
             }
             _ => {}
@@ -922,7 +1130,7 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
                                     content.insert(q.id.clone(), v);
                                 }
                             }
-                            term.draw("Submitted.\n")?;
+                            term.draw(&Screen::of("Submitted.\n"))?;
                             return Ok(json!({"action": "accept", "content": content}));
                         }
                     }
@@ -941,8 +1149,15 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )]
     use super::*;
+    use forms_mcp::host::visible::is_hidden;
+    use std::borrow::Cow;
 
     #[test]
     fn parses_arguments() {
@@ -951,6 +1166,232 @@ mod tests {
         for bad in [&[][..], &["-"], &["a", "b"], &["--x"]] {
             assert!(p(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn visible_escapes_every_control_but_newline_and_tab() {
+        let plain = "Ada 🙂 Lovelace\n\tline two — ok";
+        assert!(matches!(visible(plain), Cow::Borrowed(t) if t == plain));
+        let cases = [
+            ("\u{1b}]52;c;aGk=\u{7}", r"\u{1b}]52;c;aGk=\u{7}"),
+            ("\u{1b}[2K\u{1b}[1A", r"\u{1b}[2K\u{1b}[1A"),
+            ("a\rb", r"a\u{d}b"),
+            ("\u{0}\u{8}\u{b}\u{c}\u{1f}", r"\u{0}\u{8}\u{b}\u{c}\u{1f}"),
+            ("del\u{7f}", r"del\u{7f}"),
+            (
+                "c1 \u{80} \u{85} \u{9b}2J \u{9d}52 \u{9f}",
+                r"c1 \u{80} \u{85} \u{9b}2J \u{9d}52 \u{9f}",
+            ),
+            (
+                "\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}",
+                r"\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}",
+            ),
+            (
+                "\u{2066}x\u{2067}\u{2068}\u{2069}",
+                r"\u{2066}x\u{2067}\u{2068}\u{2069}",
+            ),
+            (
+                "kept: \u{a0}\u{200e}\u{2028}é",
+                "kept: \u{a0}\u{200e}\u{2028}é",
+            ),
+        ];
+        for (foreign, shown) in cases {
+            assert_eq!(visible(foreign), shown, "{foreign:?}");
+        }
+        // Every character of every code point's escape is printable.
+        for c in (0..=0x10ffff_u32).filter_map(char::from_u32) {
+            let text = c.to_string();
+            let out = visible(&text);
+            assert!(!out.chars().any(is_hidden), "{c:?} -> {out:?}");
+            if is_hidden(c) {
+                assert_eq!(out, format!("\\u{{{:x}}}", u32::from(c)));
+            } else {
+                assert_eq!(out, text);
+            }
+        }
+    }
+
+    #[test]
+    fn visible_json_keeps_the_value_and_escapes_what_serde_json_leaves_raw() {
+        let value = json!({"a\u{9b}": ["\u{1b}]52;c;aGk=\u{7}", "\u{7f}\u{85}\u{202e}x\u{2069}"],
+            "n": 1.5, "ok": "é 🙂\n\t"});
+        let text = value.to_string();
+        // serde_json escapes C0 itself, not DEL, C1 or bidirectional controls.
+        assert!(
+            text.contains('\u{9b}') && !text.contains('\u{1b}'),
+            "{text}"
+        );
+        let shown = visible_json(&text);
+        assert!(!shown.chars().any(is_hidden), "{shown}");
+        assert!(
+            shown.contains(r"\u009b") && shown.contains(r"\u202e"),
+            "{shown}"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value);
+        let clean = json!({"a": "é 🙂"}).to_string();
+        assert!(matches!(visible_json(&clean), Cow::Borrowed(_)));
+    }
+
+    /// The native params of a form whose every piece of text is `text`.
+    fn form_with(text: &str) -> String {
+        json!({"mode": "form", "message": format!("M{text}"), "requestedSchema": {
+            "type": "object", "required": ["pick"], "properties": {
+                "pick": {"type": "string", "title": format!("T{text}"),
+                    "description": format!("D{text}"),
+                    "oneOf": [{"const": "a", "title": format!("L{text}"), "description": format!("N{text}")},
+                              {"const": format!("v{text}")}]},
+                "files": {"type": "array", "title": format!("F{text}"), "items": {"type": "string"},
+                    "x-openai-input": {"type": "resource",
+                        "options": [{"uri": "https://e.com/1", "name": format!("R{text}")}],
+                        "userOptions": {"kind": "file", "accept": [format!(".c{text}")]}}},
+                "count": {"type": "integer", "title": format!("C{text}"), "default": 3},
+                "ok": {"type": "boolean", "title": format!("B{text}")}}}})
+        .to_string()
+    }
+
+    #[test]
+    fn every_screen_shows_foreign_escapes_as_text_and_keeps_its_own() {
+        let payload = "\u{1b}]52;c;aGk=\u{7}\u{1b}[2K\u{1b}[1A\u{9b}\u{202e}";
+        let hostile = read_form(&form_with(payload)).unwrap();
+        let benign = read_form(&form_with("")).unwrap();
+        let screens = |form: &Form, typed: &str| {
+            let mut all = Vec::new();
+            let mut states: Vec<State> = form.questions.iter().map(Question::initial).collect();
+            for (i, (q, st)) in form.questions.iter().zip(states.iter_mut()).enumerate() {
+                st.text.push_str(typed);
+                st.selected = vec![0];
+                st.path = Some(format!("/tmp/p{typed}"));
+                all.push(q.screen(form, i, st, &format!("status{typed}")).0);
+            }
+            all.push(review_screen(form, &states, &format!("status{typed}")).0);
+            all
+        };
+        let ours = screens(&benign, "");
+        let theirs = screens(&hostile, payload);
+        for (clean, shown) in ours.iter().zip(&theirs) {
+            // The program's own escape sequences are all there, and no other.
+            assert_eq!(
+                clean.matches('\u{1b}').count(),
+                shown.matches('\u{1b}').count()
+            );
+            assert!(
+                !shown.chars().any(|c| is_hidden(c) && c != '\u{1b}'),
+                "{shown:?}"
+            );
+            assert!(shown.contains(r"\u{1b}]52;c;aGk=\u{7}\u{1b}[2K\u{1b}[1A\u{9b}\u{202e}"));
+        }
+        let first = &theirs[0];
+        for label in ["M", "T", "D", "L", "N", "v", "status"] {
+            assert!(
+                first.contains(&format!("{label}\\u{{1b}}]52")),
+                "{label}: {first}"
+            );
+        }
+        assert!(theirs[1].contains(r"R\u{1b}]52") && theirs[1].contains(r".c\u{1b}]52"));
+        assert!(theirs[1].contains(r"Path: /tmp/p\u{1b}]52"));
+        let message = FillError(format!("field x{payload}")).to_string();
+        assert!(!message.chars().any(is_hidden), "{message:?}");
+    }
+
+    fn core_form() -> Form {
+        read_form(
+            &json!({"message": "Settings", "requestedSchema": {"type": "object",
+                "required": ["count", "agree"], "properties": {
+                    "count": {"type": "integer", "minimum": 1, "maximum": 10},
+                    "ratio": {"type": "number", "minimum": 0, "maximum": 1.5, "default": 0.5},
+                    "agree": {"type": "boolean"},
+                    "news": {"type": "boolean", "default": true},
+                    "size": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"],
+                        "default": "m"}}}})
+            .to_string(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn core_numbers_are_parsed_and_checked_against_their_bounds() {
+        let form = core_form();
+        let [count, ratio, ..] = &form.questions[..] else {
+            panic!("five questions")
+        };
+        let with = |text: &str| State {
+            text: text.into(),
+            ..State::default()
+        };
+        assert_eq!(
+            count.problem(&with("")).as_deref(),
+            Some("an answer is required")
+        );
+        for bad in ["x", "7.5", "1e1", " - 3"] {
+            assert_eq!(
+                count.problem(&with(bad)).as_deref(),
+                Some("type a whole number")
+            );
+        }
+        assert_eq!(
+            count.problem(&with("0")).as_deref(),
+            Some("must be at least 1")
+        );
+        assert_eq!(
+            count.problem(&with("11")).as_deref(),
+            Some("must be at most 10")
+        );
+        assert_eq!(count.problem(&with(" 10 ")), None);
+        assert_eq!(count.answer(&with("-0")), Some(json!(0)));
+        assert_eq!(count.answer(&with("7")), Some(json!(7)));
+        assert_eq!(count.hint(), "type a whole number (1–10)");
+        assert_eq!(ratio.initial().text, "0.5");
+        assert_eq!(ratio.problem(&with("")), None);
+        assert_eq!(ratio.answer(&with("")), None);
+        for bad in ["NaN", "inf", "1,5", "0x1"] {
+            assert_eq!(
+                ratio.problem(&with(bad)).as_deref(),
+                Some("type a number"),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            ratio.problem(&with("1.6")).as_deref(),
+            Some("must be at most 1.5")
+        );
+        assert_eq!(
+            ratio.problem(&with("-0.1")).as_deref(),
+            Some("must be at least 0")
+        );
+        assert_eq!(ratio.answer(&with("1")), Some(json!(1)));
+        assert_eq!(ratio.answer(&with(".25")), Some(json!(0.25)));
+        assert_eq!(ratio.hint(), "type a number (0–1.5)");
+    }
+
+    #[test]
+    fn core_booleans_need_y_or_n_when_required_and_defaults_are_filled_in() {
+        let form = core_form();
+        let [_, _, agree, news, size] = &form.questions[..] else {
+            panic!("five questions")
+        };
+        let mut state = agree.initial();
+        assert_eq!(state.flag, None);
+        assert!(agree.problem(&state).is_some());
+        let mut status = String::new();
+        assert!(matches!(
+            agree.handle(&mut state, Key::Enter, &mut status),
+            Step::Stay
+        ));
+        assert_eq!(status, "cannot go on: answer y for yes or n for no");
+        agree.handle(&mut state, Key::Char('x'), &mut status);
+        assert_eq!(status, "x is not an answer: type y for yes or n for no");
+        assert_eq!(state.flag, None);
+        agree.handle(&mut state, Key::Char('n'), &mut status);
+        assert_eq!(agree.answer(&state), Some(json!(false)));
+        agree.handle(&mut state, Key::Char(' '), &mut status);
+        assert_eq!(agree.answer(&state), Some(json!(true)));
+        assert_eq!(agree.summary(&state), "yes");
+        assert_eq!(news.answer(&news.initial()), Some(json!(true)));
+        assert_eq!(news.problem(&State::default()), None);
+        assert_eq!(news.answer(&State::default()), None);
+        let chosen = size.initial();
+        assert_eq!(size.answer(&chosen), Some(json!("m")));
+        assert_eq!(size.summary(&chosen), "Medium");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! the browser answerer.
 
 use crate::lossy;
-use forms_mcp::host::{self, Answerer, HostOptions, Target};
+use forms_mcp::host::{self, Answerer, HostOptions, PageOptions, Target};
 use serde_json::{Map, Value};
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -21,8 +21,11 @@ options:
   --protocol VERSION   2025-11-25 (default: initialize, mid-call openai/elicitation/create)
                        or 2026-07-28 (discover, input-required rounds)
   --trace              log every JSON-RPC message on standard error
-Without --answer or --terminal each form is served as the preview page on 127.0.0.1; its URL
-is printed on standard error and the host waits for the submit. The result goes to stdout.
+  --max-file-bytes N   the largest file the page takes, in bytes (default 104857600, 100 MiB)
+Without --answer or --terminal each form is served as the preview page on 127.0.0.1 at a
+secret URL, printed on standard error; the host waits for the submit. Files added on the page
+are copied into a private directory (printed when created) and answered by the copy's path.
+The result goes to stdout.
 ";
 
 fn usage(message: &str) -> ExitCode {
@@ -50,6 +53,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
     let mut terminal = false;
     let mut protocol = host::parse_protocol("2025-11-25")?;
     let mut trace = false;
+    let mut page = PageOptions::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.to_str() {
@@ -64,6 +68,12 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
             Some("--answer") => answer = Some(text_arg(args.next(), "--answer")?),
             Some("--protocol") => {
                 protocol = host::parse_protocol(&text_arg(args.next(), "--protocol")?)?
+            }
+            Some("--max-file-bytes") => {
+                let text = text_arg(args.next(), "--max-file-bytes")?;
+                page.max_file_bytes = text.parse().map_err(|_| {
+                    format!("`--max-file-bytes` must be a number of bytes, not {text:?}")
+                })?;
             }
             Some("--terminal") => terminal = true,
             Some("--trace") => trace = true,
@@ -100,11 +110,14 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
                 crate::fill::fill_native(&native.to_string()).map_err(|e| e.to_string())?;
             serde_json::from_str(&response).map_err(|e| e.to_string())
         })),
-        (None, false) => Answerer::Page(Arc::new(|native: &str| {
-            crate::preview::render(native, "forms host")
-                .map(|page| page.html)
-                .map_err(|e| e.to_string())
-        })),
+        (None, false) => Answerer::Page(
+            Arc::new(|native: &str| {
+                crate::preview::render(native, "forms host")
+                    .map(|page| page.html)
+                    .map_err(|e| e.to_string())
+            }),
+            page,
+        ),
     };
     Ok(Some(HostOptions {
         target,
@@ -127,12 +140,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Err(message) => return usage(&message),
     };
     match host::run(options) {
-        Ok(result) => match crate::print_line(&result.to_string()) {
+        // The result and the message hold the server's text: printed as the terminal shows it.
+        Ok(result) => match crate::print_line(&crate::fill::visible_json(&result.to_string())) {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::from(2),
         },
         Err(message) => {
-            eprintln!("forms host: {message}");
+            eprintln!("forms host: {}", crate::fill::visible(&message));
             ExitCode::FAILURE
         }
     }

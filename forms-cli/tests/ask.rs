@@ -805,3 +805,353 @@ fn ask_usage_errors_exit_2() {
     }
     assert_eq!(c.ask("wait", &c.ana, &[&rid, "--timeout", "soon"]).code, 2);
 }
+
+// ------------------------------------------------------------ the README's example, as written
+
+/// The `sh` block of the README's "Durable requested replies" section, line by line.
+fn readme_ask_example() -> Vec<String> {
+    let readme = include_str!("../../README.md");
+    let section = readme
+        .split("## Durable requested replies")
+        .nth(1)
+        .expect("the README has a section on durable requested replies");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the section has a sh block");
+    block
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A PostgreSQL URL whose connections work in a fresh schema of their own (the README uses
+/// fixed names and retry keys), and the schema to drop.
+fn pg_in_fresh_schema(url: &str) -> (String, String) {
+    let schema = format!("cli_{}", tag().replace('-', "_"));
+    forms_ask::PostgresStore::connect_in_schema(url, Some(&schema)).unwrap();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    (
+        format!("{url}{sep}options=-csearch_path%3D{schema}"),
+        schema,
+    )
+}
+
+fn pg_drop_schema(url: &str, schema: &str) {
+    if let Ok(mut c) = postgres::Client::connect(url, postgres::NoTls) {
+        let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"));
+    }
+}
+
+/// Runs the README's lines through `sh` in a fresh directory, `forms` on the PATH being this
+/// build's, with `req_…` replaced by the ID the last `open` printed (and, on PostgreSQL,
+/// `--db asks.db` by the URL). Every line must succeed.
+fn readme_example_runs_as_written(db: Option<&str>) {
+    let dir = TempDir::new();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_forms"));
+    assert_eq!(bin.file_name().unwrap(), "forms");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut prelude = String::new();
+    let mut id: Option<String> = None;
+    let mut printed: Vec<(String, Value)> = Vec::new();
+    for line in readme_ask_example() {
+        if !line.starts_with("forms ") {
+            prelude.push_str(&line);
+            prelude.push('\n');
+            continue;
+        }
+        let mut run = line.clone();
+        if let Some(db) = db {
+            run = run.replace("--db asks.db", &format!("--db '{db}'"));
+        }
+        if run.contains("req_…") {
+            run = run.replace("req_…", id.as_deref().expect("an open before"));
+        }
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{prelude}{run}"))
+            .current_dir(&dir.0)
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            out.status.success(),
+            "{line}\nstdout: {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_str(stdout.trim_end()).unwrap();
+        if line.starts_with("forms ask open") {
+            id = Some(v["id"].as_str().unwrap().to_owned());
+        }
+        let op = line.split_whitespace().nth(2).unwrap().to_owned();
+        printed.push((op, v));
+    }
+    let get = |op: &str| {
+        printed
+            .iter()
+            .find(|(o, _)| o == op)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("the README runs no `forms ask {op}`"))
+    };
+    let joined = get("join");
+    let members: Vec<&str> = joined["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["principal"].as_str().unwrap())
+        .collect();
+    assert_eq!(members, ["agent", "ana", "bob"], "deployer is no member");
+    let opened = get("open");
+    assert_eq!(
+        opened["audience"],
+        serde_json::json!(["ana", "bob"]),
+        "{opened}"
+    );
+    assert!(opened["deadline"].is_string(), "{opened}");
+    assert_eq!(get("respond")["responder"], "ana");
+    assert_eq!(get("wait")["outcome"], "approved");
+    assert_eq!(get("redeem")["redemption"]["by"], "deployer");
+    let reported = get("report");
+    assert_eq!(reported["execution"]["status"], "succeeded", "{reported}");
+    assert_eq!(reported["execution"]["by"], "deployer");
+}
+
+#[test]
+fn ask_sqlite_readme_example_runs_as_written() {
+    readme_example_runs_as_written(None);
+}
+
+#[test]
+fn ask_postgres_readme_example_runs_as_written() {
+    if let Some(url) = pg_url() {
+        let (db, schema) = pg_in_fresh_schema(&url);
+        readme_example_runs_as_written(Some(&db));
+        pg_drop_schema(&url, &schema);
+    }
+}
+
+// ------------------------------------------------------------ retry keys across builds
+
+/// The `forms` binary is built with serde_json's `preserve_order` (forms-mcp turns it on),
+/// so it reads `arguments` in the order given; what it records is still the hash of the
+/// sorted-key text, the one `forms-ask` computes in a build without that feature
+/// (`forms-ask/tests/rules.rs` pins the same text there).
+fn retry_keys_hash_the_canonical_input(db: String) {
+    use sha2::{Digest, Sha256};
+    let c = Chat::new(db.clone());
+    let action = r#"{"resource_version":"v7","operation_key":"op-1","executor":"deployer","arguments":{"release":"1.4","env":"staging"}}"#;
+    let open = |key: &str| {
+        c.ask(
+            "open",
+            &c.agent,
+            &[
+                "--conversation",
+                &c.conversation,
+                "--kind",
+                "approval",
+                "--body",
+                "Deploy?",
+                "--action",
+                action,
+                "--key",
+                key,
+            ],
+        )
+    };
+    let first = open("k-hash").ok();
+    let canonical = format!(
+        r#"{{"conversation":"{}","request":{{"action":{{"arguments":{{"env":"staging","release":"1.4"}},"executor":"deployer","operation_key":"op-1","resource_version":"v7"}},"audience":null,"body":"Deploy?","choices":null,"expires_at":null,"kind":"approval","title":null}}}}"#,
+        c.conversation
+    );
+    let mut h = Sha256::new();
+    for part in ["open", canonical.as_str()] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    let expected: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let asks = forms_ask::Asks::open_location(&db).unwrap();
+    let agent = forms_ask::Principal::new(c.agent.as_str()).unwrap();
+    let recorded = asks.store().recorded(&agent, "k-hash").unwrap().unwrap();
+    assert_eq!(recorded.input_hash, expected);
+    // The same input with its keys in another order is the same write.
+    let reordered = action.replace(
+        r#""arguments":{"release":"1.4","env":"staging"}"#,
+        r#""arguments":{"env":"staging","release":"1.4"}"#,
+    );
+    assert_ne!(reordered, action);
+    let again = c
+        .ask(
+            "open",
+            &c.agent,
+            &[
+                "--conversation",
+                &c.conversation,
+                "--kind",
+                "approval",
+                "--body",
+                "Deploy?",
+                "--action",
+                &reordered,
+                "--key",
+                "k-hash",
+            ],
+        )
+        .ok();
+    assert_eq!(again, first);
+}
+
+#[test]
+fn ask_sqlite_retry_keys_hash_the_canonical_input() {
+    let dir = TempDir::new();
+    retry_keys_hash_the_canonical_input(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_retry_keys_hash_the_canonical_input() {
+    if let Some(url) = pg_url() {
+        retry_keys_hash_the_canonical_input(url);
+    }
+}
+
+// ------------------------------------------------------------ files that are not ours, or not writable
+
+#[test]
+fn ask_a_foreign_database_stays_byte_identical_also_through_a_symlink() {
+    let dir = TempDir::new();
+    for (name, sql) in [
+        (
+            "invoices.db",
+            "CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (1);",
+        ),
+        (
+            "notes.db",
+            "PRAGMA journal_mode=WAL; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');",
+        ),
+    ] {
+        let file = dir.0.join(name);
+        let c = rusqlite::Connection::open(&file).unwrap();
+        c.execute_batch(sql).unwrap();
+        drop(c);
+        let link = dir.0.join(format!("link-{name}"));
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let before = std::fs::read(&file).unwrap();
+        for db in [&file, &link] {
+            let db = db.to_str().unwrap();
+            for args in [
+                &["ask", "show", "--db", db, "--as", "ana", "req_x"][..],
+                &["ask", "join", "--db", db, "--conversation", "ops", "ana"],
+            ] {
+                let v = forms(args).refused("store_unusable");
+                let msg = v["error"]["message"].as_str().unwrap();
+                assert!(msg.contains("another program"), "{msg}");
+            }
+        }
+        assert_eq!(std::fs::read(&file).unwrap(), before, "{name}");
+        let beside: Vec<String> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with("-wal") || n.ends_with("-shm"))
+            .collect();
+        assert!(beside.is_empty(), "{beside:?}");
+    }
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+fn chmod(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `forms` run by a user the file permissions bind (as root: `nobody`).
+fn forms_unprivileged(args: &[&str]) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_forms"));
+    command.args(args).stdin(Stdio::null());
+    if is_root() {
+        command.uid(65_534).gid(65_534);
+    }
+    let out = command.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn ask_a_read_only_database_can_be_shown_logged_and_waited_on() {
+    let outer = TempDir::new();
+    let dir = outer.0.join("db");
+    std::fs::create_dir(&dir).unwrap();
+    let path = dir.join("asks.db");
+    let c = Chat::new(path.display().to_string());
+    let rid = id(&c.open_approval("o1"));
+    c.ask(
+        "message",
+        &c.agent,
+        &[&rid, "--text", "staging is free", "--key", "m1"],
+    )
+    .ok();
+    assert!(!dir.join("asks.db-wal").exists());
+    chmod(&path, 0o444);
+    chmod(&dir, 0o555);
+    let before = std::fs::read(&path).unwrap();
+    let db = path.to_str().unwrap();
+    let shown = forms_unprivileged(&["ask", "show", "--db", db, "--as", &c.ana, &rid]).ok();
+    assert_eq!(
+        (shown["state"].as_str(), shown["version"].as_u64()),
+        (Some("open"), Some(1))
+    );
+    let log = forms_unprivileged(&["ask", "log", "--db", db, "--as", &c.ana, &rid]).ok();
+    assert_eq!(log["events"].as_array().unwrap().len(), 2, "{log}");
+    let waited = forms_unprivileged(&[
+        "ask",
+        "wait",
+        "--db",
+        db,
+        "--as",
+        &c.ana,
+        &rid,
+        "--timeout",
+        "0.2",
+    ])
+    .ok();
+    assert_eq!(waited["state"], "open");
+    let v = forms_unprivileged(&[
+        "ask",
+        "respond",
+        "--db",
+        db,
+        "--as",
+        &c.ana,
+        &rid,
+        "--version",
+        "1",
+        "--outcome",
+        "approved",
+        "--key",
+        "a1",
+    ])
+    .refused("store_read_only");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("read-only"),
+        "{v}"
+    );
+    chmod(&dir, 0o755);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -5,7 +5,8 @@
 //! decodes to the values that were picked.
 //!
 //! Needs `tmux` (`.ci/test` installs it). Each test uses its own tmux socket (`tmux -L`) and
-//! kills its server when it ends, also on failure.
+//! kills its server when it ends, also on failure. Each server runs with `set-clipboard on`,
+//! so an OSC 52 sequence that reached the pane would set a tmux paste buffer.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -39,6 +40,14 @@ impl Pane {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("form.json");
         std::fs::write(&file, form.to_string()).unwrap();
+        // tmux obeys OSC 52 (and keeps what it writes as a paste buffer) with this option;
+        // the pane stays readable after its command exits.
+        let config = dir.join("tmux.conf");
+        std::fs::write(
+            &config,
+            "set -g set-clipboard on\nset -g remain-on-exit on\n",
+        )
+        .unwrap();
         let pane = Pane {
             socket: format!("forms-fill-{name}-{}", std::process::id()),
             dir,
@@ -54,7 +63,7 @@ impl Pane {
         );
         pane.tmux(&[
             "-f",
-            "/dev/null",
+            &config.display().to_string(),
             "new-session",
             "-d",
             "-x",
@@ -91,6 +100,11 @@ impl Pane {
         self.tmux(&["capture-pane", "-p"])
     }
 
+    /// The screen and its scrolled-off history, wrapped lines joined.
+    fn history(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-S", "-"])
+    }
+
     /// Waits until the screen shows `text`.
     fn wait_for(&self, text: &str) -> String {
         let start = Instant::now();
@@ -104,6 +118,21 @@ impl Pane {
             }
             std::thread::sleep(Duration::from_millis(30));
         }
+    }
+
+    /// The newest tmux paste buffer, if anything (such as an OSC 52 sequence) set one.
+    fn buffer(&self) -> Option<String> {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("show-buffer")
+            .env_remove("TMUX")
+            .stdin(Stdio::null())
+            .output()
+            .expect("tmux must be installed (apt-get install -y tmux)");
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     /// Sends tmux key names (`Enter`, `Up`, `C-c`, `3`, …).
@@ -539,4 +568,260 @@ fn host_terminal_asks_the_server_s_form_in_the_terminal_and_prints_the_tool_resu
     let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(text, expected);
     assert_ne!(result["isError"], json!(true));
+}
+
+/// Writes "pwned" (base64 `cHduZWQ=`) to the clipboard of a terminal that obeys it.
+const OSC52: &str = "\u{1b}]52;c;cHduZWQ=\u{7}";
+/// How [`OSC52`] must appear on the screen: as text.
+const OSC52_SHOWN: &str = r"\u{1b}]52;c;cHduZWQ=\u{7}";
+/// Erases the line and moves the cursor up.
+const CSI: &str = "\u{1b}[2K\u{1b}[1A";
+const CSI_SHOWN: &str = r"\u{1b}[2K\u{1b}[1A";
+
+#[test]
+fn the_panes_obey_osc_52_and_csi_when_a_program_prints_them_raw() {
+    // The control for the tests below: the same tmux setup, a program that prints the
+    // payloads raw. tmux sets a paste buffer and the erased line is gone.
+    let p = Pane::start_with("raw", &json!({}), |_, _| {
+        r"printf 'kept\nerased\n\033]52;c;cHduZWQ=\007\033[1A\033[2Kshown\n' > /dev/tty; sleep 20"
+            .to_owned()
+    });
+    let screen = p.wait_for("shown");
+    assert!(screen.contains("kept"), "{screen}");
+    assert!(!screen.contains("erased"), "{screen}");
+    assert!(!screen.contains("52;c"), "{screen}");
+    let start = Instant::now();
+    while p.buffer().is_none() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    assert_eq!(p.buffer().as_deref(), Some("pwned"));
+}
+
+#[test]
+fn fill_shows_escape_sequences_of_the_form_as_text_and_the_clipboard_stays_unset() {
+    let form = json!({"message": format!("Weekly report{OSC52}"), "questions": [
+        {"id": "format", "type": "single_select", "title": format!("Format{CSI}"),
+         "description": format!("Pick one{OSC52}"), "required": true,
+         "options": [choice("pdf", &format!("PDF{OSC52}")), choice("html", &format!("Web{CSI}"))]}]});
+    let f = data(&form);
+    let p = Pane::start("hijack", &form);
+    // The last line of the screen: the whole form has been written to the terminal.
+    p.wait_for("Ctrl-C cancel");
+    assert_eq!(
+        p.buffer(),
+        None,
+        "an OSC 52 sequence of the form set the clipboard"
+    );
+    let screen = p.wait_for("Question 1 of 1");
+    for shown in [
+        format!("Weekly report{OSC52_SHOWN}"),
+        format!("Format{CSI_SHOWN} *"),
+        format!("Pick one{OSC52_SHOWN}"),
+        format!("( ) 1. PDF{OSC52_SHOWN}"),
+        format!("( ) 2. Web{CSI_SHOWN}"),
+    ] {
+        assert!(
+            screen.contains(&shown),
+            "{shown:?} is not on the screen:\n{screen}"
+        );
+    }
+    p.keys(&["1", "Enter"]);
+    let review = p.wait_for("Review your answers");
+    assert!(
+        review.contains(&format!("Format{CSI_SHOWN}: PDF{OSC52_SHOWN}")),
+        "{review}"
+    );
+    assert!(
+        review.contains(&format!("Weekly report{OSC52_SHOWN}")),
+        "{review}"
+    );
+    p.keys(&["Enter"]);
+    let text = p.response();
+    assert_eq!(accepted(&f, &text).choice("format"), Some("pdf"));
+    assert_eq!(
+        p.buffer(),
+        None,
+        "an OSC 52 sequence of the form set the clipboard"
+    );
+}
+
+/// An example server of this crate, built once.
+fn example(name: &str) -> PathBuf {
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "-q", "-p", "forms-cli", "--example", name])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build --example {name}");
+    Path::new(env!("CARGO_BIN_EXE_forms"))
+        .with_file_name("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// `forms host --terminal` against `examples/core_server.rs`, calling `tool`.
+fn core_host(name: &str, tool: &str) -> Pane {
+    let server = example("core_server");
+    Pane::start_with(name, &json!({}), |forms, _| {
+        format!(
+            "{forms} host --terminal --call {tool} -- {}",
+            quote(&server)
+        )
+    })
+}
+
+/// A finished `forms host` run's result; its standard output must hold only escaped text.
+fn host_result(p: &Pane) -> Value {
+    let (code, out) = p.finish();
+    assert_eq!(code, 0, "stdout: {out}\n{}", p.screen());
+    assert!(
+        !out.chars().any(|c| (c.is_control() && c != '\n')
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)),
+        "{out:?}"
+    );
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn host_terminal_asks_integer_number_and_boolean_fields_of_a_core_elicitation() {
+    let p = core_host("core", "settings");
+    p.wait_for("Ctrl-C cancel");
+    assert_eq!(
+        p.buffer(),
+        None,
+        "an OSC 52 sequence of the server set the clipboard"
+    );
+    let screen = p.wait_for("Question 1 of 4");
+    assert!(
+        screen.contains(&format!("Report settings{OSC52_SHOWN}")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("How many weeks{CSI_SHOWN} *")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("Between 1 and 10{OSC52_SHOWN}")),
+        "{screen}"
+    );
+    assert!(screen.contains("type a whole number (1–10)"), "{screen}");
+    // Nothing typed, then not a number, then a fraction, then out of range: asked again.
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: an answer is required");
+    p.type_text("abc");
+    p.wait_for("> abc");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: type a whole number");
+    p.keys(&["BSpace", "BSpace", "BSpace"]);
+    p.type_text("2.5");
+    p.wait_for("> 2.5");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: type a whole number");
+    p.keys(&["BSpace", "BSpace", "BSpace"]);
+    p.type_text("11");
+    p.wait_for("> 11");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: must be at most 10");
+    p.keys(&["BSpace", "BSpace"]);
+    p.type_text("0");
+    p.wait_for("> 0");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: must be at least 1");
+    p.keys(&["BSpace"]);
+    p.type_text("7");
+    p.keys(&["Enter"]);
+    // The number starts at its default.
+    let screen = p.wait_for("Question 2 of 4");
+    assert!(screen.contains("> 0.5"), "{screen}");
+    assert!(screen.contains("type a number (0–1)"), "{screen}");
+    p.keys(&["BSpace", "BSpace", "BSpace"]);
+    p.type_text("1.25");
+    p.wait_for("> 1.25");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: must be at most 1");
+    p.keys(&["BSpace", "BSpace", "BSpace", "BSpace"]);
+    p.type_text(".25");
+    p.wait_for("> .25");
+    p.keys(&["Enter"]);
+    // A required yes-or-no question without a default needs y or n.
+    let screen = p.wait_for("Question 3 of 4");
+    assert!(
+        screen.contains(&format!("Send it by mail{CSI_SHOWN} *")),
+        "{screen}"
+    );
+    assert!(screen.contains("( ) Yes    ( ) No"), "{screen}");
+    p.keys(&["Enter"]);
+    p.wait_for("cannot go on: answer y for yes or n for no");
+    p.type_text("x");
+    p.wait_for("x is not an answer: type y for yes or n for no");
+    p.type_text("y");
+    p.wait_for("(o) Yes    ( ) No");
+    p.keys(&["Enter"]);
+    // The optional one starts at its default, yes.
+    let screen = p.wait_for("Question 4 of 4");
+    assert!(screen.contains("(o) Yes    ( ) No"), "{screen}");
+    p.type_text("n");
+    p.wait_for("( ) Yes    (o) No");
+    p.keys(&["Enter"]);
+    let review = p.wait_for("Review your answers");
+    for line in [
+        format!("How many weeks{CSI_SHOWN}: 7"),
+        "Share of charts: .25".to_owned(),
+        format!("Send it by mail{CSI_SHOWN}: yes"),
+        "Include news: no".to_owned(),
+    ] {
+        assert!(review.contains(&line), "{line:?}:\n{review}");
+    }
+    p.keys(&["Enter"]);
+    let result = host_result(&p);
+    // The server received the typed values: a JSON integer, a number and booleans.
+    let answer: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {"count": 7, "ratio": 0.25, "agree": true,
+            "news": false}})
+    );
+    // The server's own text reached standard output escaped, with its value intact.
+    assert_eq!(
+        result["content"][1]["text"],
+        json!(format!("done{OSC52}{CSI}\u{9b}2J\u{202e}"))
+    );
+    assert_eq!(
+        p.buffer(),
+        None,
+        "an OSC 52 sequence of the server set the clipboard"
+    );
+}
+
+#[test]
+fn host_terminal_error_messages_quoting_the_server_show_its_escapes_as_text() {
+    // The form has a field the terminal cannot ask, named with an OSC 52 sequence: the host
+    // says so on standard error (here the pane) and answers the server with an error.
+    let p = core_host("unsupported", "unsupported");
+    let (code, _) = p.finish();
+    let screen = p.history();
+    assert_eq!(code, 0, "{screen}");
+    let shown = format!(
+        "the form was not answered: requestedSchema.properties.box{OSC52_SHOWN}: \
+         a field of type `object` cannot be asked in the terminal"
+    );
+    assert!(
+        screen.contains(&shown),
+        "{shown:?} is not on the screen:\n{screen}"
+    );
+    let result = host_result(&p);
+    let error: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("box{OSC52_SHOWN}")),
+        "{error}"
+    );
+    assert_eq!(
+        p.buffer(),
+        None,
+        "an OSC 52 sequence of the server set the clipboard"
+    );
 }

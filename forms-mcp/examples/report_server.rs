@@ -167,7 +167,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         asker: FormAsker::new(forms_mcp::config::timeout_from_env()?),
     };
     server
-        .serve(rmcp::transport::stdio())
+        .serve(forms_mcp::transport::stdio())
         .await?
         .waiting()
         .await?;

@@ -48,15 +48,18 @@
 //! ```
 
 use crate::capability::{legacy_form_support, mrtr_form_support};
-use crate::legacy;
 use crate::mrtr::{self, Round};
 use crate::state::{random_key, StateKeyError, States};
+use crate::{core, legacy};
 use forms_runtime::data::{FormSpec, Question, QuestionSpec};
 use forms_runtime::mcp::ToolResult;
 use forms_runtime::{
     Answers, DataForm, ErrorCode, Form, FormError, Outcome, StaticForm, TypedForm,
 };
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, InputRequiredResult,
+    ServerRequest,
+};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use std::sync::Arc;
@@ -87,12 +90,11 @@ pub fn error_response(error: &FormError) -> CallToolResponse {
     envelope(&ToolResult::from_error(error))
 }
 
-/// The tool response of a result envelope.
+/// The tool response of a result envelope ([`crate::call_tool_result`]).
 pub(crate) fn envelope(result: &ToolResult) -> CallToolResponse {
-    match crate::call_tool_result(result) {
-        Ok(result) => CallToolResponse::Complete(result),
-        Err(_) => CallToolResponse::Complete(CallToolResult::error(vec![])),
-    }
+    CallToolResponse::Complete(
+        crate::call_tool_result(result).unwrap_or_else(|_| CallToolResult::error(vec![])),
+    )
 }
 
 /// Asks forms on behalf of one server: the timeout and the request-state key.
@@ -102,12 +104,22 @@ pub(crate) fn envelope(result: &ToolResult) -> CallToolResponse {
 pub struct FormAsker {
     timeout: Duration,
     states: Arc<States>,
+    core_fallback: bool,
 }
 
 /// What asking gives before the answer check.
 pub(crate) enum Raw {
-    Answer(serde_json::Value),
+    Answer(Answer),
     InputRequired(InputRequiredResult),
+}
+
+/// The host's answer, for the answer checker.
+pub(crate) enum Answer {
+    /// The JSON text the host sent ([`crate::transport`]).
+    Text(Box<serde_json::value::RawValue>),
+    /// rmcp's reading of it, where the transport kept no text (multi-round-trip only: it
+    /// differs from the text only for a repeated key).
+    Value(serde_json::Value),
 }
 
 impl FormAsker {
@@ -119,6 +131,7 @@ impl FormAsker {
         FormAsker {
             timeout,
             states: Arc::new(states),
+            core_fallback: true,
         }
     }
 
@@ -128,7 +141,17 @@ impl FormAsker {
         Ok(FormAsker {
             timeout,
             states: Arc::new(States::new(key)?),
+            core_fallback: true,
         })
+    }
+
+    /// Whether a client without the extension but with core form elicitation is asked
+    /// through a core `elicitation/create` compiled from the same form ([`crate::core`]
+    /// describes the schema); on by default. Off, such a client gets `unsupported_client`,
+    /// as the Data tool's contract says.
+    pub fn with_core_fallback(mut self, on: bool) -> FormAsker {
+        self.core_fallback = on;
+        self
     }
 
     /// How long an ask waits for the submission (and how long a state lives).
@@ -153,7 +176,8 @@ impl FormAsker {
         ctx: &RequestContext<RoleServer>,
     ) -> Asked<T> {
         match self.ask_raw(form.data(), request, ctx).await {
-            Ok(Raw::Answer(answer)) => Asked::Done(form.decode_value(&answer)),
+            Ok(Raw::Answer(Answer::Text(answer))) => Asked::Done(form.decode(answer.get())),
+            Ok(Raw::Answer(Answer::Value(answer))) => Asked::Done(form.decode_value(&answer)),
             Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
             Err(error) => Asked::Done(Err(error)),
         }
@@ -167,7 +191,10 @@ impl FormAsker {
         ctx: &RequestContext<RoleServer>,
     ) -> Asked<Answers<'f>> {
         match self.ask_raw(form, request, ctx).await {
-            Ok(Raw::Answer(answer)) => Asked::Done(form.check_response_value(&answer)),
+            Ok(Raw::Answer(Answer::Text(answer))) => Asked::Done(form.check_response(answer.get())),
+            Ok(Raw::Answer(Answer::Value(answer))) => {
+                Asked::Done(form.check_response_value(&answer))
+            }
             Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
             Err(error) => Asked::Done(Err(error)),
         }
@@ -224,32 +251,32 @@ impl FormAsker {
     ) -> Result<Raw, FormError> {
         let caps = ctx.client_capabilities();
         let multi_round_trip = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        let native = if multi_round_trip {
+            mrtr_form_support(caps.as_ref())
+        } else {
+            legacy_form_support(caps.as_ref())
+        };
+        // Without the extension, a client with core form elicitation gets the core schema.
+        let core = !native && self.core_fallback && core::core_form_support(caps.as_ref());
+        if !native && !core {
+            return Err(unsupported_client());
+        }
         if multi_round_trip {
-            if !mrtr_form_support(caps.as_ref()) {
-                return Err(unsupported_client());
-            }
             let call = tool_call_binding(request);
             return Ok(
-                match mrtr::round(
-                    &self.states,
-                    form,
-                    &call,
-                    ctx,
-                    request.request_state.as_deref(),
-                    request.input_responses.as_ref(),
-                    self.timeout,
-                )? {
+                match mrtr::round(&self.states, form, &call, ctx, request, self.timeout, core)? {
                     Round::Answer(answer) => Raw::Answer(answer),
                     Round::InputRequired(result) => Raw::InputRequired(result),
                 },
             );
         }
-        if !legacy_form_support(caps.as_ref()) {
-            return Err(unsupported_client());
-        }
-        legacy::elicit(ctx, form, self.timeout)
-            .await
-            .map(Raw::Answer)
+        let answer = if core {
+            let request = ServerRequest::ElicitRequest(ElicitRequest::new(core::params(form)?));
+            legacy::send(ctx, request, core::METHOD, self.timeout).await
+        } else {
+            legacy::elicit(ctx, form, self.timeout).await
+        };
+        answer.map(|text| Raw::Answer(Answer::Text(text)))
     }
 }
 

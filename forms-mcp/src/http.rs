@@ -259,9 +259,13 @@ pub async fn serve(
             options.body_memory.min(Semaphore::MAX_PERMITS),
         )),
     });
-    let router = axum::Router::new()
-        .nest_service(ENDPOINT, service)
-        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    // The guard runs first; then the layer that keeps each host's answer as sent
+    // (`crate::transport`) sees the body the guard has read.
+    let router = crate::transport::http_router(
+        axum::Router::new().nest_service(ENDPOINT, service),
+        options.max_body_bytes,
+    )
+    .layer(axum::middleware::from_fn_with_state(guard, guard::check));
 
     let cap = connection_cap(&options);
     let slots = Arc::new(Semaphore::new(cap));

@@ -16,7 +16,18 @@
 //! or a closed connection as `transport_error`; the answer is checked by the runtime's answer
 //! checker (`invalid_response`). The result carries the payload as `structuredContent` and as
 //! the same JSON in `content[0].text`, with `isError: true` for errors
-//! ([`forms_runtime::mcp::ToolResult`]).
+//! ([`forms_runtime::mcp::ToolResult`]); built with rmcp's constructors
+//! ([`call_tool_result`]), it carries `resultType: "complete"` on protocol 2026-07-28, which
+//! rmcp leaves out for older peers.
+//!
+//! # The host's answer, whole
+//! The answer checker judges the answer as the host sent it, on both protocol generations,
+//! exactly as `forms answer` judges the same text. rmcp reads every incoming message into its
+//! own types first, so the transports of [`transport`] keep the raw JSON text of the parts
+//! that hold an answer: [`transport::stdio`] (what the binary serves over stdio),
+//! [`transport::capture`] for any reader and writer, and [`transport::http_router`] (what
+//! [`http::serve`] uses). An embedder that serves [`FormsServer`] or a [`FormAsker`] over
+//! another transport gets `transport_error` from every ask on the legacy transport.
 //!
 //! # Protocol versions
 //! Up to 2025-11-25 (the legacy transport) the server sends the host
@@ -39,11 +50,14 @@
 //! # Known limits
 //! - rmcp parses the tool arguments into a JSON object before the runtime sees them, so a
 //!   repeated key in the arguments is not reported (the last one wins).
-//! - On the legacy transport rmcp also reads the host's answer into its own result union
-//!   before this crate sees it: an elicitation-shaped answer loses its unknown top-level keys,
-//!   and `"content": null` reads as no content; an object of no known result shape may be
-//!   read as rmcp's empty result. Every V rule is checked on what survives (the
-//!   multi-round-trip transport sees the raw JSON).
+//! - The host's answer is judged whole only through the transports of [`transport`]. Over
+//!   any other transport the legacy ask refuses (`transport_error`), since rmcp's typed
+//!   reading of the answer drops unknown top-level keys and `"content": null`; the
+//!   multi-round-trip ask falls back to rmcp's JSON value of the answer, which differs from
+//!   the text only for a repeated key (the last one wins).
+//! - To find the answers, the stdio transport copies each incoming line (at most rmcp's
+//!   16 MiB line limit), and the HTTP layer reads the JSON body of a `POST` that may hold one
+//!   (at most the body limit) before rmcp does.
 //! - rmcp adds `_meta.progressToken` to the `openai/elicitation/create` params; every other
 //!   key is the runtime's native request as compiled.
 //! - The native params travel as a `serde_json::Value`, so this crate turns on serde_json's
@@ -68,6 +82,7 @@ mod ask;
 pub mod auth;
 mod capability;
 pub mod config;
+mod core;
 #[cfg(feature = "host")]
 pub mod host;
 pub mod http;
@@ -76,6 +91,7 @@ mod mrtr;
 pub mod replies;
 mod server;
 pub mod state;
+pub mod transport;
 
 pub use ask::{error_response, Asked, FormAsker};
 pub use capability::EXTENSION;

@@ -39,6 +39,11 @@ Usage:
                                   `Authorization: Bearer TOKEN` maps to; a call without a
                                   known token is refused (unauthenticated); each token
                                   has at least 16 characters
+  forms-mcp --core-fallback       also ask a client with core elicitation but without the
+                                  openai/elicitation extension, through a core
+                                  elicitation/create compiled from the form (an extension of
+                                  the contract; a form with a files question still gets
+                                  unsupported_client)
   forms-mcp --help                this text
   forms-mcp --version             the version
 
@@ -97,6 +102,7 @@ struct Options {
     asks: Option<String>,
     principal: Option<String>,
     tokens: Vec<(String, String)>,
+    core_fallback: bool,
     http: HttpOptions,
     /// Whether an HTTP-only flag was given.
     http_flags: bool,
@@ -127,6 +133,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         tokens: Vec::new(),
         http: HttpOptions::default(),
         http_flags: false,
+        core_fallback: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -144,6 +151,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     format!("`--http` takes an address such as 127.0.0.1:8080, got {addr:?}")
                 })?);
             }
+            "--core-fallback" => options.core_fallback = true,
             "--asks" => options.asks = Some(value("a SQLite path or a postgres:// URL")?),
             "--principal" => options.principal = Some(value("a principal name")?),
             "--principal-token" => {
@@ -299,7 +307,7 @@ fn main() -> ExitCode {
     let mut server = match forms_mcp::state::state_key_from_env()
         .and_then(|key| FormsServer::with_state_key(timeout, &key))
     {
-        Ok(server) => server,
+        Ok(server) => server.with_core_fallback(options.core_fallback),
         Err(error) => {
             eprintln!("forms-mcp: {error}");
             return ExitCode::from(2);
@@ -338,7 +346,7 @@ fn main() -> ExitCode {
 }
 
 async fn run_stdio(server: FormsServer) -> ExitCode {
-    let running = match server.serve(rmcp::transport::stdio()).await {
+    let running = match server.serve(forms_mcp::transport::stdio()).await {
         Ok(running) => running,
         Err(error) => {
             eprintln!("forms-mcp: the client did not initialize: {error}");

@@ -2,16 +2,21 @@
 //! the client requests in the middle of a call: the first call returns an input-required
 //! result, and the client retries the call with the answer and the echoed request state.
 //!
-//! The input request is a core `elicitation/create` with the empty schema
+//! The input request is a core `elicitation/create`. For a client with the extension it has
+//! the empty schema
 //! `{"type":"object","properties":{}}`; the runtime's native schema travels under
 //! `_meta["openai/elicitation"]["requestedSchema"]`, where rmcp's typed elicitation schema
-//! cannot drop its `x-openai-*` keys. The answer arrives as raw JSON in the retried call's
-//! `inputResponses` and is checked by the runtime's answer checker as sent.
+//! cannot drop its `x-openai-*` keys; for a client with core elicitation only, it carries the
+//! core schema compiled by [`crate::core`]. The answer arrives in the retried call's
+//! `inputResponses` and is checked by the runtime's answer checker as the client sent it
+//! (the text kept by [`crate::transport`]; over another transport, rmcp's JSON value of it).
 
+use crate::ask::Answer;
 use crate::auth::{Caller, Tokens};
 use crate::state::States;
+use crate::transport::RawInput;
 use forms_runtime::{DataForm, ErrorCode, FormError};
-use rmcp::model::{InputRequest, InputRequiredResult, InputResponses};
+use rmcp::model::{CallToolRequestParams, InputRequest, InputRequiredResult};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::json;
@@ -22,8 +27,8 @@ pub const INPUT_KEY: &str = "form";
 
 /// What one round of the multi-round-trip flow gives.
 pub(crate) enum Round {
-    /// The host's answer, as raw JSON.
-    Answer(serde_json::Value),
+    /// The host's answer: the raw JSON text the client sent when the transport kept it.
+    Answer(Answer),
     /// The input-required result to return.
     InputRequired(InputRequiredResult),
 }
@@ -65,14 +70,20 @@ pub(crate) fn round(
     form: &DataForm,
     call: &[u8],
     ctx: &RequestContext<RoleServer>,
-    request_state: Option<&str>,
-    responses: Option<&InputResponses>,
+    request: &CallToolRequestParams,
     timeout: Duration,
+    core: bool,
 ) -> Result<Round, FormError> {
+    let request_state = request.request_state.as_deref();
+    let responses = request.input_responses.as_ref();
     let binding = binding(form, call, ctx);
     let Some(sealed) = request_state else {
         let state = states.seal(&binding, timeout)?;
-        let request = input_request(form)?;
+        let request = if core {
+            core_input_request(form)?
+        } else {
+            input_request(form)?
+        };
         let requests = [(INPUT_KEY.to_owned(), request)].into_iter().collect();
         return Ok(Round::InputRequired(InputRequiredResult::new(
             Some(requests),
@@ -81,7 +92,10 @@ pub(crate) fn round(
     };
     states.redeem(sealed, &binding, timeout)?;
     match responses.and_then(|r| r.get(INPUT_KEY)) {
-        Some(answer) => Ok(Round::Answer(answer.clone())),
+        Some(answer) => Ok(Round::Answer(match RawInput::of(ctx, answer) {
+            Some(text) => Answer::Text(text),
+            None => Answer::Value(answer.clone()),
+        })),
         None => Err(FormError::new(
             ErrorCode::InvalidResponse,
             format!("the retried call carries no inputResponses[{INPUT_KEY:?}]"),
@@ -102,6 +116,14 @@ fn input_request(form: &DataForm) -> Result<InputRequest, FormError> {
             "_meta": {crate::EXTENSION: {"requestedSchema": native.get("requestedSchema")}},
         }
     });
+    serde_json::from_value(request)
+        .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
+}
+
+/// The core `elicitation/create` input request of `form`, for a client without the
+/// extension: the requested schema compiled by [`crate::core`].
+fn core_input_request(form: &DataForm) -> Result<InputRequest, FormError> {
+    let request = json!({"method": crate::core::METHOD, "params": crate::core::params_json(form)?});
     serde_json::from_value(request)
         .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
 }

@@ -165,11 +165,11 @@ impl AskTools {
     ) -> CallToolResult {
         let me = match self.principals.of(ctx) {
             Ok(me) => me,
-            Err(error) => return result(&error, true),
+            Err(error) => return result(error, true),
         };
         let arguments = Value::Object(arguments.unwrap_or_default());
         let Some(asks) = self.asks.0.clone() else {
-            return result(&refusal("store", "the store is closed"), true);
+            return result(refusal("store", "the store is closed"), true);
         };
         let name = name.to_owned();
         let run = tokio::task::spawn_blocking(move || run(&asks, &me, &name, arguments));
@@ -178,19 +178,21 @@ impl AskTools {
             () = ctx.ct.cancelled() => Err(refusal("request_cancelled", "the tool call was cancelled")),
         };
         match outcome {
-            Ok(payload) => result(&payload, false),
-            Err(error) => result(&error, true),
+            Ok(payload) => result(payload, false),
+            Err(error) => result(error, true),
         }
     }
 }
 
-fn result(payload: &Value, is_error: bool) -> CallToolResult {
-    let wire = json!({
-        "content": [{"type": "text", "text": payload.to_string()}],
-        "structuredContent": payload,
-        "isError": is_error,
-    });
-    serde_json::from_value(wire).unwrap_or_else(|_| CallToolResult::error(vec![]))
+/// The tool result of a payload, built with rmcp's constructors: `structuredContent` and
+/// the same JSON in `content[0].text`, `isError` set, and `resultType: "complete"` (rmcp
+/// leaves it out for a peer on protocol 2025-11-25 or older).
+fn result(payload: Value, is_error: bool) -> CallToolResult {
+    if is_error {
+        CallToolResult::structured_error(payload)
+    } else {
+        CallToolResult::structured(payload)
+    }
 }
 
 fn refusal(code: &str, message: &str) -> Value {

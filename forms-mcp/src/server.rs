@@ -5,8 +5,9 @@ use crate::state::StateKeyError;
 use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
 use forms_runtime::DataForm;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -33,7 +34,7 @@ pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 /// use rmcp::ServiceExt;
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let server = FormsServer::new(forms_mcp::config::timeout_from_env()?);
-/// server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+/// server.serve(forms_mcp::transport::stdio()).await?.waiting().await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -48,7 +49,7 @@ impl FormsServer {
     /// states with a random key of this process.
     pub fn new(timeout: Duration) -> FormsServer {
         FormsServer {
-            asker: FormAsker::new(timeout),
+            asker: FormAsker::new(timeout).with_core_fallback(false),
             replies: None,
         }
     }
@@ -57,7 +58,7 @@ impl FormsServer {
     /// (at least 32 bytes; every instance behind one load balancer needs the same key).
     pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
         Ok(FormsServer {
-            asker: FormAsker::with_state_key(timeout, key)?,
+            asker: FormAsker::with_state_key(timeout, key)?.with_core_fallback(false),
             replies: None,
         })
     }
@@ -66,6 +67,15 @@ impl FormsServer {
     /// ([`crate::replies`]). Without them only the Data tool is listed.
     pub fn with_replies(mut self, tools: crate::replies::AskTools) -> FormsServer {
         self.replies = Some(tools);
+        self
+    }
+
+    /// The same server whose Data tool also asks clients with core form elicitation but
+    /// without the extension, through a core `elicitation/create` compiled from the form
+    /// (an extension of the Data contract, which answers such clients `unsupported_client`;
+    /// a form with a `files` question still does). Off by default.
+    pub fn with_core_fallback(mut self, on: bool) -> FormsServer {
+        self.asker = self.asker.with_core_fallback(on);
         self
     }
 
@@ -108,10 +118,46 @@ pub fn tool() -> Tool {
     .unwrap_or_else(|| Tool::new(TOOL_NAME, "", Arc::new(serde_json::Map::new())))
 }
 
-/// Converts a result envelope into rmcp's tool result.
+/// Converts a result envelope into rmcp's tool result, built with rmcp's constructors
+/// ([`CallToolResult::structured`] / [`CallToolResult::structured_error`]).
+///
+/// The result carries `resultType: "complete"`, as protocol 2026-07-28 requires of every
+/// tool result; rmcp's server handler leaves it out for a peer on 2025-11-25 or older.
+/// Everything else is the envelope as the contract writes it: `content[0].text` is exactly
+/// [`ToolResult::text`], `structuredContent` the same JSON, and `isError` is `true` for an
+/// error and absent otherwise, so that the result without `resultType` serializes to exactly
+/// [`ToolResult::to_json`].
+///
+/// ```
+/// use forms_runtime::mcp::ToolResult;
+/// use forms_runtime::DataForm;
+///
+/// let error = DataForm::from_json("{}").unwrap_err();
+/// let envelope = ToolResult::from_error(&error);
+/// let mut result = forms_mcp::call_tool_result(&envelope).unwrap();
+/// let wire = serde_json::to_value(&result).unwrap();
+/// assert_eq!(wire["resultType"], "complete");
+/// assert_eq!(wire["isError"], true);
+/// result.result_type = None;
+/// assert_eq!(serde_json::to_string(&result).unwrap(), envelope.to_json());
+/// ```
+///
+/// # Errors
+/// Only if the envelope's text is not JSON, which [`ToolResult`] never makes.
 pub fn call_tool_result(result: &ToolResult) -> Result<CallToolResult, McpError> {
-    serde_json::from_str(&result.to_json())
-        .map_err(|e| McpError::internal_error(e.to_string(), None))
+    let payload: serde_json::Value = serde_json::from_str(result.text())
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+    let mut built = if result.is_error() {
+        CallToolResult::structured_error(payload)
+    } else {
+        let mut built = CallToolResult::structured(payload);
+        // The contract's success envelope has no `isError` at all.
+        built.is_error = None;
+        built
+    };
+    // The text as the runtime wrote it, never a re-serialization of the parsed value.
+    built.content = vec![ContentBlock::text(result.text())];
+    Ok(built)
 }
 
 impl ServerHandler for FormsServer {

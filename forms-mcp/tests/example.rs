@@ -132,7 +132,23 @@ async fn example_server_declined_and_unsupported_and_invalid_answers() {
     assert_eq!(text_of(&result), "The person chose to decline the form.");
     client.cancel().await.unwrap();
 
+    // A host with core elicitation only is asked through a core elicitation/create.
     let host = Host::new(core_caps(), scripted);
+    let client = connect_command(host.clone(), example_command()).await;
+    let result = client.call_tool(tool("greet")).await.unwrap();
+    assert_eq!(text_of(&result), "Hello, Ada!");
+    let requests = host.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].0, "elicitation/create");
+    assert_eq!(
+        requests[0].1["requestedSchema"]["properties"]["answer"]["minLength"], 1,
+        "{:?}",
+        requests[0].1
+    );
+    client.cancel().await.unwrap();
+
+    // A host without any form elicitation cannot be asked.
+    let host = Host::new(json!({}), scripted);
     let client = connect_command(host, example_command()).await;
     let result = client.call_tool(tool("greet")).await.unwrap();
     assert_eq!(code(&payload(&result)), Some("unsupported_client"));

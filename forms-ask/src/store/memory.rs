@@ -6,6 +6,7 @@ use super::{
 };
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::time::Timestamp;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -15,6 +16,7 @@ struct Tables {
     requests: HashMap<RequestId, Request>,
     events: HashMap<RequestId, Vec<AuditEvent>>,
     idempotency: HashMap<(Principal, String), Recorded>,
+    high_water: Option<Timestamp>,
 }
 
 /// A store in memory, for unit tests only.
@@ -44,6 +46,10 @@ impl Store for MemoryStore {
 
     fn load(&self, id: &RequestId) -> Result<Option<Request>, StoreError> {
         Ok(self.tables()?.requests.get(id).cloned())
+    }
+
+    fn high_water(&self) -> Result<Option<Timestamp>, StoreError> {
+        Ok(self.tables()?.high_water)
     }
 
     fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError> {
@@ -130,6 +136,7 @@ impl Store for MemoryStore {
             t.requests.insert(r.id.clone(), r);
         }
         for e in &commit.events {
+            t.high_water = t.high_water.max(Some(e.at));
             t.events
                 .entry(e.request.clone())
                 .or_default()

@@ -7,6 +7,7 @@
 
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::time::Timestamp;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
@@ -106,6 +107,16 @@ pub trait Store: Send + Sync {
 
     /// The request, if it exists.
     fn load(&self, id: &RequestId) -> Result<Option<Request>, StoreError>;
+
+    /// The store's high-water mark of time: the latest time recorded by any commit (the
+    /// newest audit event's time), `None` before the first. It never moves back, so the
+    /// engine judges expiry against it and a clock that is behind cannot reopen a request.
+    fn high_water(&self) -> Result<Option<Timestamp>, StoreError>;
+
+    /// The request and the high-water mark, in one read where the store can.
+    fn load_at(&self, id: &RequestId) -> Result<(Option<Request>, Option<Timestamp>), StoreError> {
+        Ok((self.load(id)?, self.high_water()?))
+    }
 
     /// The request's audit log, oldest first.
     fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError>;

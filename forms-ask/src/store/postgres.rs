@@ -11,6 +11,7 @@
 use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, Watch, Write};
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::time::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls, Statement};
 use std::collections::HashMap;
@@ -105,7 +106,26 @@ const MIGRATIONS: &[&str] = &[
         END LOOP;
     END
     $fn$;",
+    // 3: each event's time in milliseconds, indexed: the store's high-water mark of time is
+    // the newest one. A trigger fills it from the event document, so the commit function
+    // keeps its signature.
+    "ALTER TABLE events ADD COLUMN at BIGINT;
+    CREATE FUNCTION forms_ask_event_at(doc TEXT) RETURNS BIGINT LANGUAGE sql STABLE AS
+        $fn$ SELECT round(extract(epoch FROM (doc::jsonb ->> 'at')::timestamptz) * 1000)::bigint $fn$;
+    UPDATE events SET at = forms_ask_event_at(doc);
+    CREATE INDEX events_by_at ON events (at);
+    CREATE FUNCTION forms_ask_events_at() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+        NEW.at := forms_ask_event_at(NEW.doc);
+        RETURN NEW;
+    END
+    $fn$;
+    CREATE TRIGGER events_at BEFORE INSERT ON events
+        FOR EACH ROW EXECUTE FUNCTION forms_ask_events_at();",
 ];
+
+/// The store's high-water mark of time, in milliseconds.
+const HIGH_WATER: &str = "SELECT max(at) FROM events";
 
 /// A pooled connection and its prepared statements (one round trip per statement after the
 /// first use, instead of a parse on every call).
@@ -314,6 +334,26 @@ impl Store for PostgresStore {
             let st = c.prepare("SELECT doc FROM requests WHERE id = $1")?;
             let row = c.client.query_opt(&st, &[&id.as_str()])?;
             row.map(|r| from_doc(r.get::<_, &str>(0))).transpose()
+        })
+    }
+
+    fn high_water(&self) -> Result<Option<Timestamp>, StoreError> {
+        self.with(|c| {
+            let st = c.prepare(HIGH_WATER)?;
+            let at: Option<i64> = c.client.query_one(&st, &[])?.get(0);
+            Ok(at.map(Timestamp::from_millis))
+        })
+    }
+
+    fn load_at(&self, id: &RequestId) -> Result<(Option<Request>, Option<Timestamp>), StoreError> {
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT (SELECT doc FROM requests WHERE id = $1), (SELECT max(at) FROM events)",
+            )?;
+            let row = c.client.query_one(&st, &[&id.as_str()])?;
+            let request = row.get::<_, Option<&str>>(0).map(from_doc).transpose()?;
+            let at: Option<i64> = row.get(1);
+            Ok((request, at.map(Timestamp::from_millis)))
         })
     }
 

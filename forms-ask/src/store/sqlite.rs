@@ -5,6 +5,13 @@
 //! column for compare-and-set, an idempotency table keyed by (principal, retry key), and
 //! versioned migrations run on open. Waiters in this process are woken by a notification;
 //! changes made by other processes are seen by a short bounded poll.
+//!
+//! Nothing is written to a file before it is known to be ours: its header is read first
+//! (the `application_id` "FASK", or an empty database), then its schema, and only then is
+//! the WAL journal switched on and the schema brought up to date. Another program's file,
+//! reached directly or through a symlink, stays byte-identical. A forms-ask file this process
+//! may not write is opened read-only: `show`, `log` and `wait` work, a write is refused with
+//! [`StoreError::ReadOnly`].
 
 use super::{
     from_doc, to_doc, Commit, Committed, MemberChange, Notifier, NotifierWatch, Recorded, Store,
@@ -12,7 +19,11 @@ use super::{
 };
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
+use crate::time::Timestamp;
+use rusqlite::{
+    params, Connection, DatabaseName, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior,
+};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -22,6 +33,9 @@ const APPLICATION_ID: i64 = 0x4641_534B;
 
 /// How often a waiter looks for changes made by other processes.
 const POLL: Duration = Duration::from_millis(50);
+
+/// What a refused foreign file is told.
+const FOREIGN: &str = "is a SQLite database of another program, not a forms-ask database";
 
 /// The migrations, in order; the database records the last one applied.
 const MIGRATIONS: &[&str] = &[
@@ -53,6 +67,12 @@ const MIGRATIONS: &[&str] = &[
         result TEXT NOT NULL,
         PRIMARY KEY (principal, retry_key)
     ) WITHOUT ROWID;",
+    // 2: each event's time in milliseconds, indexed: the store's high-water mark of time is
+    // the newest one.
+    "ALTER TABLE events ADD COLUMN at INTEGER;
+    UPDATE events SET at = CAST(round(
+        (julianday(json_extract(doc, '$.at')) - 2440587.5) * 86400000.0) AS INTEGER);
+    CREATE INDEX events_by_at ON events (at);",
 ];
 
 /// Options for [`SqliteStore::open_with`].
@@ -70,19 +90,106 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     notifier: Arc<Notifier>,
     options: SqliteOptions,
+    read_only: bool,
 }
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteStore")
             .field("path", &self.path)
+            .field("read_only", &self.read_only)
             .finish()
     }
 }
 
+/// What an existing file's first bytes say, read before SQLite opens it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Header {
+    /// Zero bytes: a new file, ours to initialize.
+    Empty,
+    /// A SQLite database marked as ours, or one with no schema yet: SQLite looks closer.
+    Candidate,
+    /// Another program's SQLite database.
+    Foreign,
+    /// Not a SQLite database at all.
+    NotSqlite,
+}
+
+/// Reads the database header (100 bytes) and the header of page 1's b-tree (8 bytes).
+fn read_header(path: &Path) -> std::io::Result<Header> {
+    let mut head = Vec::with_capacity(108);
+    std::fs::File::open(path)?
+        .take(108)
+        .read_to_end(&mut head)?;
+    if head.is_empty() {
+        return Ok(Header::Empty);
+    }
+    if head.len() < 108 || !head.starts_with(b"SQLite format 3\0") {
+        return Ok(Header::NotSqlite);
+    }
+    let be32 = |at: usize| {
+        head.get(at..at + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(0, u32::from_be_bytes)
+    };
+    let app_id = i64::from(be32(68));
+    if app_id == APPLICATION_ID {
+        return Ok(Header::Candidate);
+    }
+    if app_id != 0 {
+        return Ok(Header::Foreign);
+    }
+    // No application id: only an empty database may become ours. Its schema table is one
+    // leaf page (type 13) without cells. (What a WAL may hold beyond this, SQLite checks.)
+    let page_type = head.get(100).copied();
+    let cells = head
+        .get(103..105)
+        .and_then(|b| <[u8; 2]>::try_from(b).ok())
+        .map_or(u16::MAX, u16::from_be_bytes);
+    Ok(if page_type == Some(13) && cells == 0 {
+        Header::Candidate
+    } else {
+        Header::Foreign
+    })
+}
+
+/// What SQLite says the database is, read without writing.
+#[derive(Debug, Clone, Copy)]
+struct Identity {
+    application_id: i64,
+    schema_objects: i64,
+    user_version: i64,
+}
+
+fn identify(conn: &Connection) -> rusqlite::Result<Identity> {
+    Ok(Identity {
+        application_id: conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
+        schema_objects: conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?,
+        user_version: conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+    })
+}
+
+/// A `file:` URI for `path`, with `query`.
+fn file_uri(path: &Path, query: &str) -> String {
+    let mut uri = String::from("file:");
+    for c in path.display().to_string().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push('?');
+    uri.push_str(query);
+    uri
+}
+
 impl SqliteStore {
     /// Opens (or creates) the database at `path` and brings its schema up to date. A file
-    /// that is not a forms-ask database, or is damaged, is refused with a clear error.
+    /// that is not a forms-ask database, or is damaged, is refused with a clear error before
+    /// anything is written to it; a forms-ask file this process may not write is opened
+    /// read-only.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         Self::open_with(path, SqliteOptions::default())
     }
@@ -105,41 +212,133 @@ impl SqliteStore {
             Some(ErrorCode::DatabaseCorrupt) => unusable("is a damaged SQLite database".into()),
             _ => StoreError::Sqlite(e),
         };
-        let conn = Connection::open_with_flags(
-            &path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(explain)?;
-        conn.busy_timeout(Duration::from_secs(30))
-            .map_err(explain)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(explain)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(unusable(format!(
-                "cannot use the WAL journal (journal mode stays {mode})"
-            )));
+        // 1. The file's own bytes (through a symlink, its target's), before SQLite opens it.
+        // An empty file is new, unless a write-ahead log beside it holds what it will be.
+        let fresh = match std::fs::metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => !pending_wal(&path),
+            Err(e) => return Err(unusable(format!("cannot be read: {e}"))),
+            Ok(m) if m.is_dir() => return Err(unusable("is a directory".into())),
+            Ok(_) => match read_header(&path) {
+                Err(e) => return Err(unusable(format!("cannot be read: {e}"))),
+                Ok(Header::Empty) => !pending_wal(&path),
+                Ok(Header::Candidate) => false,
+                Ok(Header::Foreign) => return Err(unusable(FOREIGN.into())),
+                Ok(Header::NotSqlite) => {
+                    return Err(unusable(
+                        "is not a SQLite database (or it is encrypted or damaged)".into(),
+                    ))
+                }
+            },
+        };
+        // 2. What SQLite reads (the WAL included), through a read-only connection: one that
+        // never checkpoints another program's WAL into its file when it closes.
+        let looked = if fresh {
+            None
+        } else {
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(&path, flags).map_err(explain)?;
+            conn.busy_timeout(Duration::from_secs(30))
+                .map_err(explain)?;
+            Some(match identify(&conn) {
+                Ok(identity) => (conn, identity),
+                Err(e) if is_read_only_failure(&e) => {
+                    // A WAL database whose shared-memory file this process can neither open
+                    // nor create (no writer has it open, and the directory is not ours to
+                    // write): read it as an immutable file. That is exact while no
+                    // write-ahead log is pending beside it and no one writes it meanwhile.
+                    open_immutable(&path).map_err(|e| match e {
+                        Some(e) => explain(e),
+                        None => unusable(
+                            "is read-only and has a write-ahead log this process cannot \
+                             read; open it once with write access"
+                                .into(),
+                        ),
+                    })?
+                }
+                Err(e) => return Err(explain(e)),
+            })
+        };
+        let identity = match &looked {
+            Some((_, identity)) => *identity,
+            None => Identity {
+                application_id: 0,
+                schema_objects: 0,
+                user_version: 0,
+            },
+        };
+        let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+        let empty = identity.application_id == 0 && identity.schema_objects == 0;
+        if identity.application_id != APPLICATION_ID && !empty {
+            return Err(unusable(FOREIGN.into()));
         }
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            .map_err(explain)?;
-        let check: String = conn
-            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
-            .map_err(explain)?;
-        if check != "ok" {
-            return Err(unusable(format!("is a damaged SQLite database: {check}")));
+        if identity.user_version > known {
+            return Err(StoreError::NewerSchema {
+                location: location.clone(),
+                found: identity.user_version,
+                known,
+            });
         }
-        migrate(&conn, &location).map_err(|e| match e {
-            StoreError::Sqlite(e) => explain(e),
-            e => e,
-        })?;
+        if let Some((reader, _)) = &looked {
+            let check: String = reader
+                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+                .map_err(explain)?;
+            if check != "ok" {
+                return Err(unusable(format!("is a damaged SQLite database: {check}")));
+            }
+        }
+        // 3. Ours (or empty): open it for writing, unless this process may not write it.
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if fresh {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let mut conn = Connection::open_with_flags(&path, flags).map_err(explain)?;
+        let read_only = conn.is_readonly(DatabaseName::Main).map_err(explain)?;
+        if read_only {
+            if let Some((reader, _)) = looked {
+                conn = reader;
+            }
+        } else {
+            drop(looked);
+            conn.busy_timeout(Duration::from_secs(30))
+                .map_err(explain)?;
+        }
+        if read_only {
+            if empty || identity.user_version < known {
+                return Err(unusable(
+                    "is read-only and not yet a forms-ask database of this version; open it \
+                     once with write access"
+                        .into(),
+                ));
+            }
+        } else {
+            // 4. From here on it may be written.
+            let mode: String = conn
+                .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+                .map_err(explain)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(unusable(format!(
+                    "cannot use the WAL journal (journal mode stays {mode})"
+                )));
+            }
+            conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+                .map_err(explain)?;
+            migrate(&conn, &location).map_err(|e| match e {
+                StoreError::Sqlite(e) => explain(e),
+                e => e,
+            })?;
+        }
         Ok(SqliteStore {
             path,
             conn: Mutex::new(conn),
             notifier: Arc::new(Notifier::default()),
             options,
+            read_only,
         })
+    }
+
+    /// Whether the file was opened read-only (this process may not write it).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     fn conn(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
@@ -147,6 +346,56 @@ impl SqliteStore {
             .lock()
             .map_err(|_| StoreError::Other("the SQLite connection lock is poisoned".into()))
     }
+
+    fn writable(&self) -> Result<(), StoreError> {
+        if self.read_only {
+            Err(StoreError::ReadOnly {
+                location: self.location(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Whether reading failed because a read-only connection could not set up the WAL's shared
+/// memory.
+fn is_read_only_failure(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
+    )
+}
+
+/// Opens a read-only WAL database whose shared-memory file cannot be made, as an immutable
+/// file; `Err(None)` when a non-empty write-ahead log lies beside it (an immutable read
+/// would miss what it holds).
+fn open_immutable(path: &Path) -> Result<(Connection, Identity), Option<rusqlite::Error>> {
+    if pending_wal(path) {
+        return Err(None);
+    }
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let conn = Connection::open_with_flags(
+        file_uri(&target, "immutable=1"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(Some)?;
+    let identity = identify(&conn).map_err(Some)?;
+    Ok((conn, identity))
+}
+
+/// Whether a non-empty write-ahead log lies beside the database (beside the path given, or
+/// beside the file a symlink points to).
+fn pending_wal(path: &Path) -> bool {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let pending = [path, target.as_path()].into_iter().any(|base| {
+        let mut wal = base.as_os_str().to_owned();
+        wal.push("-wal");
+        std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
+    });
+    pending
 }
 
 /// Marks a fresh file as ours, refuses a foreign one, and applies missing migrations.
@@ -154,17 +403,13 @@ fn migrate(conn: &Connection, location: &str) -> Result<(), StoreError> {
     let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     let app_id: i64 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let tables: i64 = tx.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-        [],
-        |r| r.get(0),
-    )?;
-    if app_id == 0 && tables == 0 {
+    let objects: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    if app_id == 0 && objects == 0 {
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))?;
     } else if app_id != APPLICATION_ID {
         return Err(StoreError::Unusable {
             location: location.to_owned(),
-            problem: "is a SQLite database of another program, not a forms-ask database".into(),
+            problem: FOREIGN.into(),
         });
     }
     let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -201,6 +446,21 @@ impl Store for SqliteStore {
             )
             .optional()?;
         doc.map(|d| from_doc(&d)).transpose()
+    }
+
+    fn high_water(&self) -> Result<Option<Timestamp>, StoreError> {
+        let conn = self.conn()?;
+        high_water(&conn)
+    }
+
+    fn load_at(&self, id: &RequestId) -> Result<(Option<Request>, Option<Timestamp>), StoreError> {
+        let conn = self.conn()?;
+        let doc: Option<String> = conn
+            .prepare_cached("SELECT doc FROM requests WHERE id = ?1")?
+            .query_row([id.as_str()], |r| r.get(0))
+            .optional()?;
+        let request = doc.map(|d| from_doc(&d)).transpose()?;
+        Ok((request, high_water(&conn)?))
     }
 
     fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError> {
@@ -245,6 +505,7 @@ impl Store for SqliteStore {
         principal: &Principal,
         change: MemberChange,
     ) -> Result<(), StoreError> {
+        self.writable()?;
         let mut conn = self.conn()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let sql = match change {
@@ -277,6 +538,7 @@ impl Store for SqliteStore {
     }
 
     fn commit(&self, commit: &Commit) -> Result<Committed, StoreError> {
+        self.writable()?;
         let mut conn = self.conn()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         if let Some((principal, key, _)) = &commit.retry {
@@ -336,8 +598,12 @@ impl Store for SqliteStore {
             }
         }
         for event in &commit.events {
-            tx.prepare_cached("INSERT INTO events (request_id, doc) VALUES (?1, ?2)")?
-                .execute(params![event.request.as_str(), to_doc(event)?])?;
+            tx.prepare_cached("INSERT INTO events (request_id, doc, at) VALUES (?1, ?2, ?3)")?
+                .execute(params![
+                    event.request.as_str(),
+                    to_doc(event)?,
+                    event.at.millis()
+                ])?;
         }
         if let Some((principal, key, record)) = &commit.retry {
             tx.prepare_cached(
@@ -385,4 +651,11 @@ fn recorded(
             })
         })
         .optional()?)
+}
+
+fn high_water(conn: &Connection) -> Result<Option<Timestamp>, StoreError> {
+    let at: Option<i64> = conn
+        .prepare_cached("SELECT max(at) FROM events")?
+        .query_row([], |r| r.get(0))?;
+    Ok(at.map(Timestamp::from_millis))
 }

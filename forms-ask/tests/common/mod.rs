@@ -94,6 +94,8 @@ pub enum Kind {
 /// A fresh engine, its clock and a conversation `chat` with members agent, ana and bob.
 pub struct World {
     pub asks: Asks,
+    /// The store `asks` runs on.
+    pub store: Arc<dyn Store>,
     pub clock: Arc<ManualClock>,
     pub chat: ConversationId,
     pub agent: Principal,
@@ -135,9 +137,10 @@ impl World {
                 Arc::new(store)
             }
         };
-        let asks = Asks::with_clock(store, Arc::clone(&clock) as Arc<dyn Clock>);
+        let asks = Asks::with_clock(Arc::clone(&store), Arc::clone(&clock) as Arc<dyn Clock>);
         let world = World {
             asks,
+            store,
             clock,
             chat: ConversationId::new("chat").unwrap(),
             agent: Principal::new("agent").unwrap(),
@@ -154,10 +157,12 @@ impl World {
         Some(world)
     }
 
-    /// A second engine on the same database (another "server instance"), same clock.
+    /// A second engine on the same database (another "server instance": on SQLite and
+    /// PostgreSQL with its own connection, on the memory store over the same tables), same
+    /// clock, nothing in memory from the first.
     pub fn second_engine(&self) -> Asks {
         let store: Arc<dyn Store> = match self.kind {
-            Kind::Memory => panic!("the memory store has no second engine"),
+            Kind::Memory => Arc::clone(&self.store),
             Kind::Sqlite => {
                 Arc::new(SqliteStore::open(self.sqlite_path.as_ref().unwrap()).unwrap())
             }

@@ -38,6 +38,14 @@ pub struct Browser {
 #[derive(Clone, Debug)]
 pub struct Element(String);
 
+impl Element {
+    /// The element as a script argument of [`Browser::js`].
+    #[allow(dead_code)]
+    pub fn arg(&self) -> Value {
+        json!({ ELEMENT: self.0 })
+    }
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -16,8 +16,9 @@
 
 mod page;
 mod trace;
+pub mod visible;
 
-pub use page::PageServer;
+pub use page::{PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CustomRequest, CustomResult,
@@ -44,8 +45,9 @@ pub enum Answerer {
     /// Host responses read from a file: one object answers every form; an array answers the
     /// forms in order, one each.
     Scripted(Vec<Value>, bool),
-    /// The browser: the page is served on 127.0.0.1 and the host waits for its submit.
-    Page(RenderPage),
+    /// The browser: the page is served on 127.0.0.1 behind a secret URL and the host waits
+    /// for its submit (see [`PageServer`]).
+    Page(RenderPage, PageOptions),
     /// Any other way of answering (the hook of a terminal fill).
     Custom(AnswerFn),
 }
@@ -137,14 +139,14 @@ impl HostClient {
                     )
                 })
             }
-            Answerer::Page(render) => {
+            Answerer::Page(render, options) => {
                 let page = self
                     .page
-                    .get_or_try_init(PageServer::start)
+                    .get_or_try_init(|| PageServer::start(*options))
                     .await
                     .map_err(|e| format!("cannot serve the page: {e}"))?;
                 let html = render(&native.to_string())?;
-                page.ask(html).await
+                page.ask(&native, html).await
             }
             Answerer::Custom(answer) => {
                 let answer = Arc::clone(answer);
@@ -203,7 +205,8 @@ fn kind(value: &Value) -> &'static str {
 fn malformed(method: &str, why: &str) -> McpError {
     let message = format!("malformed {method} request: {why}");
     eprintln!(
-        "forms host: the server sent a {message}; answered with a JSON-RPC error, still running"
+        "forms host: the server sent a {}; answered with a JSON-RPC error, still running",
+        visible::visible(&message)
     );
     McpError::invalid_params(message, None)
 }
@@ -226,7 +229,10 @@ impl ClientHandler for HostClient {
         match self.answer(params).await {
             Ok(answer) => Ok(CustomResult::new(answer)),
             Err(why) => {
-                eprintln!("forms host: the form was not answered: {why}");
+                eprintln!(
+                    "forms host: the form was not answered: {}",
+                    visible::visible(&why)
+                );
                 Err(McpError::internal_error(why, None))
             }
         }
@@ -253,12 +259,18 @@ impl ClientHandler for HostClient {
         let answer = match self.answer(params).await {
             Ok(answer) => answer,
             Err(why) => {
-                eprintln!("forms host: the form was not answered: {why}");
+                eprintln!(
+                    "forms host: the form was not answered: {}",
+                    visible::visible(&why)
+                );
                 return Err(McpError::internal_error(why, None));
             }
         };
         serde_json::from_value(answer).map_err(|e| {
-            eprintln!("forms host: the answer is not a host response: {e}");
+            eprintln!(
+                "forms host: the answer is not a host response: {}",
+                visible::visible(&e.to_string())
+            );
             McpError::internal_error(format!("the answer is not a host response: {e}"), None)
         })
     }
@@ -355,7 +367,7 @@ async fn drive(
             names.join(", ")
         ));
     }
-    eprintln!("forms host: calling `{name}`");
+    eprintln!("forms host: calling `{}`", visible::visible(name));
     let params = CallToolRequestParams::new(name.clone()).with_arguments(arguments.clone());
     let result = running
         .call_tool(params)

@@ -1,5 +1,6 @@
 //! `--trace`: a transport wrapper that logs every JSON-RPC message on standard error, `>>`
-//! for what the host sends and `<<` for what it receives, one JSON line each.
+//! for what the host sends and `<<` for what it receives, one JSON line each, with the
+//! characters a terminal would obey written as JSON escapes ([`super::visible::visible_json`]).
 
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::{IntoTransport, Transport};
@@ -28,7 +29,7 @@ where
 
 fn log<M: serde::Serialize>(arrow: &str, message: &M) {
     match serde_json::to_string(message) {
-        Ok(line) => eprintln!("{arrow} {line}"),
+        Ok(line) => eprintln!("{arrow} {}", super::visible::visible_json(&line)),
         Err(e) => eprintln!("{arrow} (a message that does not serialize: {e})"),
     }
 }
