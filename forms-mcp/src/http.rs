@@ -10,8 +10,10 @@
 //!   connections; a body must arrive whole within the body time-out, be at most
 //!   [`MAX_BODY_BYTES`], and its bytes past the first 64 KiB come from a budget shared by all
 //!   requests (503 when spent), so unfinished bodies cannot take the memory.
-//! - At most `max_connections` connections are served at once (lowered to fit the process's
-//!   open-file limit); the excess waits in the listen queue.
+//! - At most `max_connections` connections are open at once (lowered to fit the process's
+//!   open-file limit). A connection is busy while a request is in flight on it (an event
+//!   stream as long as it is open); when the cap is reached a new connection replaces the
+//!   oldest idle one, and when every connection is busy new ones wait in the listen queue.
 //! - At most `max_sessions` sessions live at once. A session with no request and no event
 //!   stream open is idle; it is closed after the idle time, and when the table is full a new
 //!   session replaces the one idle the longest (503 when every session is busy). A call
@@ -21,14 +23,12 @@
 //!   (403). The request's [`Caller`](crate::auth::Caller) travels to the tools in the
 //!   request's extensions.
 
+mod connections;
 mod guard;
 mod sessions;
 
 use crate::auth::Tokens;
 use crate::FormsServer;
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::{IpAddr, SocketAddr};
@@ -69,9 +69,6 @@ pub const SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
 /// The default budget for request body bytes past the first 64 KiB of each request: 64 MiB.
 pub const BODY_MEMORY: usize = 64 * 1024 * 1024;
 
-/// hyper's read buffer per connection: 64 KiB (also the largest request head).
-const READ_BUFFER_BYTES: usize = 64 * 1024;
-
 /// The limits and checks of the HTTP transport. [`Default`] gives the documented defaults.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -86,7 +83,7 @@ pub struct HttpOptions {
     pub header_timeout: Duration,
     /// How long a request body may take to arrive whole.
     pub body_timeout: Duration,
-    /// How many connections are served at once.
+    /// How many connections are open at once.
     pub max_connections: usize,
     /// How many sessions live at once.
     pub max_sessions: usize,
@@ -267,64 +264,13 @@ pub async fn serve(
     )
     .layer(axum::middleware::from_fn_with_state(guard, guard::check));
 
-    let cap = connection_cap(&options);
-    let slots = Arc::new(Semaphore::new(cap));
-    let mut builder = http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(options.header_timeout)
-        .max_buf_size(READ_BUFFER_BYTES)
-        .keep_alive(true);
-    loop {
-        // A connection is accepted only when a slot is free; the excess waits in the
-        // listen queue.
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-            () = shutdown.cancelled() => break,
-        };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    if !is_connection_error(&error) {
-                        // Out of descriptors or memory: wait a little rather than spin.
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
-                    continue;
-                }
-            },
-            () = shutdown.cancelled() => break,
-        };
-        let connection = builder.serve_connection(
-            TokioIo::new(stream),
-            TowerToHyperService::new(router.clone()),
-        );
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let _slot = slot;
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => return,
-                () = shutdown.cancelled() => {}
-            }
-            connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
-        });
-    }
-    // Give open connections a moment to finish.
-    let all = u32::try_from(cap).unwrap_or(u32::MAX);
-    let _ = tokio::time::timeout(Duration::from_secs(5), slots.acquire_many(all)).await;
-    Ok(())
-}
-
-/// Errors of one incoming connection, after which accepting goes on at once.
-fn is_connection_error(error: &std::io::Error) -> bool {
-    use std::io::ErrorKind;
-    matches!(
-        error.kind(),
-        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    connections::serve(
+        listener,
+        router,
+        connection_cap(&options),
+        options.header_timeout,
+        shutdown,
     )
+    .await;
+    Ok(())
 }

@@ -59,8 +59,9 @@ HTTP checks and limits (defaults in brackets):
   --header-timeout SECS   time for a request's headers to arrive, and for an idle
                           connection to stay open [10]
   --body-timeout SECS     time for a request body to arrive whole [30]
-  --max-connections N     connections served at once, the excess waits [256, lowered
-                          to the open-file limit minus 32]
+  --max-connections N     connections open at once; past that a new one replaces the
+                          oldest idle connection, or waits while all are busy [256,
+                          lowered to the open-file limit minus 32]
   --max-sessions N        sessions alive at once; when full, a new one replaces the
                           session idle the longest, or gets 503 if all are busy [256]
   --session-idle SECS     a session with no request and no event stream open for this
