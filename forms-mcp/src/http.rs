@@ -66,8 +66,9 @@ pub const MAX_SESSIONS: usize = 256;
 /// The default time after which a session with nothing open is closed: 5 minutes.
 pub const SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
 
-/// The default budget for request body bytes past the first 64 KiB of each request: 64 MiB.
-pub const BODY_MEMORY: usize = 64 * 1024 * 1024;
+/// The default budget for request body bytes past the first 64 KiB of each request: 32 MiB
+/// (eight bodies of the largest size at once).
+pub const BODY_MEMORY: usize = 32 * 1024 * 1024;
 
 /// The limits and checks of the HTTP transport. [`Default`] gives the documented defaults.
 #[derive(Debug, Clone)]

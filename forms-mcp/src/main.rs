@@ -67,7 +67,7 @@ HTTP checks and limits (defaults in brackets):
   --session-idle SECS     a session with no request and no event stream open for this
                           long is closed; a call waiting for the person keeps it [300]
   --body-memory MIB       memory for request bodies past their first 64 KiB, shared
-                          by all requests; a body that finds it spent gets 503 [64]
+                          by all requests; a body that finds it spent gets 503 [32]
   Request bodies are at most 4 MiB. A request with two Authorization headers gets
   400; a session opened with one bearer token (or none) refuses any other (403).
 
