@@ -10,6 +10,9 @@
 //! ([`crate::http`]), which stores the verdict as a [`Caller`] in the request's extensions;
 //! the tools read the [`Caller`] from there. The scheme `Bearer` is matched without regard to
 //! case; a request with two `Authorization` headers is refused as a whole ([`AuthError`]).
+//! A token the table does not know names no principal (the `ask_*` tools refuse it), but it
+//! still tells callers apart: its digest is the caller's credential, which a session and a
+//! request state are bound to.
 
 use axum::http::header::AUTHORIZATION;
 use axum::http::HeaderMap;
