@@ -32,7 +32,11 @@ fn run(asks: &Arc<Asks>, workers: usize, per_worker: usize, round: usize) -> Dur
                 let (a, b) = (asks.as_principal(&agent), asks.as_principal(&ana));
                 for i in 0..per_worker {
                     let r = a
-                        .open(&chat, NewRequest::approval("Deploy?"), &format!("o{round}-{i}"))
+                        .open(
+                            &chat,
+                            NewRequest::approval("Deploy?"),
+                            &format!("o{round}-{i}"),
+                        )
                         .unwrap();
                     b.respond(&r.id, 1, Outcome::Approved, None, &format!("r{round}-{i}"))
                         .unwrap();
@@ -97,10 +101,16 @@ fn main() {
     let cycles = k * ROUNDS * workers;
     let rate = |d: Duration| cycles as f64 / d.as_secs_f64();
     println!("{workers} workers, {cycles} cycles per store (open + respond + read back)");
-    println!("  SQLite (WAL, synchronous=FULL): {:>8.0} cycles/s", rate(sqlite_time));
+    println!(
+        "  SQLite (WAL, synchronous=FULL): {:>8.0} cycles/s",
+        rate(sqlite_time)
+    );
     match &pg {
         Some(_) => {
-            println!("  PostgreSQL:                     {:>8.0} cycles/s", rate(pg_time));
+            println!(
+                "  PostgreSQL:                     {:>8.0} cycles/s",
+                rate(pg_time)
+            );
             println!(
                 "  ratio PostgreSQL / SQLite: {:.2} (goal >= 1)",
                 rate(pg_time) / rate(sqlite_time)
@@ -112,7 +122,8 @@ fn main() {
     if let Some((url, schema, asks)) = pg {
         drop(asks);
         if let Ok(mut c) = postgres::Client::connect(&url, postgres::NoTls) {
-            c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).ok();
+            c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+                .ok();
         }
     }
     std::fs::remove_dir_all(&dir).ok();

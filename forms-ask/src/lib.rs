@@ -50,13 +50,20 @@
 
 mod engine;
 mod error;
+mod limits;
 mod model;
 mod retry;
 pub mod store;
 mod time;
+mod wait;
 
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};
+pub use limits::{
+    ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
+    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, MESSAGE_CHARS_MAX,
+    TITLE_CHARS_MAX,
+};
 pub use model::{
     Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member,
     NewRequest, Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId,
@@ -64,3 +71,4 @@ pub use model::{
 };
 pub use store::{PostgresStore, SqliteStore, Store};
 pub use time::{Clock, Expiry, ManualClock, SystemClock, Timestamp, NO_EXPIRY_WIRE};
+pub use wait::{WaitHandle, WAITS_PER_PRINCIPAL};

@@ -6,17 +6,35 @@
 //! replays the first result; the responder's membership row is read `FOR SHARE`, so a
 //! revocation cannot slip between the check and the write; updates are compare-and-set
 //! (`UPDATE … WHERE version = expected`). Every write sends `NOTIFY forms_ask, '<request
-//! id>'`; a waiter `LISTEN`s on its own connection.
+//! id>'`; the store's one listener connection (started by the first wait) `LISTEN`s and
+//! feeds every waiter of the process.
+//!
+//! Connections come from an [`r2d2`] pool (the blocking `postgres` client keeps this crate
+//! synchronous; `deadpool-postgres` would need an asynchronous runtime in every program that
+//! links it). Each pooled connection keeps its prepared statements. The schema is checked
+//! once, when the store is made (a process makes one and shares it), never per call: a
+//! schema already up to date is confirmed by two reads without a lock; the advisory lock
+//! that serializes migrators is taken only when a migration is due.
 
-use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, Watch, Write};
-use crate::error::StoreError;
+use super::{from_doc, to_doc, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
+use crate::error::{with_causes, StoreError};
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
 use crate::time::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls, Statement};
+use postgres::{Client, Config, NoTls, Statement};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+/// The most connections a store's pool opens (waits hold none).
+pub const POOL_MAX: u32 = 16;
+
+/// How long a call waits for a pooled connection before it is refused with the cause.
+const POOL_WAIT: Duration = Duration::from_secs(10);
+
+/// How long the listener blocks before it looks whether its store is gone.
+const LISTEN_TICK: Duration = Duration::from_millis(500);
 
 /// Reads a retry key's record.
 const RECORDED: &str =
@@ -145,13 +163,89 @@ impl Conn {
     }
 }
 
-/// The PostgreSQL store: a small pool of connections to one database (optionally inside one
-/// schema).
+/// A failure to connect, with every cause in its message (the pool keeps only the text).
+#[derive(Debug)]
+struct ConnectError(String);
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// Opens connections for the pool: the one that checked the schema first, then new ones.
+struct Manager {
+    config: Config,
+    schema: Option<String>,
+    first: Mutex<Option<Client>>,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Conn;
+    type Error = ConnectError;
+
+    fn connect(&self) -> Result<Conn, ConnectError> {
+        let first = self
+            .first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let client = match first {
+            Some(c) => c,
+            None => open_client(&self.config, self.schema.as_deref())
+                .map_err(|e| ConnectError(with_causes(&e)))?,
+        };
+        Ok(Conn {
+            client,
+            statements: HashMap::new(),
+        })
+    }
+
+    fn is_valid(&self, conn: &mut Conn) -> Result<(), ConnectError> {
+        conn.client
+            .simple_query("")
+            .map(|_| ())
+            .map_err(|e| ConnectError(with_causes(&e)))
+    }
+
+    fn has_broken(&self, conn: &mut Conn) -> bool {
+        conn.client.is_closed()
+    }
+}
+
+/// A new connection, inside `schema` (created if missing) when one is given.
+fn open_client(config: &Config, schema: Option<&str>) -> Result<Client, postgres::Error> {
+    let mut client = config.connect(NoTls)?;
+    if let Some(schema) = schema {
+        let q = quote_ident(schema);
+        client.batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {q}; SET search_path TO {q}"
+        ))?;
+    }
+    Ok(client)
+}
+
+/// The PostgreSQL store: a pool of connections to one database (optionally inside one
+/// schema), and one listener connection shared by every waiter once someone waits.
 pub struct PostgresStore {
     url: String,
+    config: Config,
     schema: Option<String>,
-    pool: Mutex<Vec<Conn>>,
+    pool: r2d2::Pool<Manager>,
     pause_before_commit: Option<std::time::Duration>,
+    changes: Arc<Changes>,
+    /// Whether the listener runs.
+    listening: Mutex<bool>,
+    /// Tells the listener to stop.
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -194,19 +288,43 @@ impl PostgresStore {
     /// Like [`PostgresStore::connect`], keeping the tables in `schema` (created if missing):
     /// several independent stores in one database, as the tests use.
     pub fn connect_in_schema(url: &str, schema: Option<&str>) -> Result<PostgresStore, StoreError> {
-        let store = PostgresStore {
-            url: url.to_owned(),
-            schema: schema.map(str::to_owned),
-            pool: Mutex::new(Vec::new()),
-            pause_before_commit: None,
+        let location = redact(url);
+        let config: Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::Unusable {
+                location: location.clone(),
+                problem: format!("is not a usable PostgreSQL URL: {}", with_causes(&e)),
+            })?;
+        let unreachable = |e: postgres::Error| StoreError::Unusable {
+            location: location.clone(),
+            problem: format!("cannot be reached: {}", with_causes(&e)),
         };
-        let mut client = store.new_client()?;
-        store.migrate(&mut client)?;
-        store.put(Conn {
-            client,
-            statements: HashMap::new(),
-        });
-        Ok(store)
+        // The first connection checks the schema (once per store: a process opens one and
+        // shares it), then joins the pool.
+        let mut client = open_client(&config, schema).map_err(unreachable)?;
+        migrate(&mut client, &location)?;
+        let manager = Manager {
+            config: config.clone(),
+            schema: schema.map(str::to_owned),
+            first: Mutex::new(Some(client)),
+        };
+        let pool = r2d2::Pool::builder()
+            .max_size(POOL_MAX)
+            .min_idle(Some(1))
+            .idle_timeout(Some(Duration::from_secs(60)))
+            .connection_timeout(POOL_WAIT)
+            .test_on_check_out(false)
+            .build_unchecked(manager);
+        Ok(PostgresStore {
+            url: url.to_owned(),
+            config,
+            schema: schema.map(str::to_owned),
+            pool,
+            pause_before_commit: None,
+            changes: Arc::new(Changes::default()),
+            listening: Mutex::new(false),
+            stop: Arc::new(AtomicBool::new(false)),
+        })
     }
 
     /// Sleeps this long inside every write transaction, before the commit: lets fault tests
@@ -217,49 +335,32 @@ impl PostgresStore {
         self
     }
 
-    fn new_client(&self) -> Result<Client, StoreError> {
-        let mut client = Client::connect(&self.url, NoTls).map_err(|e| StoreError::Unusable {
+    /// Runs `f` on a pooled connection. A connection that cannot be had within
+    /// [`POOL_WAIT`] is refused with the cause the server gave (`too many clients`, a
+    /// refused connection, a failed authentication).
+    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut conn = self.pool.get().map_err(|e| StoreError::Unusable {
             location: redact(&self.url),
             problem: format!("cannot be reached: {e}"),
         })?;
-        if let Some(schema) = &self.schema {
-            let q = quote_ident(schema);
-            client.batch_execute(&format!(
-                "CREATE SCHEMA IF NOT EXISTS {q}; SET search_path TO {q}"
-            ))?;
-        }
-        Ok(client)
+        f(&mut conn)
     }
+}
 
-    fn migrate(&self, client: &mut Client) -> Result<(), StoreError> {
-        let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-        let mut tx = client.transaction()?;
-        // One migrator at a time, across every instance.
-        tx.batch_execute("SELECT pg_advisory_xact_lock(1178686283)")?;
-        let foreign: i64 = tx
-            .query_one(
-                "SELECT count(*) FROM information_schema.tables
-                 WHERE table_schema = current_schema() AND table_name = 'requests'
-                 AND NOT EXISTS (SELECT 1 FROM information_schema.tables
-                                 WHERE table_schema = current_schema()
-                                 AND table_name = 'forms_ask_schema')",
-                &[],
-            )?
-            .get(0);
-        if foreign > 0 {
-            return Err(StoreError::Unusable {
-                location: redact(&self.url),
-                problem: "holds a `requests` table of another program, not a forms-ask schema"
-                    .into(),
-            });
-        }
-        tx.batch_execute(
-            "CREATE TABLE IF NOT EXISTS forms_ask_schema (
-                version BIGINT PRIMARY KEY,
-                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-            )",
-        )?;
-        let current: i64 = tx
+/// Brings the schema up to date. A schema already at this version is confirmed by two reads
+/// without a lock; only a migration takes the advisory lock that serializes migrators.
+fn migrate(client: &mut Client, location: &str) -> Result<(), StoreError> {
+    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    let ours: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.tables
+                            WHERE table_schema = current_schema()
+                            AND table_name = 'forms_ask_schema')",
+            &[],
+        )?
+        .get(0);
+    if ours {
+        let current: i64 = client
             .query_one(
                 "SELECT coalesce(max(version), 0) FROM forms_ask_schema",
                 &[],
@@ -267,56 +368,123 @@ impl PostgresStore {
             .get(0);
         if current > known {
             return Err(StoreError::NewerSchema {
-                location: redact(&self.url),
+                location: location.to_owned(),
                 found: current,
                 known,
             });
         }
-        for (n, sql) in MIGRATIONS.iter().enumerate() {
-            let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
-            if version > current {
-                tx.batch_execute(sql)?;
-                tx.execute(
-                    "INSERT INTO forms_ask_schema (version) VALUES ($1)",
-                    &[&version],
-                )?;
+        if current == known {
+            return Ok(());
+        }
+    }
+    let mut tx = client.transaction()?;
+    // One migrator at a time, across every instance.
+    tx.batch_execute("SELECT pg_advisory_xact_lock(1178686283)")?;
+    let foreign: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM information_schema.tables
+             WHERE table_schema = current_schema() AND table_name = 'requests'
+             AND NOT EXISTS (SELECT 1 FROM information_schema.tables
+                             WHERE table_schema = current_schema()
+                             AND table_name = 'forms_ask_schema')",
+            &[],
+        )?
+        .get(0);
+    if foreign > 0 {
+        return Err(StoreError::Unusable {
+            location: location.to_owned(),
+            problem: "holds a `requests` table of another program, not a forms-ask schema".into(),
+        });
+    }
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS forms_ask_schema (
+            version BIGINT PRIMARY KEY,
+            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )",
+    )?;
+    let current: i64 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM forms_ask_schema",
+            &[],
+        )?
+        .get(0);
+    if current > known {
+        return Err(StoreError::NewerSchema {
+            location: location.to_owned(),
+            found: current,
+            known,
+        });
+    }
+    for (n, sql) in MIGRATIONS.iter().enumerate() {
+        let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
+        if version > current {
+            tx.batch_execute(sql)?;
+            tx.execute(
+                "INSERT INTO forms_ask_schema (version) VALUES ($1)",
+                &[&version],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// The store's one listener: forwards every notification on the channel to the change
+/// feed. If its connection breaks, it tells every reader that anything may have changed
+/// (once a second until it is back), and reconnects. It ends when the store is dropped.
+fn listen(mut client: Client, config: &Config, changes: &Weak<Changes>, stop: &AtomicBool) {
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut ids: Vec<String> = Vec::new();
+        let mut broken = false;
+        {
+            let mut notifications = client.notifications();
+            match notifications.timeout_iter(LISTEN_TICK).next() {
+                Ok(Some(n)) => ids.push(n.payload().to_owned()),
+                Ok(None) => {}
+                Err(_) => broken = true,
+            }
+            if !broken {
+                // Whatever else has arrived, without waiting.
+                let mut pending = notifications.iter();
+                loop {
+                    match pending.next() {
+                        Ok(Some(n)) => ids.push(n.payload().to_owned()),
+                        Ok(None) => break,
+                        Err(_) => {
+                            broken = true;
+                            break;
+                        }
+                    }
+                }
             }
         }
-        tx.commit()?;
-        Ok(())
-    }
-
-    fn pool(&self) -> Result<MutexGuard<'_, Vec<Conn>>, StoreError> {
-        self.pool
-            .lock()
-            .map_err(|_| StoreError::Other("the PostgreSQL pool lock is poisoned".into()))
-    }
-
-    fn take(&self) -> Result<Conn, StoreError> {
-        let pooled = self.pool()?.pop();
-        match pooled {
-            Some(c) if !c.client.is_closed() => Ok(c),
-            _ => Ok(Conn {
-                client: self.new_client()?,
-                statements: HashMap::new(),
-            }),
+        broken |= client.is_closed();
+        let Some(feed) = changes.upgrade() else {
+            return;
+        };
+        if !ids.is_empty() {
+            feed.push(ids.iter().map(|id| Some(id.as_str())));
         }
-    }
-
-    fn put(&self, conn: Conn) {
-        if let Ok(mut pool) = self.pool() {
-            if pool.len() < 16 && !conn.client.is_closed() {
-                pool.push(conn);
+        if broken {
+            loop {
+                feed.push([None]);
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+                if let Ok(mut c) = config.connect(NoTls) {
+                    if c.batch_execute(&format!("LISTEN {CHANNEL}")).is_ok() {
+                        client = c;
+                        // What was written while it was away.
+                        feed.push([None]);
+                        break;
+                    }
+                }
             }
         }
-    }
-
-    /// Runs `f` on a pooled connection.
-    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut conn = self.take()?;
-        let result = f(&mut conn);
-        self.put(conn);
-        result
     }
 }
 
@@ -537,36 +705,30 @@ impl Store for PostgresStore {
         })
     }
 
-    fn watch(&self, id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
-        let mut client = self.new_client()?;
-        client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-        Ok(Box::new(PgWatch {
-            client,
-            id: id.as_str().to_owned(),
-        }))
-    }
-}
-
-/// A waiter's own connection, listening on the channel.
-struct PgWatch {
-    client: Client,
-    id: String,
-}
-
-impl Watch for PgWatch {
-    fn wait(&mut self, until: Instant) -> Result<(), StoreError> {
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(());
-            }
-            let mut notifications = self.client.notifications();
-            let mut iter = notifications.timeout_iter(left);
-            match iter.next()? {
-                None => return Ok(()),
-                Some(n) if n.payload() == self.id => return Ok(()),
-                Some(_) => {}
-            }
+    fn changes(&self) -> Result<Arc<Changes>, StoreError> {
+        let mut listening = self
+            .listening
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL listener lock is poisoned".into()))?;
+        if !*listening {
+            let mut client = open_client(&self.config, self.schema.as_deref()).map_err(|e| {
+                StoreError::Unusable {
+                    location: redact(&self.url),
+                    problem: format!("cannot be reached: {}", with_causes(&e)),
+                }
+            })?;
+            client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+            let config = self.config.clone();
+            let changes = Arc::downgrade(&self.changes);
+            let stop = Arc::clone(&self.stop);
+            std::thread::Builder::new()
+                .name("forms-ask-pg-listen".into())
+                .spawn(move || listen(client, &config, &changes, &stop))
+                .map_err(|e| {
+                    StoreError::Other(format!("cannot start the store's listener thread: {e}"))
+                })?;
+            *listening = true;
         }
+        Ok(Arc::clone(&self.changes))
     }
 }
