@@ -6,7 +6,7 @@
 use crate::engine::{Asks, Inner};
 use crate::error::{AskError, StoreError};
 use crate::model::{Principal, Request, RequestId, State};
-use crate::store::{Changed, Changes, Store};
+use crate::store::{Changed, Changes, Cursor, Store};
 use crate::time::{Expiry, Timestamp};
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -114,10 +114,13 @@ impl Hub {
             Some(c) => Arc::clone(c),
             None => {
                 let changes = store.changes()?;
+                // Taken before any waiter reads its request: every change after that read
+                // reaches the hub, however late its thread starts.
+                let cursor = changes.cursor();
                 let (h, c) = (Arc::clone(hub), Arc::clone(&changes));
                 std::thread::Builder::new()
                     .name("forms-ask-waits".into())
-                    .spawn(move || run(&h, &engine, &c))
+                    .spawn(move || run(&h, &engine, &c, cursor))
                     .map_err(|e| {
                         StoreError::Other(format!("cannot start the wait hub's thread: {e}"))
                     })?;
@@ -267,8 +270,7 @@ fn expiry_of(r: &Request) -> Option<Timestamp> {
 /// The hub's thread: looks at the table whenever the store reports a change, a waiter
 /// registers, or a timer is due; ends (finishing every waiter with an error) when its
 /// engine is dropped. It holds the engine only while it looks.
-fn run(hub: &Arc<Hub>, engine: &Weak<Inner>, changes: &Arc<Changes>) {
-    let mut cursor = changes.cursor();
+fn run(hub: &Arc<Hub>, engine: &Weak<Inner>, changes: &Arc<Changes>, mut cursor: Cursor) {
     let mut changed = Changed::Nothing;
     loop {
         let Some(inner) = engine.upgrade() else {

@@ -310,8 +310,9 @@ impl PostgresStore {
         };
         let pool = r2d2::Pool::builder()
             .max_size(POOL_MAX)
-            .min_idle(Some(1))
-            .idle_timeout(Some(Duration::from_secs(60)))
+            // No idle connection kept in reserve: a checkout takes one or opens one, so a quiet
+            // process holds one connection (and the listener, once someone waits).
+            .min_idle(Some(0))
             .connection_timeout(POOL_WAIT)
             .test_on_check_out(false)
             .build_unchecked(manager);
