@@ -162,13 +162,6 @@ impl Asks {
         }
     }
 
-    /// The time judged against the store: [`Asks::now`], but never earlier than the latest
-    /// time any engine recorded in the store (its high-water mark, which never moves back).
-    fn now_in_store(&self) -> Result<Timestamp, AskError> {
-        self.observe(self.inner.store.high_water()?);
-        Ok(self.now())
-    }
-
     /// A handle that acts as `principal`.
     pub fn as_principal<'a>(&'a self, principal: &Principal) -> AsPrincipal<'a> {
         AsPrincipal {
@@ -374,14 +367,16 @@ impl AsPrincipal<'_> {
     }
 
     /// Runs one write: replays a recorded retry key, or plans and commits. `input` is what
-    /// the key is bound to (see [`crate::retry`]); `plan` gets the time judged against the
-    /// store.
+    /// the key is bound to (see [`crate::retry`]). Each `plan` takes its time after its first
+    /// read, which observes the store's high-water mark (a request read with it, or the
+    /// conversation's members with it), so the time is judged against the store without a
+    /// read of its own.
     fn write<T: Serialize + DeserializeOwned>(
         &self,
         operation: &'static str,
         input: Result<InputHash, AskError>,
         key: &str,
-        plan: impl FnOnce(Timestamp) -> Result<Plan<T>, AskError>,
+        plan: impl FnOnce() -> Result<Plan<T>, AskError>,
     ) -> Result<T, AskError> {
         let key = RetryKey::new(key)?;
         let input = input?;
@@ -402,8 +397,7 @@ impl AsPrincipal<'_> {
         // Plan first: the commit checks the retry key atomically, so a write that goes
         // through needs no extra read. A refused plan may be the retry of a write that went
         // through (the request has moved on since): then its first result is replayed.
-        let now = self.asks.now_in_store()?;
-        let plan = match plan(now) {
+        let plan = match plan() {
             Ok(plan) => plan,
             Err(e @ AskError::Store(_)) => return Err(e),
             Err(e) => {
@@ -541,8 +535,11 @@ impl AsPrincipal<'_> {
                 request: &new,
             },
         );
-        self.write("open", input, key, |now| {
-            let members = self.store().members(conversation)?;
+        self.write("open", input, key, || {
+            // The members and the store's high-water mark of time, in one read.
+            let (members, high_water) = self.store().members_at(conversation)?;
+            self.asks.observe(high_water);
+            let now = self.asks.now();
             if !members
                 .iter()
                 .any(|m| m.principal == self.me && m.is_active())
@@ -685,8 +682,10 @@ impl AsPrincipal<'_> {
                 answer,
             },
         );
-        self.write("respond", input, key, |now| {
+        self.write("respond", input, key, || {
             let r = self.asks.current(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             self.eligibility(&r)?;
             if !r.kind.outcomes().contains(&outcome) {
                 return Err(AskError::InvalidOutcome {
@@ -801,8 +800,10 @@ impl AsPrincipal<'_> {
         kind: EventKind,
     ) -> Result<Request, AskError> {
         let input = InputHash::of(operation, &VersionInput { id, version });
-        self.write(operation, input, key, |now| {
+        self.write(operation, input, key, || {
             let r = self.asks.current(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             self.check_requester(&r, operation)?;
             check_current(&r, version)?;
             let next = transition(&r, state, now.max(r.updated_at));
@@ -852,8 +853,10 @@ impl AsPrincipal<'_> {
                 replacement: &replacement,
             },
         );
-        self.write("replace", input, key, |now| {
+        self.write("replace", input, key, || {
             let old = self.asks.current(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             self.check_requester(&old, "replace")?;
             check_current(&old, version)?;
             if let Some(body) = &replacement.body {
@@ -933,8 +936,10 @@ impl AsPrincipal<'_> {
     pub fn message(&self, id: &RequestId, text: &str, key: &str) -> Result<AuditEvent, AskError> {
         limits::chars("text", text, limits::MESSAGE_CHARS_MAX)?;
         let input = InputHash::of("message", &MessageInput { id, text });
-        self.write("message", input, key, |now| {
+        self.write("message", input, key, || {
             let r = self.readable(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             check_text("the message", text)?;
             let ev = event(
                 &r,
@@ -959,8 +964,10 @@ impl AsPrincipal<'_> {
     pub fn redeem(&self, id: &RequestId, redeem: &Redeem, key: &str) -> Result<Request, AskError> {
         limits::redeem(redeem)?;
         let input = InputHash::of("redeem", &RedeemInput { id, redeem });
-        self.write("redeem", input, key, |now| {
+        self.write("redeem", input, key, || {
             let r = self.readable(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             let action = r
                 .action
                 .as_ref()
@@ -1050,8 +1057,10 @@ impl AsPrincipal<'_> {
                 detail,
             },
         );
-        self.write("report_execution", input, key, |now| {
+        self.write("report_execution", input, key, || {
             let r = self.readable(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             let action = r
                 .action
                 .as_ref()

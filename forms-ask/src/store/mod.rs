@@ -112,6 +112,14 @@ pub trait Store: Send + Sync {
         Ok((self.load(id)?, self.high_water()?))
     }
 
+    /// The conversation's members and the high-water mark, in one read where the store can.
+    fn members_at(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<(Vec<Member>, Option<Timestamp>), StoreError> {
+        Ok((self.members(conversation)?, self.high_water()?))
+    }
+
     /// The request's audit log, oldest first.
     fn events(&self, id: &RequestId) -> Result<Vec<AuditEvent>, StoreError>;
 

@@ -558,6 +558,39 @@ impl Store for PostgresStore {
         })
     }
 
+    fn members_at(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<(Vec<Member>, Option<Timestamp>), StoreError> {
+        self.with(|c| {
+            // One row per member, or one row of NULLs when there is none; the high-water
+            // mark on every row.
+            let st = c.prepare(
+                "SELECT m.principal, m.removed, m.contact_revoked, h.at
+                 FROM (SELECT max(at) AS at FROM events) h
+                 LEFT JOIN members m ON m.conversation = $1
+                 ORDER BY m.principal",
+            )?;
+            let rows = c.client.query(&st, &[&conversation.as_str()])?;
+            let at: Option<i64> = rows.first().and_then(|r| r.get(3));
+            let members = rows
+                .iter()
+                .filter_map(|r| {
+                    let principal: Option<String> = r.get(0);
+                    principal.map(|p| {
+                        Ok(Member {
+                            principal: Principal::new(p)
+                                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                            removed: r.get(1),
+                            contact_revoked: r.get(2),
+                        })
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            Ok((members, at.map(Timestamp::from_millis)))
+        })
+    }
+
     fn change_member(
         &self,
         conversation: &ConversationId,
