@@ -231,6 +231,23 @@ impl Asks {
     fn current(&self, id: &RequestId) -> Result<Request, AskError> {
         let (found, high_water) = self.inner.store.load_at(id)?;
         self.observe(high_water);
+        self.settle(id, found)
+    }
+
+    /// [`Asks::current`], and `principal`'s membership row in the request's conversation,
+    /// in one read where the store can.
+    fn current_for(
+        &self,
+        id: &RequestId,
+        principal: &Principal,
+    ) -> Result<(Request, Option<Member>), AskError> {
+        let (found, high_water, member) = self.inner.store.load_for(id, principal)?;
+        self.observe(high_water);
+        Ok((self.settle(id, found)?, member))
+    }
+
+    /// A request as loaded; one open past its expiry is marked expired first.
+    fn settle(&self, id: &RequestId, found: Option<Request>) -> Result<Request, AskError> {
         let mut r = found.ok_or_else(|| AskError::NotFound(id.clone()))?;
         loop {
             let now = self.now().max(r.updated_at);
@@ -454,6 +471,16 @@ impl AsPrincipal<'_> {
     /// and never the requester of an approval, nor the executor its bound action names
     /// (membership is not approval authority).
     fn eligibility(&self, r: &Request) -> Result<(), AskError> {
+        let member = self
+            .store()
+            .members(&r.conversation)?
+            .into_iter()
+            .find(|m| m.principal == self.me);
+        self.eligibility_with(r, member)
+    }
+
+    /// [`AsPrincipal::eligibility`] with this principal's membership row already read.
+    fn eligibility_with(&self, r: &Request, member: Option<Member>) -> Result<(), AskError> {
         let refuse = |reason| AskError::NotEligible {
             principal: self.me.clone(),
             request: r.id.clone(),
@@ -470,11 +497,6 @@ impl AsPrincipal<'_> {
         if !r.audience.contains(&self.me) {
             return Err(refuse(Ineligible::NotInAudience));
         }
-        let member = self
-            .store()
-            .members(&r.conversation)?
-            .into_iter()
-            .find(|m| m.principal == self.me);
         match member {
             Some(m) if m.removed => Err(refuse(Ineligible::NotAMember)),
             None => Err(refuse(Ineligible::NotAMember)),
@@ -683,10 +705,10 @@ impl AsPrincipal<'_> {
             },
         );
         self.write("respond", input, key, || {
-            let r = self.asks.current(id)?;
+            let (r, member) = self.asks.current_for(id, &self.me)?;
             // The read observed the store's high-water mark: `now` is not behind it.
             let now = self.asks.now();
-            self.eligibility(&r)?;
+            self.eligibility_with(&r, member)?;
             if !r.kind.outcomes().contains(&outcome) {
                 return Err(AskError::InvalidOutcome {
                     kind: r.kind,

@@ -112,6 +112,25 @@ pub trait Store: Send + Sync {
         Ok((self.load(id)?, self.high_water()?))
     }
 
+    /// The request, the high-water mark and `principal`'s membership row in the request's
+    /// conversation, in one read where the store can.
+    #[allow(clippy::type_complexity)]
+    fn load_for(
+        &self,
+        id: &RequestId,
+        principal: &Principal,
+    ) -> Result<(Option<Request>, Option<Timestamp>, Option<Member>), StoreError> {
+        let (request, at) = self.load_at(id)?;
+        let member = match &request {
+            Some(r) => self
+                .members(&r.conversation)?
+                .into_iter()
+                .find(|m| m.principal == *principal),
+            None => None,
+        };
+        Ok((request, at, member))
+    }
+
     /// The conversation's members and the high-water mark, in one read where the store can.
     fn members_at(
         &self,

@@ -558,6 +558,37 @@ impl Store for PostgresStore {
         })
     }
 
+    fn load_for(
+        &self,
+        id: &RequestId,
+        principal: &Principal,
+    ) -> Result<(Option<Request>, Option<Timestamp>, Option<Member>), StoreError> {
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT r.doc, (SELECT max(at) FROM events), m.removed, m.contact_revoked
+                 FROM (SELECT 1) one
+                 LEFT JOIN requests r ON r.id = $1
+                 LEFT JOIN members m ON m.conversation = r.conversation AND m.principal = $2",
+            )?;
+            let row = c
+                .client
+                .query_one(&st, &[&id.as_str(), &principal.as_str()])?;
+            let request: Option<Request> = row.get::<_, Option<&str>>(0).map(from_doc).transpose()?;
+            let at: Option<i64> = row.get(1);
+            let removed: Option<bool> = row.get(2);
+            let contact_revoked: Option<bool> = row.get(3);
+            let member = match (removed, contact_revoked) {
+                (Some(removed), Some(contact_revoked)) => Some(Member {
+                    principal: principal.clone(),
+                    removed,
+                    contact_revoked,
+                }),
+                _ => None,
+            };
+            Ok((request, at.map(Timestamp::from_millis), member))
+        })
+    }
+
     fn members_at(
         &self,
         conversation: &ConversationId,
