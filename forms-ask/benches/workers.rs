@@ -118,6 +118,27 @@ fn main() {
         }
         None => println!("  PostgreSQL: SKIPPED (FORMS_ASK_PG_URL is not set)"),
     }
+    // PostgreSQL again while a waiter in this process listens: every commit then notifies,
+    // and a notifying commit holds a database-wide lock through its WAL flush.
+    if let Some((_, _, asks)) = &pg {
+        let chat = ConversationId::new("bench-0").unwrap();
+        let agent = Principal::new("agent-0").unwrap();
+        let me = asks.as_principal(&agent);
+        let r = me
+            .open(&chat, NewRequest::question("Listening?"), "listening")
+            .unwrap();
+        let waiting = me.start_wait(&r.id, Duration::from_secs(3600)).unwrap();
+        let mut listened = Duration::ZERO;
+        for round in 0..ROUNDS {
+            listened += run(asks, workers, k, 10 + round);
+        }
+        println!(
+            "  PostgreSQL, a waiter listening:  {:>8.0} cycles/s (ratio to SQLite {:.2})",
+            rate(listened),
+            rate(listened) / rate(sqlite_time)
+        );
+        drop(waiting);
+    }
     drop(sqlite);
     if let Some((url, schema, asks)) = pg {
         drop(asks);

@@ -25,6 +25,11 @@ const CLOCK_RECHECK: Duration = Duration::from_millis(250);
 /// The longest the hub sleeps without looking at its table.
 const IDLE: Duration = Duration::from_secs(1);
 
+/// How often the hub rereads every waited request even without a reported change: a
+/// backstop for a change whose report was lost (a PostgreSQL commit that began before the
+/// process's listener registered, a listener connection that broke).
+const BACKSTOP: Duration = Duration::from_secs(5);
+
 /// The waiters of one engine.
 pub(crate) struct Hub {
     limit: usize,
@@ -272,7 +277,12 @@ fn expiry_of(r: &Request) -> Option<Timestamp> {
 /// engine is dropped. It holds the engine only while it looks.
 fn run(hub: &Arc<Hub>, engine: &Weak<Inner>, changes: &Arc<Changes>, mut cursor: Cursor) {
     let mut changed = Changed::Nothing;
+    let mut backstop = Instant::now() + BACKSTOP;
     loop {
+        if Instant::now() >= backstop {
+            changed = Changed::All;
+            backstop = Instant::now() + BACKSTOP;
+        }
         let Some(inner) = engine.upgrade() else {
             hub.close("the engine was closed while waiting");
             return;

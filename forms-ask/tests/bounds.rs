@@ -442,6 +442,52 @@ fn postgres_errors_keep_their_cause(w: &World) {
     );
 }
 
+/// PostgreSQL only: commits notify only while a listener is registered; the store's one
+/// listener registers before the first wait reads, and unregisters when the store goes.
+fn postgres_the_listener_registers_and_leaves(w: &World) {
+    if w.kind != StoreKind::Postgres {
+        return;
+    }
+    let (url, schema) = w.pg.as_ref().unwrap();
+    let mut admin = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let count = |admin: &mut ::postgres::Client| -> i64 {
+        admin
+            .query_one(
+                &format!("SELECT count(*) FROM \"{schema}\".forms_ask_listeners"),
+                &[],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let store: Arc<dyn Store> =
+        Arc::new(PostgresStore::connect_in_schema(url, Some(schema)).unwrap());
+    let asks = Asks::with_clock(store, Arc::clone(&w.clock) as Arc<dyn Clock>);
+    assert_eq!(count(&mut admin), 0, "no one waits yet");
+    let r = asks
+        .as_principal(&w.agent)
+        .open(&w.chat, NewRequest::question("q"), "o")
+        .unwrap();
+    let handle = asks
+        .as_principal(&w.agent)
+        .start_wait(&r.id, Duration::from_secs(60))
+        .unwrap();
+    assert_eq!(count(&mut admin), 1);
+    asks.as_principal(&w.ana)
+        .respond(&r.id, 1, Outcome::Answered, Some("yes"), "r")
+        .unwrap();
+    assert_eq!(handle.wait().unwrap().state, State::Resolved);
+    drop(asks);
+    let started = Instant::now();
+    while count(&mut admin) > 0 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        count(&mut admin),
+        0,
+        "the listener left its registration behind"
+    );
+}
+
 macro_rules! on_every_store {
     ($($rule:ident),* $(,)?) => {
         mod memory {
@@ -468,4 +514,5 @@ on_every_store!(
     wait_a_handle_is_a_future,
     postgres_500_waits_use_at_most_two_connections,
     postgres_errors_keep_their_cause,
+    postgres_the_listener_registers_and_leaves,
 );

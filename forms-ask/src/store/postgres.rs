@@ -40,9 +40,6 @@ const LISTEN_TICK: Duration = Duration::from_millis(500);
 const RECORDED: &str =
     "SELECT input_hash, result FROM idempotency WHERE principal = $1 AND retry_key = $2";
 
-/// The notification channel.
-const CHANNEL: &str = "forms_ask";
-
 /// The migrations, in order; `forms_ask_schema` records the ones applied.
 const MIGRATIONS: &[&str] = &[
     // 1: the first schema.
@@ -140,7 +137,75 @@ const MIGRATIONS: &[&str] = &[
     $fn$;
     CREATE TRIGGER events_at BEFORE INSERT ON events
         FOR EACH ROW EXECUTE FUNCTION forms_ask_events_at();",
+    // 4: a commit notifies only while some process listens. In PostgreSQL a transaction that
+    // notifies holds a database-wide lock from before its commit until after it (its WAL
+    // flush included), so notifying commits cannot share a flush; with no listener they
+    // need not pay that. A listener registers its backend here before its first read.
+    "CREATE TABLE forms_ask_listeners (
+        pid INT PRIMARY KEY,
+        since TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE OR REPLACE FUNCTION forms_ask_commit(
+        p_principal TEXT, p_key TEXT, p_hash TEXT, p_result TEXT,
+        p_conversation TEXT, p_member TEXT,
+        w_id TEXT[], w_conversation TEXT[], w_version BIGINT[], w_state TEXT[],
+        w_doc TEXT[], w_expected BIGINT[],
+        e_request TEXT[], e_doc TEXT[]
+    ) RETURNS TABLE (replayed_hash TEXT, replayed_result TEXT) LANGUAGE plpgsql AS $fn$
+    DECLARE
+        i INT;
+        active BOOLEAN;
+        heard BOOLEAN := EXISTS (SELECT 1 FROM forms_ask_listeners);
+    BEGIN
+        IF p_key IS NOT NULL THEN
+            INSERT INTO idempotency (principal, retry_key, input_hash, result)
+            VALUES (p_principal, p_key, p_hash, p_result) ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT d.input_hash, d.result FROM idempotency d
+                    WHERE d.principal = p_principal AND d.retry_key = p_key;
+                RETURN;
+            END IF;
+        END IF;
+        IF p_member IS NOT NULL THEN
+            SELECT NOT m.removed AND NOT m.contact_revoked INTO active FROM members m
+                WHERE m.conversation = p_conversation AND m.principal = p_member FOR SHARE;
+            IF active IS NOT TRUE THEN
+                RAISE EXCEPTION 'not eligible' USING ERRCODE = 'FA002';
+            END IF;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(w_id, 1), 0) LOOP
+            IF w_expected[i] IS NULL THEN
+                INSERT INTO requests (id, conversation, version, state, doc)
+                VALUES (w_id[i], w_conversation[i], w_version[i], w_state[i], w_doc[i]);
+            ELSE
+                UPDATE requests SET version = w_version[i], state = w_state[i], doc = w_doc[i]
+                    WHERE id = w_id[i] AND version = w_expected[i];
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION '%', w_id[i] USING ERRCODE = 'FA001';
+                END IF;
+            END IF;
+            IF heard THEN
+                PERFORM pg_notify('forms_ask', w_id[i]);
+            END IF;
+        END LOOP;
+        FOR i IN 1 .. coalesce(array_length(e_request, 1), 0) LOOP
+            INSERT INTO events (request_id, doc) VALUES (e_request[i], e_doc[i]);
+            IF heard AND NOT (e_request[i] = ANY (coalesce(w_id, '{}'))) THEN
+                PERFORM pg_notify('forms_ask', e_request[i]);
+            END IF;
+        END LOOP;
+    END
+    $fn$;",
 ];
+
+/// What a listener runs: listens, forgets the registrations of backends that are gone, and
+/// registers its own, so commits from then on notify.
+const REGISTER: &str = "LISTEN forms_ask;
+    DELETE FROM forms_ask_listeners WHERE pid NOT IN (SELECT pid FROM pg_stat_activity);
+    INSERT INTO forms_ask_listeners (pid) VALUES (pg_backend_pid()) ON CONFLICT DO NOTHING";
+
+/// What a listener runs when its store is dropped.
+const UNREGISTER: &str = "DELETE FROM forms_ask_listeners WHERE pid = pg_backend_pid()";
 
 /// The store's high-water mark of time, in milliseconds.
 const HIGH_WATER: &str = "SELECT max(at) FROM events";
@@ -433,9 +498,17 @@ fn migrate(client: &mut Client, location: &str) -> Result<(), StoreError> {
 /// The store's one listener: forwards every notification on the channel to the change
 /// feed. If its connection breaks, it tells every reader that anything may have changed
 /// (once a second until it is back), and reconnects. It ends when the store is dropped.
-fn listen(mut client: Client, config: &Config, changes: &Weak<Changes>, stop: &AtomicBool) {
+fn listen(
+    mut client: Client,
+    config: &Config,
+    schema: Option<&str>,
+    changes: &Weak<Changes>,
+    stop: &AtomicBool,
+) {
     loop {
-        if stop.load(Ordering::SeqCst) {
+        if stop.load(Ordering::SeqCst) || changes.strong_count() == 0 {
+            // Commits stop notifying once no listener is left.
+            let _ = client.batch_execute(UNREGISTER);
             return;
         }
         let mut ids: Vec<String> = Vec::new();
@@ -476,8 +549,8 @@ fn listen(mut client: Client, config: &Config, changes: &Weak<Changes>, stop: &A
                     return;
                 }
                 std::thread::sleep(Duration::from_secs(1));
-                if let Ok(mut c) = config.connect(NoTls) {
-                    if c.batch_execute(&format!("LISTEN {CHANNEL}")).is_ok() {
+                if let Ok(mut c) = open_client(config, schema) {
+                    if c.batch_execute(REGISTER).is_ok() {
                         client = c;
                         // What was written while it was away.
                         feed.push([None]);
@@ -573,7 +646,8 @@ impl Store for PostgresStore {
             let row = c
                 .client
                 .query_one(&st, &[&id.as_str(), &principal.as_str()])?;
-            let request: Option<Request> = row.get::<_, Option<&str>>(0).map(from_doc).transpose()?;
+            let request: Option<Request> =
+                row.get::<_, Option<&str>>(0).map(from_doc).transpose()?;
             let at: Option<i64> = row.get(1);
             let removed: Option<bool> = row.get(2);
             let contact_revoked: Option<bool> = row.get(3);
@@ -782,13 +856,14 @@ impl Store for PostgresStore {
                     problem: format!("cannot be reached: {}", with_causes(&e)),
                 }
             })?;
-            client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+            client.batch_execute(REGISTER)?;
             let config = self.config.clone();
+            let schema = self.schema.clone();
             let changes = Arc::downgrade(&self.changes);
             let stop = Arc::clone(&self.stop);
             std::thread::Builder::new()
                 .name("forms-ask-pg-listen".into())
-                .spawn(move || listen(client, &config, &changes, &stop))
+                .spawn(move || listen(client, &config, schema.as_deref(), &changes, &stop))
                 .map_err(|e| {
                     StoreError::Other(format!("cannot start the store's listener thread: {e}"))
                 })?;
