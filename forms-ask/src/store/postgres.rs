@@ -378,6 +378,8 @@ impl PostgresStore {
             // No idle connection kept in reserve: a checkout takes one or opens one, so a quiet
             // process holds one connection (and the listener, once someone waits).
             .min_idle(Some(0))
+            // Connections opened for a burst are closed after a minute of rest.
+            .idle_timeout(Some(Duration::from_secs(60)))
             .connection_timeout(POOL_WAIT)
             .test_on_check_out(false)
             .build_unchecked(manager);
