@@ -34,6 +34,9 @@ const BACKSTOP: Duration = Duration::from_secs(5);
 pub(crate) struct Hub {
     limit: usize,
     table: Mutex<Table>,
+    /// Held while the store's record of watched requests changes, so a new waiter's watch
+    /// and the removal of an old one cannot cross.
+    watch_lock: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -44,6 +47,8 @@ struct Table {
     per_principal: HashMap<Principal, usize>,
     /// The store's change feed, once the hub thread runs.
     changes: Option<Arc<Changes>>,
+    /// Requests whose last waiter left: the store may stop watching them.
+    unwatched: Vec<RequestId>,
 }
 
 /// One waiter.
@@ -94,6 +99,7 @@ impl Hub {
         Hub {
             limit,
             table: Mutex::new(Table::default()),
+            watch_lock: Mutex::new(()),
         }
     }
 
@@ -144,17 +150,20 @@ impl Hub {
             state: Mutex::new(SlotState::default()),
             ready: Condvar::new(),
         });
-        table
-            .waiting
-            .entry(id.clone())
-            .or_default()
-            .push(Arc::clone(&slot));
+        let list = table.waiting.entry(id.clone()).or_default();
+        list.push(Arc::clone(&slot));
+        let first = list.len() == 1;
         drop(table);
-        Ok(WaitHandle {
+        let handle = WaitHandle {
             hub: Arc::clone(hub),
             slot,
             changes,
-        })
+        };
+        if first {
+            let _watching = lock(&hub.watch_lock);
+            store.watch_request(id)?;
+        }
+        Ok(handle)
     }
 
     /// Takes a waiter off the table (once).
@@ -167,6 +176,7 @@ impl Hub {
             list.retain(|s| !Arc::ptr_eq(s, slot));
             if list.is_empty() {
                 table.waiting.remove(&slot.id);
+                table.unwatched.push(slot.id.clone());
             }
         }
         if let Some(n) = table.per_principal.get_mut(&slot.principal) {
@@ -196,9 +206,30 @@ impl Hub {
         }
     }
 
+    /// Tells the store which requests nobody here waits on any more. (A failure leaves them
+    /// watched: writes to them keep notifying until the listener ends.)
+    fn unwatch(&self, asks: &Asks) {
+        let _watching = lock(&self.watch_lock);
+        let ids: Vec<RequestId> = {
+            let mut table = lock(&self.table);
+            let pending = std::mem::take(&mut table.unwatched);
+            let mut ids: Vec<RequestId> = pending
+                .into_iter()
+                .filter(|id| !table.waiting.contains_key(id))
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        if !ids.is_empty() {
+            let _ = asks.store().unwatch_requests(&ids);
+        }
+    }
+
     /// One look at the table: finishes the waiters that are done and returns when to look
     /// again (`None`: no waiter needs a timer).
     fn service(&self, asks: &Asks, changed: &Changed) -> Option<Instant> {
+        self.unwatch(asks);
         let slots: Vec<Arc<Slot>> = {
             let table = lock(&self.table);
             table.waiting.values().flatten().cloned().collect()

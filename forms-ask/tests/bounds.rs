@@ -442,50 +442,96 @@ fn postgres_errors_keep_their_cause(w: &World) {
     );
 }
 
-/// PostgreSQL only: commits notify only while a listener is registered; the store's one
-/// listener registers before the first wait reads, and unregisters when the store goes.
-fn postgres_the_listener_registers_and_leaves(w: &World) {
+/// PostgreSQL only: a commit notifies only for a request some process waits on. The
+/// store's listener records a waited request before the waiter's first read, and forgets it
+/// when its last waiter leaves (or the store goes).
+fn postgres_only_waited_requests_notify(w: &World) {
     if w.kind != StoreKind::Postgres {
         return;
     }
     let (url, schema) = w.pg.as_ref().unwrap();
     let mut admin = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
-    let count = |admin: &mut ::postgres::Client| -> i64 {
+    let watched = |admin: &mut ::postgres::Client| -> i64 {
         admin
             .query_one(
-                &format!("SELECT count(*) FROM \"{schema}\".forms_ask_listeners"),
+                &format!("SELECT count(*) FROM \"{schema}\".forms_ask_watched"),
                 &[],
             )
             .unwrap()
             .get(0)
     };
+    let mut heard = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    heard.batch_execute("LISTEN forms_ask").unwrap();
+    // The channel is the database's: other tests' stores notify on it too, so only this
+    // test's requests are looked at.
+    let payloads = |c: &mut ::postgres::Client| -> Vec<String> {
+        let mut n = c.notifications();
+        let mut it = n.timeout_iter(Duration::from_millis(300));
+        let mut out = Vec::new();
+        while let Some(x) = ::postgres::fallible_iterator::FallibleIterator::next(&mut it).unwrap()
+        {
+            out.push(x.payload().to_owned());
+        }
+        out
+    };
     let store: Arc<dyn Store> =
         Arc::new(PostgresStore::connect_in_schema(url, Some(schema)).unwrap());
     let asks = Asks::with_clock(store, Arc::clone(&w.clock) as Arc<dyn Clock>);
-    assert_eq!(count(&mut admin), 0, "no one waits yet");
-    let r = asks
-        .as_principal(&w.agent)
-        .open(&w.chat, NewRequest::question("q"), "o")
+    let (agent, ana) = (asks.as_principal(&w.agent), asks.as_principal(&w.ana));
+    // Nobody waits: no notification.
+    let quiet = agent
+        .open(&w.chat, NewRequest::question("q"), "o1")
         .unwrap();
-    let handle = asks
-        .as_principal(&w.agent)
-        .start_wait(&r.id, Duration::from_secs(60))
+    ana.respond(&quiet.id, 1, Outcome::Answered, Some("x"), "r1")
         .unwrap();
-    assert_eq!(count(&mut admin), 1);
-    asks.as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Answered, Some("yes"), "r")
+    assert!(!payloads(&mut heard).contains(&quiet.id.as_str().to_owned()));
+    assert_eq!(watched(&mut admin), 0);
+    // A waiter: its request is recorded, and its change is notified (and wakes it).
+    let r = agent
+        .open(&w.chat, NewRequest::question("q"), "o2")
         .unwrap();
+    let handle = agent.start_wait(&r.id, Duration::from_secs(60)).unwrap();
+    let second = agent.start_wait(&r.id, Duration::from_secs(60)).unwrap();
+    assert_eq!(watched(&mut admin), 1);
+    let other = agent
+        .open(&w.chat, NewRequest::question("q"), "o3")
+        .unwrap();
+    ana.respond(&r.id, 1, Outcome::Answered, Some("yes"), "r2")
+        .unwrap();
+    let heard_now = payloads(&mut heard);
+    assert!(
+        heard_now.contains(&r.id.as_str().to_owned()),
+        "{heard_now:?}"
+    );
+    assert!(
+        !heard_now.contains(&other.id.as_str().to_owned()),
+        "{heard_now:?}"
+    );
     assert_eq!(handle.wait().unwrap().state, State::Resolved);
-    drop(asks);
+    assert_eq!(second.wait().unwrap().state, State::Resolved);
+    // The last waiter left: the record goes (the hub tidies within a second or two).
     let started = Instant::now();
-    while count(&mut admin) > 0 && started.elapsed() < Duration::from_secs(10) {
+    while watched(&mut admin) > 0 && started.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(
-        count(&mut admin),
-        0,
-        "the listener left its registration behind"
-    );
+    assert_eq!(watched(&mut admin), 0);
+    ana.respond(&other.id, 1, Outcome::Answered, Some("x"), "r3")
+        .unwrap();
+    assert!(!payloads(&mut heard).contains(&other.id.as_str().to_owned()));
+    // A store dropped with waits recorded leaves none behind.
+    let _held = agent.start_wait(&other.id, Duration::from_secs(60));
+    let r4 = agent
+        .open(&w.chat, NewRequest::question("q"), "o4")
+        .unwrap();
+    let held = agent.start_wait(&r4.id, Duration::from_secs(60)).unwrap();
+    assert_eq!(watched(&mut admin), 1);
+    drop(held);
+    drop(asks);
+    let started = Instant::now();
+    while watched(&mut admin) > 0 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(watched(&mut admin), 0);
 }
 
 macro_rules! on_every_store {
@@ -514,5 +560,5 @@ on_every_store!(
     wait_a_handle_is_a_future,
     postgres_500_waits_use_at_most_two_connections,
     postgres_errors_keep_their_cause,
-    postgres_the_listener_registers_and_leaves,
+    postgres_only_waited_requests_notify,
 );

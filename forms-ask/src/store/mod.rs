@@ -159,6 +159,18 @@ pub trait Store: Send + Sync {
     /// Applies a commit atomically, or nothing of it.
     fn commit(&self, commit: &Commit) -> Result<Committed, StoreError>;
 
+    /// Tells the store that this process waits on `id`; called before the waiter's first
+    /// read, after [`Store::changes`]. PostgreSQL records it (`forms_ask_watched`), and only
+    /// writes to watched requests notify; other stores report every write and ignore it.
+    fn watch_request(&self, _id: &RequestId) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Tells the store that this process no longer waits on `ids`.
+    fn unwatch_requests(&self, _ids: &[RequestId]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// The store's change feed: the IDs of requests written, by this process and (within a
     /// short delay) by others. The first call starts the store's one watcher (SQLite: a
     /// poll of the audit log every 50 ms on the store's own connection; PostgreSQL: one

@@ -23,7 +23,7 @@ use crate::time::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, Config, NoTls, Statement};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -137,13 +137,15 @@ const MIGRATIONS: &[&str] = &[
     $fn$;
     CREATE TRIGGER events_at BEFORE INSERT ON events
         FOR EACH ROW EXECUTE FUNCTION forms_ask_events_at();",
-    // 4: a commit notifies only while some process listens. In PostgreSQL a transaction that
-    // notifies holds a database-wide lock from before its commit until after it (its WAL
-    // flush included), so notifying commits cannot share a flush; with no listener they
-    // need not pay that. A listener registers its backend here before its first read.
-    "CREATE TABLE forms_ask_listeners (
-        pid INT PRIMARY KEY,
-        since TIMESTAMPTZ NOT NULL DEFAULT now()
+    // 4: a commit notifies only for a request some process waits on. In PostgreSQL a
+    // transaction that notifies holds a database-wide lock from before its commit until
+    // after it (its WAL flush included), so notifying commits cannot share a flush; a commit
+    // nobody waits for need not pay that. A process's listener records each request its
+    // waiters wait on here (with its backend's pid) before their first read.
+    "CREATE TABLE forms_ask_watched (
+        request_id TEXT NOT NULL,
+        pid INT NOT NULL,
+        PRIMARY KEY (request_id, pid)
     );
     CREATE OR REPLACE FUNCTION forms_ask_commit(
         p_principal TEXT, p_key TEXT, p_hash TEXT, p_result TEXT,
@@ -155,7 +157,6 @@ const MIGRATIONS: &[&str] = &[
     DECLARE
         i INT;
         active BOOLEAN;
-        heard BOOLEAN := EXISTS (SELECT 1 FROM forms_ask_listeners);
     BEGIN
         IF p_key IS NOT NULL THEN
             INSERT INTO idempotency (principal, retry_key, input_hash, result)
@@ -184,13 +185,14 @@ const MIGRATIONS: &[&str] = &[
                     RAISE EXCEPTION '%', w_id[i] USING ERRCODE = 'FA001';
                 END IF;
             END IF;
-            IF heard THEN
+            IF EXISTS (SELECT 1 FROM forms_ask_watched WHERE request_id = w_id[i]) THEN
                 PERFORM pg_notify('forms_ask', w_id[i]);
             END IF;
         END LOOP;
         FOR i IN 1 .. coalesce(array_length(e_request, 1), 0) LOOP
             INSERT INTO events (request_id, doc) VALUES (e_request[i], e_doc[i]);
-            IF heard AND NOT (e_request[i] = ANY (coalesce(w_id, '{}'))) THEN
+            IF NOT (e_request[i] = ANY (coalesce(w_id, '{}')))
+               AND EXISTS (SELECT 1 FROM forms_ask_watched WHERE request_id = e_request[i]) THEN
                 PERFORM pg_notify('forms_ask', e_request[i]);
             END IF;
         END LOOP;
@@ -198,14 +200,13 @@ const MIGRATIONS: &[&str] = &[
     $fn$;",
 ];
 
-/// What a listener runs: listens, forgets the registrations of backends that are gone, and
-/// registers its own, so commits from then on notify.
-const REGISTER: &str = "LISTEN forms_ask;
-    DELETE FROM forms_ask_listeners WHERE pid NOT IN (SELECT pid FROM pg_stat_activity);
-    INSERT INTO forms_ask_listeners (pid) VALUES (pg_backend_pid()) ON CONFLICT DO NOTHING";
+/// What a listener runs: listens, forgets the watches of backends that are gone, and takes
+/// over those of the backend it replaces (after a reconnection); returns its pid.
+const REGISTER: &str = "LISTEN forms_ask";
 
-/// What a listener runs when its store is dropped.
-const UNREGISTER: &str = "DELETE FROM forms_ask_listeners WHERE pid = pg_backend_pid()";
+/// Forgets the watches of backends that are gone.
+const PRUNE: &str =
+    "DELETE FROM forms_ask_watched WHERE pid NOT IN (SELECT pid FROM pg_stat_activity)";
 
 /// The store's high-water mark of time, in milliseconds.
 const HIGH_WATER: &str = "SELECT max(at) FROM events";
@@ -303,6 +304,8 @@ pub struct PostgresStore {
     changes: Arc<Changes>,
     /// Whether the listener runs.
     listening: Mutex<bool>,
+    /// The listener's backend pid (0 before it runs): the owner of this process's watches.
+    listener_pid: Arc<AtomicI32>,
     /// Tells the listener to stop.
     stop: Arc<AtomicBool>,
 }
@@ -391,6 +394,7 @@ impl PostgresStore {
             pause_before_commit: None,
             changes: Arc::new(Changes::default()),
             listening: Mutex::new(false),
+            listener_pid: Arc::new(AtomicI32::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -506,11 +510,13 @@ fn listen(
     schema: Option<&str>,
     changes: &Weak<Changes>,
     stop: &AtomicBool,
+    owner: &AtomicI32,
 ) {
     loop {
         if stop.load(Ordering::SeqCst) || changes.strong_count() == 0 {
-            // Commits stop notifying once no listener is left.
-            let _ = client.batch_execute(UNREGISTER);
+            // Commits stop notifying for this process's watches.
+            let _ =
+                client.batch_execute("DELETE FROM forms_ask_watched WHERE pid = pg_backend_pid()");
             return;
         }
         let mut ids: Vec<String> = Vec::new();
@@ -552,7 +558,18 @@ fn listen(
                 }
                 std::thread::sleep(Duration::from_secs(1));
                 if let Ok(mut c) = open_client(config, schema) {
-                    if c.batch_execute(REGISTER).is_ok() {
+                    // Listen, and take over the watches of the backend it replaces.
+                    let old = owner.load(Ordering::SeqCst);
+                    let pid = c.batch_execute(REGISTER).and_then(|()| {
+                        let pid: i32 = c.query_one("SELECT pg_backend_pid()", &[])?.get(0);
+                        c.execute(
+                            "UPDATE forms_ask_watched SET pid = $1 WHERE pid = $2",
+                            &[&pid, &old],
+                        )?;
+                        Ok(pid)
+                    });
+                    if let Ok(pid) = pid {
+                        owner.store(pid, Ordering::SeqCst);
                         client = c;
                         // What was written while it was away.
                         feed.push([None]);
@@ -662,6 +679,29 @@ impl Store for PostgresStore {
                 _ => None,
             };
             Ok((request, at.map(Timestamp::from_millis), member))
+        })
+    }
+
+    fn watch_request(&self, id: &RequestId) -> Result<(), StoreError> {
+        let pid = self.listener_pid.load(Ordering::SeqCst);
+        self.with(|c| {
+            let st = c.prepare(
+                "INSERT INTO forms_ask_watched (request_id, pid) VALUES ($1, $2)
+                 ON CONFLICT DO NOTHING",
+            )?;
+            c.client.execute(&st, &[&id.as_str(), &pid])?;
+            Ok(())
+        })
+    }
+
+    fn unwatch_requests(&self, ids: &[RequestId]) -> Result<(), StoreError> {
+        let pid = self.listener_pid.load(Ordering::SeqCst);
+        let ids: Vec<&str> = ids.iter().map(RequestId::as_str).collect();
+        self.with(|c| {
+            let st =
+                c.prepare("DELETE FROM forms_ask_watched WHERE pid = $1 AND request_id = ANY($2)")?;
+            c.client.execute(&st, &[&pid, &ids])?;
+            Ok(())
         })
     }
 
@@ -859,13 +899,19 @@ impl Store for PostgresStore {
                 }
             })?;
             client.batch_execute(REGISTER)?;
+            client.batch_execute(PRUNE)?;
+            let pid: i32 = client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
+            self.listener_pid.store(pid, Ordering::SeqCst);
+            let owner = Arc::clone(&self.listener_pid);
             let config = self.config.clone();
             let schema = self.schema.clone();
             let changes = Arc::downgrade(&self.changes);
             let stop = Arc::clone(&self.stop);
             std::thread::Builder::new()
                 .name("forms-ask-pg-listen".into())
-                .spawn(move || listen(client, &config, schema.as_deref(), &changes, &stop))
+                .spawn(move || {
+                    listen(client, &config, schema.as_deref(), &changes, &stop, &owner);
+                })
                 .map_err(|e| {
                     StoreError::Other(format!("cannot start the store's listener thread: {e}"))
                 })?;
