@@ -6,8 +6,8 @@
 //! FORMS_ASK_PG_URL=postgres://… cargo bench -p forms-ask --bench workers
 //! ```
 //!
-//! `FORMS_ASK_BENCH_N` sets the cycles per worker (default 150); `FORMS_ASK_BENCH_WORKERS`
-//! the number of workers (default 8). The stores take turns in three rounds, so a disk that
+//! `FORMS_ASK_BENCH_N` sets the cycles per worker (default 300); `FORMS_ASK_BENCH_WORKERS`
+//! the number of workers (default 8). The stores take turns in six rounds, so a disk that
 //! is busier at one moment than another (the machine is shared) weighs on both alike.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -17,7 +17,7 @@ use forms_ask::{
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 6;
 
 /// Runs `per_worker` cycles on each of `workers` threads; returns the elapsed time.
 fn run(asks: &Arc<Asks>, workers: usize, per_worker: usize, round: usize) -> Duration {
@@ -69,7 +69,7 @@ fn main() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
     };
-    let per_worker = env("FORMS_ASK_BENCH_N", if quick { 3 } else { 150 });
+    let per_worker = env("FORMS_ASK_BENCH_N", if quick { 6 } else { 300 });
     let workers = env("FORMS_ASK_BENCH_WORKERS", 8);
     let dir = std::env::temp_dir().join(format!("forms-ask-workers-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
