@@ -49,6 +49,8 @@ struct Table {
     changes: Option<Arc<Changes>>,
     /// Requests whose last waiter left: the store may stop watching them.
     unwatched: Vec<RequestId>,
+    /// The requests this hub has asked the store to watch.
+    watching: HashSet<RequestId>,
 }
 
 /// One waiter.
@@ -150,9 +152,12 @@ impl Hub {
             state: Mutex::new(SlotState::default()),
             ready: Condvar::new(),
         });
-        let list = table.waiting.entry(id.clone()).or_default();
-        list.push(Arc::clone(&slot));
-        let first = list.len() == 1;
+        table
+            .waiting
+            .entry(id.clone())
+            .or_default()
+            .push(Arc::clone(&slot));
+        let first = table.watching.insert(id.clone());
         drop(table);
         let handle = WaitHandle {
             hub: Arc::clone(hub),
@@ -161,7 +166,15 @@ impl Hub {
         };
         if first {
             let _watching = lock(&hub.watch_lock);
-            store.watch_request(id)?;
+            if let Err(e) = store.watch_request(id) {
+                lock(&hub.table).watching.remove(id);
+                return Err(e.into());
+            }
+            // The wait may already have ended and been tidied away meanwhile.
+            let gone = !lock(&hub.table).watching.contains(id);
+            if gone {
+                let _ = store.unwatch_requests(std::slice::from_ref(id));
+            }
         }
         Ok(handle)
     }
@@ -213,12 +226,12 @@ impl Hub {
         let ids: Vec<RequestId> = {
             let mut table = lock(&self.table);
             let pending = std::mem::take(&mut table.unwatched);
-            let mut ids: Vec<RequestId> = pending
-                .into_iter()
-                .filter(|id| !table.waiting.contains_key(id))
-                .collect();
-            ids.sort();
-            ids.dedup();
+            let mut ids = Vec::new();
+            for id in pending {
+                if !table.waiting.contains_key(&id) && table.watching.remove(&id) {
+                    ids.push(id);
+                }
+            }
             ids
         };
         if !ids.is_empty() {

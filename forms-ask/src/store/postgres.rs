@@ -306,6 +306,9 @@ pub struct PostgresStore {
     listening: Mutex<bool>,
     /// The listener's backend pid (0 before it runs): the owner of this process's watches.
     listener_pid: Arc<AtomicI32>,
+    /// The requests this process watches, with their number of watchers (engines sharing
+    /// this store each count once); held while a watch row is written or removed.
+    watched: Arc<Mutex<HashMap<String, usize>>>,
     /// Tells the listener to stop.
     stop: Arc<AtomicBool>,
 }
@@ -395,6 +398,7 @@ impl PostgresStore {
             changes: Arc::new(Changes::default()),
             listening: Mutex::new(false),
             listener_pid: Arc::new(AtomicI32::new(0)),
+            watched: Arc::new(Mutex::new(HashMap::new())),
             stop: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -511,6 +515,7 @@ fn listen(
     changes: &Weak<Changes>,
     stop: &AtomicBool,
     owner: &AtomicI32,
+    watched: &Mutex<HashMap<String, usize>>,
 ) {
     loop {
         if stop.load(Ordering::SeqCst) || changes.strong_count() == 0 {
@@ -558,13 +563,20 @@ fn listen(
                 }
                 std::thread::sleep(Duration::from_secs(1));
                 if let Ok(mut c) = open_client(config, schema) {
-                    // Listen, and take over the watches of the backend it replaces.
-                    let old = owner.load(Ordering::SeqCst);
+                    // Listen, and record this process's watches again under the new
+                    // backend (the old one's may already be pruned).
+                    let ids: Vec<String> = watched
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .keys()
+                        .cloned()
+                        .collect();
                     let pid = c.batch_execute(REGISTER).and_then(|()| {
                         let pid: i32 = c.query_one("SELECT pg_backend_pid()", &[])?.get(0);
                         c.execute(
-                            "UPDATE forms_ask_watched SET pid = $1 WHERE pid = $2",
-                            &[&pid, &old],
+                            "INSERT INTO forms_ask_watched (request_id, pid)
+                             SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING",
+                            &[&ids, &pid],
                         )?;
                         Ok(pid)
                     });
@@ -684,6 +696,15 @@ impl Store for PostgresStore {
 
     fn watch_request(&self, id: &RequestId) -> Result<(), StoreError> {
         let pid = self.listener_pid.load(Ordering::SeqCst);
+        let mut watched = self
+            .watched
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL watch lock is poisoned".into()))?;
+        let count = watched.get(id.as_str()).copied().unwrap_or(0);
+        if count > 0 {
+            watched.insert(id.as_str().to_owned(), count + 1);
+            return Ok(());
+        }
         self.with(|c| {
             let st = c.prepare(
                 "INSERT INTO forms_ask_watched (request_id, pid) VALUES ($1, $2)
@@ -691,12 +712,32 @@ impl Store for PostgresStore {
             )?;
             c.client.execute(&st, &[&id.as_str(), &pid])?;
             Ok(())
-        })
+        })?;
+        watched.insert(id.as_str().to_owned(), 1);
+        Ok(())
     }
 
     fn unwatch_requests(&self, ids: &[RequestId]) -> Result<(), StoreError> {
         let pid = self.listener_pid.load(Ordering::SeqCst);
-        let ids: Vec<&str> = ids.iter().map(RequestId::as_str).collect();
+        let mut watched = self
+            .watched
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL watch lock is poisoned".into()))?;
+        let mut gone: Vec<&str> = Vec::new();
+        for id in ids {
+            match watched.get_mut(id.as_str()) {
+                Some(n) if *n > 1 => *n -= 1,
+                Some(_) => {
+                    watched.remove(id.as_str());
+                    gone.push(id.as_str());
+                }
+                None => {}
+            }
+        }
+        if gone.is_empty() {
+            return Ok(());
+        }
+        let ids = gone;
         self.with(|c| {
             let st =
                 c.prepare("DELETE FROM forms_ask_watched WHERE pid = $1 AND request_id = ANY($2)")?;
@@ -903,6 +944,7 @@ impl Store for PostgresStore {
             let pid: i32 = client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
             self.listener_pid.store(pid, Ordering::SeqCst);
             let owner = Arc::clone(&self.listener_pid);
+            let watched = Arc::clone(&self.watched);
             let config = self.config.clone();
             let schema = self.schema.clone();
             let changes = Arc::downgrade(&self.changes);
@@ -910,7 +952,15 @@ impl Store for PostgresStore {
             std::thread::Builder::new()
                 .name("forms-ask-pg-listen".into())
                 .spawn(move || {
-                    listen(client, &config, schema.as_deref(), &changes, &stop, &owner);
+                    listen(
+                        client,
+                        &config,
+                        schema.as_deref(),
+                        &changes,
+                        &stop,
+                        &owner,
+                        &watched,
+                    );
                 })
                 .map_err(|e| {
                     StoreError::Other(format!("cannot start the store's listener thread: {e}"))
