@@ -26,7 +26,12 @@
 //!   request is expired, even if the clock later jumps back, whether or not anyone read it:
 //!   expiry is judged against the store's high-water mark of time (the latest time any
 //!   engine recorded in it, which never moves back).
-//! - **wait** with a timeout only stops waiting; it never withdraws the request.
+//! - **wait** with a timeout only stops waiting; it never withdraws the request. A wait holds
+//!   no thread and no database connection ([`AsPrincipal::start_wait`] returns a handle to
+//!   block on or await; dropping it releases the wait); each principal has a cap on
+//!   concurrent waits ([`Asks::with_wait_limit`]).
+//! - **limits**: every argument has a size limit ([`BODY_CHARS_MAX`] and the others), checked
+//!   before any other work and refused as `invalid_arguments` naming the field.
 //! - **cancel**, **replace** and **supersede**: only the requester, with the current version,
 //!   while open. Replace atomically supersedes and opens a replacement with the same
 //!   audience, options and deadline (unless the replacement names its own expiry), never

@@ -3,8 +3,9 @@
 //! WAL journal, `synchronous=FULL` (a committed write survives a power cut), `BEGIN
 //! IMMEDIATE` for every write (writers queue instead of failing on upgrade), a version
 //! column for compare-and-set, an idempotency table keyed by (principal, retry key), and
-//! versioned migrations run on open. Waiters in this process are woken by a notification;
-//! changes made by other processes are seen by a short bounded poll.
+//! versioned migrations run on open. Every commit reports its requests to the store's change
+//! feed at once; changes made by other processes are seen by the store's one watcher, which
+//! reads the audit events written since its last look every 50 ms (only once someone waits).
 //!
 //! Nothing is written to a file before it is known to be ours: its header is read first
 //! (the `application_id` "FASK", or an empty database), then its schema, and only then is
@@ -30,7 +31,7 @@ use std::time::Duration;
 /// The `application_id` that marks a forms-ask database ("FASK").
 const APPLICATION_ID: i64 = 0x4641_534B;
 
-/// How often a waiter looks for changes made by other processes.
+/// How often the store's watcher looks for changes made by other processes.
 const POLL: Duration = Duration::from_millis(50);
 
 /// What a refused foreign file is told.
