@@ -1,6 +1,7 @@
 //! The engine: every rule of a request's life, decided here and applied through a [`Store`].
 
 use crate::error::{ActionRefusal, AskError, Ineligible, StoreError};
+use crate::limits;
 use crate::model::{
     AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member, NewRequest,
     Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId, RetryKey,
@@ -9,6 +10,7 @@ use crate::model::{
 use crate::retry::{sha256_hex, InputHash};
 use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
 use crate::time::{Clock, Expiry, SystemClock, Timestamp};
+use crate::wait::{Hub, WaitHandle, WAITS_PER_PRINCIPAL};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
@@ -21,9 +23,6 @@ pub const EXPIRY_MAX: Duration = Duration::from_secs(90 * 24 * 3600);
 
 /// The default expiry of an approval bound to an action: 7 days.
 pub const BOUND_APPROVAL_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
-
-/// The longest a waiter sleeps before it reads the (injectable) clock again for expiry.
-const CLOCK_RECHECK: Duration = Duration::from_millis(250);
 
 /// The engine over one store. Share it (it is `Send + Sync`); act through
 /// [`Asks::as_principal`].
@@ -53,15 +52,21 @@ const CLOCK_RECHECK: Duration = Duration::from_millis(250);
 /// # Ok::<(), forms_ask::AskError>(())
 /// ```
 pub struct Asks {
+    inner: Arc<Inner>,
+}
+
+/// What an engine is made of; its wait hub follows it by a weak reference.
+pub(crate) struct Inner {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     high_water: AtomicI64,
+    waits: Arc<Hub>,
 }
 
 impl std::fmt::Debug for Asks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Asks")
-            .field("store", &self.store.location())
+            .field("store", &self.inner.store.location())
             .finish()
     }
 }
@@ -75,10 +80,45 @@ impl Asks {
     /// The engine over `store`, reading the time from `clock`.
     pub fn with_clock(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Asks {
         Asks {
-            store,
-            clock,
-            high_water: AtomicI64::new(i64::MIN),
+            inner: Arc::new(Inner {
+                store,
+                clock,
+                high_water: AtomicI64::new(i64::MIN),
+                waits: Arc::new(Hub::new(WAITS_PER_PRINCIPAL)),
+            }),
         }
+    }
+
+    /// The same engine, allowing each principal at most `limit` concurrent waits (default
+    /// [`WAITS_PER_PRINCIPAL`]); a wait beyond it is refused with
+    /// [`AskError::TooManyWaits`]. Set it before the first wait.
+    pub fn with_wait_limit(self, limit: usize) -> Asks {
+        let inner = match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.waits = Arc::new(Hub::new(limit));
+                inner
+            }
+            Err(inner) => return Asks { inner },
+        };
+        Asks {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The number of waits in progress (every principal's): a released or finished wait no
+    /// longer counts.
+    pub fn waits_in_progress(&self) -> usize {
+        self.inner.waits.waiting()
+    }
+
+    /// The engine behind a hub's weak reference.
+    pub(crate) fn from_inner(inner: Arc<Inner>) -> Asks {
+        Asks { inner }
+    }
+
+    /// The wait hub and a weak reference to this engine, for a waiter.
+    pub(crate) fn waits(&self) -> (&Arc<Hub>, std::sync::Weak<Inner>) {
+        (&self.inner.waits, Arc::downgrade(&self.inner))
     }
 
     /// Opens the store a location names: a `postgres://` or `postgresql://` URL is a
@@ -93,29 +133,33 @@ impl Asks {
 
     /// The store.
     pub fn store(&self) -> &dyn Store {
-        &*self.store
+        &*self.inner.store
     }
 
     /// The time: the clock's, but never earlier than a time this engine already used or saw
     /// recorded in its store, so a clock that jumps back cannot reopen what has expired.
     pub fn now(&self) -> Timestamp {
-        let now = self.clock.now().millis();
-        let before = self.high_water.fetch_max(now, Ordering::SeqCst);
+        let now = self.inner.clock.now().millis();
+        let before = self.inner.high_water.fetch_max(now, Ordering::SeqCst);
         Timestamp::from_millis(now.max(before))
+    }
+
+    /// Loads the request as [`AsPrincipal::show`] does (expiry applied), for `principal`.
+    pub(crate) fn show_as(
+        &self,
+        principal: &Principal,
+        id: &RequestId,
+    ) -> Result<Request, AskError> {
+        self.as_principal(principal).show(id)
     }
 
     /// Raises this engine's time to the store's high-water mark.
     fn observe(&self, store_high_water: Option<Timestamp>) {
         if let Some(t) = store_high_water {
-            self.high_water.fetch_max(t.millis(), Ordering::SeqCst);
+            self.inner
+                .high_water
+                .fetch_max(t.millis(), Ordering::SeqCst);
         }
-    }
-
-    /// The time judged against the store: [`Asks::now`], but never earlier than the latest
-    /// time any engine recorded in the store (its high-water mark, which never moves back).
-    fn now_in_store(&self) -> Result<Timestamp, AskError> {
-        self.observe(self.store.high_water()?);
-        Ok(self.now())
     }
 
     /// A handle that acts as `principal`.
@@ -134,6 +178,7 @@ impl Asks {
         principal: &Principal,
     ) -> Result<(), AskError> {
         Ok(self
+            .inner
             .store
             .change_member(conversation, principal, MemberChange::Join)?)
     }
@@ -145,6 +190,7 @@ impl Asks {
         principal: &Principal,
     ) -> Result<(), AskError> {
         Ok(self
+            .inner
             .store
             .change_member(conversation, principal, MemberChange::Remove)?)
     }
@@ -156,6 +202,7 @@ impl Asks {
         principal: &Principal,
     ) -> Result<(), AskError> {
         Ok(self
+            .inner
             .store
             .change_member(conversation, principal, MemberChange::RevokeContact)?)
     }
@@ -167,13 +214,14 @@ impl Asks {
         principal: &Principal,
     ) -> Result<(), AskError> {
         Ok(self
+            .inner
             .store
             .change_member(conversation, principal, MemberChange::RestoreContact)?)
     }
 
     /// The conversation's members, removed ones included.
     pub fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, AskError> {
-        Ok(self.store.members(conversation)?)
+        Ok(self.inner.store.members(conversation)?)
     }
 
     /// Loads the request; one found open past its expiry is marked expired first. Expiry is
@@ -181,8 +229,25 @@ impl Asks {
     /// stays expired for a later call whose clock is behind, whether or not anyone read it
     /// in between. On a read-only store the expiry is shown but cannot be recorded.
     fn current(&self, id: &RequestId) -> Result<Request, AskError> {
-        let (found, high_water) = self.store.load_at(id)?;
+        let (found, high_water) = self.inner.store.load_at(id)?;
         self.observe(high_water);
+        self.settle(id, found)
+    }
+
+    /// [`Asks::current`], and `principal`'s membership row in the request's conversation,
+    /// in one read where the store can.
+    fn current_for(
+        &self,
+        id: &RequestId,
+        principal: &Principal,
+    ) -> Result<(Request, Option<Member>), AskError> {
+        let (found, high_water, member) = self.inner.store.load_for(id, principal)?;
+        self.observe(high_water);
+        Ok((self.settle(id, found)?, member))
+    }
+
+    /// A request as loaded; one open past its expiry is marked expired first.
+    fn settle(&self, id: &RequestId, found: Option<Request>) -> Result<Request, AskError> {
         let mut r = found.ok_or_else(|| AskError::NotFound(id.clone()))?;
         loop {
             let now = self.now().max(r.updated_at);
@@ -200,7 +265,7 @@ impl Asks {
                 }],
                 events: vec![event],
             };
-            let committed = match self.store.commit(&commit) {
+            let committed = match self.inner.store.commit(&commit) {
                 Err(StoreError::ReadOnly { .. }) => return Ok(next),
                 other => other?,
             };
@@ -208,6 +273,7 @@ impl Asks {
                 Committed::Done => return Ok(next),
                 Committed::VersionConflict(_) => {
                     r = self
+                        .inner
                         .store
                         .load(id)?
                         .ok_or_else(|| AskError::NotFound(id.clone()))?;
@@ -314,18 +380,20 @@ impl AsPrincipal<'_> {
     }
 
     fn store(&self) -> &dyn Store {
-        &*self.asks.store
+        &*self.asks.inner.store
     }
 
     /// Runs one write: replays a recorded retry key, or plans and commits. `input` is what
-    /// the key is bound to (see [`crate::retry`]); `plan` gets the time judged against the
-    /// store.
+    /// the key is bound to (see [`crate::retry`]). Each `plan` takes its time after its first
+    /// read, which observes the store's high-water mark (a request read with it, or the
+    /// conversation's members with it), so the time is judged against the store without a
+    /// read of its own.
     fn write<T: Serialize + DeserializeOwned>(
         &self,
         operation: &'static str,
         input: Result<InputHash, AskError>,
         key: &str,
-        plan: impl FnOnce(Timestamp) -> Result<Plan<T>, AskError>,
+        plan: impl FnOnce() -> Result<Plan<T>, AskError>,
     ) -> Result<T, AskError> {
         let key = RetryKey::new(key)?;
         let input = input?;
@@ -346,8 +414,7 @@ impl AsPrincipal<'_> {
         // Plan first: the commit checks the retry key atomically, so a write that goes
         // through needs no extra read. A refused plan may be the retry of a write that went
         // through (the request has moved on since): then its first result is replayed.
-        let now = self.asks.now_in_store()?;
-        let plan = match plan(now) {
+        let plan = match plan() {
             Ok(plan) => plan,
             Err(e @ AskError::Store(_)) => return Err(e),
             Err(e) => {
@@ -404,6 +471,16 @@ impl AsPrincipal<'_> {
     /// and never the requester of an approval, nor the executor its bound action names
     /// (membership is not approval authority).
     fn eligibility(&self, r: &Request) -> Result<(), AskError> {
+        let member = self
+            .store()
+            .members(&r.conversation)?
+            .into_iter()
+            .find(|m| m.principal == self.me);
+        self.eligibility_with(r, member)
+    }
+
+    /// [`AsPrincipal::eligibility`] with this principal's membership row already read.
+    fn eligibility_with(&self, r: &Request, member: Option<Member>) -> Result<(), AskError> {
         let refuse = |reason| AskError::NotEligible {
             principal: self.me.clone(),
             request: r.id.clone(),
@@ -420,11 +497,6 @@ impl AsPrincipal<'_> {
         if !r.audience.contains(&self.me) {
             return Err(refuse(Ineligible::NotInAudience));
         }
-        let member = self
-            .store()
-            .members(&r.conversation)?
-            .into_iter()
-            .find(|m| m.principal == self.me);
         match member {
             Some(m) if m.removed => Err(refuse(Ineligible::NotAMember)),
             None => Err(refuse(Ineligible::NotAMember)),
@@ -477,6 +549,7 @@ impl AsPrincipal<'_> {
         new: NewRequest,
         key: &str,
     ) -> Result<Request, AskError> {
+        limits::new_request(&new)?;
         let input = InputHash::of(
             "open",
             &OpenInput {
@@ -484,8 +557,11 @@ impl AsPrincipal<'_> {
                 request: &new,
             },
         );
-        self.write("open", input, key, |now| {
-            let members = self.store().members(conversation)?;
+        self.write("open", input, key, || {
+            // The members and the store's high-water mark of time, in one read.
+            let (members, high_water) = self.store().members_at(conversation)?;
+            self.asks.observe(high_water);
+            let now = self.asks.now();
             if !members
                 .iter()
                 .any(|m| m.principal == self.me && m.is_active())
@@ -507,6 +583,12 @@ impl AsPrincipal<'_> {
             };
             let audience = match new.audience {
                 Some(list) => {
+                    let active: std::collections::HashSet<&Principal> = members
+                        .iter()
+                        .filter(|m| m.is_active())
+                        .map(|m| &m.principal)
+                        .collect();
+                    let mut named = std::collections::HashSet::with_capacity(list.len());
                     let mut audience: Vec<Principal> = Vec::with_capacity(list.len());
                     for p in list {
                         if never(&p) {
@@ -519,12 +601,12 @@ impl AsPrincipal<'_> {
                                 }
                             )));
                         }
-                        if !members.iter().any(|m| m.principal == p && m.is_active()) {
+                        if !active.contains(&p) {
                             return Err(AskError::InvalidInput(format!(
                                 "{p} is not a member of {conversation} with contact rights"
                             )));
                         }
-                        if !audience.contains(&p) {
+                        if named.insert(p.clone()) {
                             audience.push(p);
                         }
                     }
@@ -550,13 +632,9 @@ impl AsPrincipal<'_> {
                 if choices.is_empty() {
                     return Err(AskError::InvalidInput("the choices are empty".into()));
                 }
-                for (i, c) in choices.iter().enumerate() {
+                // Unique: checked in linear time by `limits::new_request`.
+                for c in choices {
                     check_text("a choice", c)?;
-                    if choices.iter().take(i).any(|d| d == c) {
-                        return Err(AskError::InvalidInput(format!(
-                            "the choice {c:?} is offered twice"
-                        )));
-                    }
                 }
             }
             if let Some(action) = &new.action {
@@ -614,6 +692,9 @@ impl AsPrincipal<'_> {
         answer: Option<&str>,
         key: &str,
     ) -> Result<Request, AskError> {
+        if let Some(answer) = answer {
+            limits::chars("answer", answer, limits::ANSWER_CHARS_MAX)?;
+        }
         let input = InputHash::of(
             "respond",
             &RespondInput {
@@ -623,9 +704,11 @@ impl AsPrincipal<'_> {
                 answer,
             },
         );
-        self.write("respond", input, key, |now| {
-            let r = self.asks.current(id)?;
-            self.eligibility(&r)?;
+        self.write("respond", input, key, || {
+            let (r, member) = self.asks.current_for(id, &self.me)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
+            self.eligibility_with(&r, member)?;
             if !r.kind.outcomes().contains(&outcome) {
                 return Err(AskError::InvalidOutcome {
                     kind: r.kind,
@@ -674,26 +757,34 @@ impl AsPrincipal<'_> {
 
     /// Waits until the request leaves `open` or `timeout` passes, and returns its state
     /// then: resolved, cancelled, expired, superseded, or still open. A timeout only stops
-    /// waiting; it never withdraws the request. The waiter is woken by the change.
+    /// waiting; it never withdraws the request. The waiter is woken by the change. This is
+    /// [`AsPrincipal::start_wait`] followed by [`WaitHandle::wait`].
     pub fn wait(&self, id: &RequestId, timeout: Duration) -> Result<Request, AskError> {
+        self.start_wait(id, timeout)?.wait()
+    }
+
+    /// Starts a wait and returns at once: the [`WaitHandle`] gives the request when it
+    /// leaves `open` or `timeout` passes, either by blocking ([`WaitHandle::wait`]) or as a
+    /// future (it implements [`std::future::Future`], woken by the engine's hub, so an
+    /// asynchronous server waits without holding a thread). Dropping the handle releases
+    /// the wait at once. The request is read once now: an unknown or hidden request is
+    /// refused here, and a principal already waiting [`Asks::with_wait_limit`] times is
+    /// refused with [`AskError::TooManyWaits`]. While it waits, a waiter holds no thread and
+    /// no database connection: one hub per engine follows the store's change feed.
+    pub fn start_wait(&self, id: &RequestId, timeout: Duration) -> Result<WaitHandle, AskError> {
         let start = Instant::now();
         let deadline = start
             .checked_add(timeout)
             .unwrap_or(start + Duration::from_secs(86_400 * 365));
-        let mut watch = self.store().watch(id)?;
-        loop {
-            let r = self.readable(id)?;
-            let now = Instant::now();
-            if r.state.is_final() || now >= deadline {
-                return Ok(r);
-            }
-            let mut until = deadline.min(now + CLOCK_RECHECK);
-            if let Expiry::At(at) = r.expires_at {
-                let left = at.millis().saturating_sub(self.asks.now().millis()).max(0);
-                until = until.min(now + Duration::from_millis(u64::try_from(left).unwrap_or(0)));
-            }
-            watch.wait(until)?;
+        let (hub, engine) = self.asks.waits();
+        let handle = Hub::register(hub, engine, self.store(), &self.me, id, deadline)?;
+        let r = self.readable(id)?;
+        if r.state.is_final() || Instant::now() >= deadline {
+            handle.finish(Ok(r));
+        } else {
+            handle.watching(&r);
         }
+        Ok(handle)
     }
 
     /// Cancels the request: only the requester, with the current version, while open.
@@ -731,8 +822,10 @@ impl AsPrincipal<'_> {
         kind: EventKind,
     ) -> Result<Request, AskError> {
         let input = InputHash::of(operation, &VersionInput { id, version });
-        self.write(operation, input, key, |now| {
+        self.write(operation, input, key, || {
             let r = self.asks.current(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             self.check_requester(&r, operation)?;
             check_current(&r, version)?;
             let next = transition(&r, state, now.max(r.updated_at));
@@ -773,6 +866,7 @@ impl AsPrincipal<'_> {
         replacement: Replacement,
         key: &str,
     ) -> Result<Replaced, AskError> {
+        limits::replacement(&replacement)?;
         let input = InputHash::of(
             "replace",
             &ReplaceInput {
@@ -781,8 +875,10 @@ impl AsPrincipal<'_> {
                 replacement: &replacement,
             },
         );
-        self.write("replace", input, key, |now| {
+        self.write("replace", input, key, || {
             let old = self.asks.current(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             self.check_requester(&old, "replace")?;
             check_current(&old, version)?;
             if let Some(body) = &replacement.body {
@@ -860,9 +956,12 @@ impl AsPrincipal<'_> {
     /// Posts a follow-up message on the request. It stays in the log and decides nothing:
     /// the state and version are unchanged.
     pub fn message(&self, id: &RequestId, text: &str, key: &str) -> Result<AuditEvent, AskError> {
+        limits::chars("text", text, limits::MESSAGE_CHARS_MAX)?;
         let input = InputHash::of("message", &MessageInput { id, text });
-        self.write("message", input, key, |now| {
+        self.write("message", input, key, || {
             let r = self.readable(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             check_text("the message", text)?;
             let ev = event(
                 &r,
@@ -885,9 +984,12 @@ impl AsPrincipal<'_> {
     /// is refused. Only the named executor (who need not be a member of the conversation)
     /// or the requester may redeem. The engine records the intent; it executes nothing.
     pub fn redeem(&self, id: &RequestId, redeem: &Redeem, key: &str) -> Result<Request, AskError> {
+        limits::redeem(redeem)?;
         let input = InputHash::of("redeem", &RedeemInput { id, redeem });
-        self.write("redeem", input, key, |now| {
+        self.write("redeem", input, key, || {
             let r = self.readable(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             let action = r
                 .action
                 .as_ref()
@@ -960,6 +1062,14 @@ impl AsPrincipal<'_> {
         detail: Option<&str>,
         key: &str,
     ) -> Result<Request, AskError> {
+        limits::chars(
+            "operation_key",
+            operation_key,
+            limits::ACTION_FIELD_CHARS_MAX,
+        )?;
+        if let Some(detail) = detail {
+            limits::chars("detail", detail, limits::DETAIL_CHARS_MAX)?;
+        }
         let input = InputHash::of(
             "report_execution",
             &ReportInput {
@@ -969,8 +1079,10 @@ impl AsPrincipal<'_> {
                 detail,
             },
         );
-        self.write("report_execution", input, key, |now| {
+        self.write("report_execution", input, key, || {
             let r = self.readable(id)?;
+            // The read observed the store's high-water mark: `now` is not behind it.
+            let now = self.asks.now();
             let action = r
                 .action
                 .as_ref()

@@ -88,6 +88,25 @@ pub enum AskError {
     /// A bound-action operation was refused.
     #[error("action refused: {0}")]
     ActionRefused(ActionRefusal),
+    /// An argument is over its size limit (see the crate's limits, e.g.
+    /// [`crate::BODY_CHARS_MAX`]); `field` names it as the tools and the CLI do.
+    #[error("{field}: {problem}")]
+    TooLarge {
+        /// The argument: `body`, `title`, `choices`, `choices[3]`, `answer`, ...
+        field: String,
+        /// What is over the limit, and the limit.
+        problem: String,
+    },
+    /// The principal already has as many concurrent waits as the engine allows.
+    #[error(
+        "{principal} already has {limit} waits in progress; wait for one to end or cancel one"
+    )]
+    TooManyWaits {
+        /// Who asked for one more.
+        principal: Principal,
+        /// The cap (see [`crate::Asks::with_wait_limit`]).
+        limit: usize,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -117,6 +136,8 @@ impl AskError {
             AskError::InvalidInput(_) => "invalid_input",
             AskError::RetryKeyReused { .. } => "retry_key_reused",
             AskError::ActionRefused(_) => "action_refused",
+            AskError::TooLarge { .. } => "invalid_arguments",
+            AskError::TooManyWaits { .. } => "too_many_waits",
             AskError::Store(StoreError::Unusable { .. } | StoreError::NewerSchema { .. }) => {
                 "store_unusable"
             }
@@ -185,6 +206,22 @@ pub enum ActionRefusal {
     NotExecutor,
 }
 
+/// An error's message followed by those of its sources: `postgres::Error` alone says only
+/// "db error" or "error connecting to server".
+pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    text
+}
+
 /// A store failure.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -216,8 +253,9 @@ pub enum StoreError {
     /// SQLite failed.
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// PostgreSQL failed.
-    #[error("postgres: {0}")]
+    /// PostgreSQL failed. The message carries the cause the server or the connection gave
+    /// (`postgres: db error: FATAL: sorry, too many clients already`), not only its kind.
+    #[error("postgres: {}", with_causes(.0))]
     Postgres(#[from] postgres::Error),
     /// A stored document could not be read back.
     #[error("stored data is unreadable: {0}")]

@@ -26,7 +26,12 @@
 //!   request is expired, even if the clock later jumps back, whether or not anyone read it:
 //!   expiry is judged against the store's high-water mark of time (the latest time any
 //!   engine recorded in it, which never moves back).
-//! - **wait** with a timeout only stops waiting; it never withdraws the request.
+//! - **wait** with a timeout only stops waiting; it never withdraws the request. A wait holds
+//!   no thread and no database connection ([`AsPrincipal::start_wait`] returns a handle to
+//!   block on or await; dropping it releases the wait); each principal has a cap on
+//!   concurrent waits ([`Asks::with_wait_limit`]).
+//! - **limits**: every argument has a size limit ([`BODY_CHARS_MAX`] and the others), checked
+//!   before any other work and refused as `invalid_arguments` naming the field.
 //! - **cancel**, **replace** and **supersede**: only the requester, with the current version,
 //!   while open. Replace atomically supersedes and opens a replacement with the same
 //!   audience, options and deadline (unless the replacement names its own expiry), never
@@ -50,13 +55,20 @@
 
 mod engine;
 mod error;
+mod limits;
 mod model;
 mod retry;
 pub mod store;
 mod time;
+mod wait;
 
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};
+pub use limits::{
+    ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
+    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, MESSAGE_CHARS_MAX,
+    TITLE_CHARS_MAX,
+};
 pub use model::{
     Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member,
     NewRequest, Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId,
@@ -64,3 +76,4 @@ pub use model::{
 };
 pub use store::{PostgresStore, SqliteStore, Store};
 pub use time::{Clock, Expiry, ManualClock, SystemClock, Timestamp, NO_EXPIRY_WIRE};
+pub use wait::{WaitHandle, WAITS_PER_PRINCIPAL};

@@ -506,7 +506,8 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     } else {
         "DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
          DROP FUNCTION forms_ask_event_at(TEXT); ALTER TABLE events DROP COLUMN at;
-         DELETE FROM forms_ask_schema WHERE version = 3;"
+         DROP TABLE forms_ask_watched;
+         DELETE FROM forms_ask_schema WHERE version >= 3;"
     });
     clock.set(t0);
     let asks = db.asks_with_clock(&clock);

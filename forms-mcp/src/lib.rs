@@ -80,6 +80,7 @@
 
 mod ask;
 pub mod auth;
+mod call;
 mod capability;
 pub mod config;
 mod core;
@@ -94,6 +95,7 @@ pub mod state;
 pub mod transport;
 
 pub use ask::{error_response, Asked, FormAsker};
+pub use call::FormCall;
 pub use capability::EXTENSION;
 pub use legacy::ELICITATION_METHOD;
 pub use mrtr::INPUT_KEY;

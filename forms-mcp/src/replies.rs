@@ -172,9 +172,23 @@ impl AskTools {
             return result(refusal("store", "the store is closed"), true);
         };
         let name = name.to_owned();
-        let run = tokio::task::spawn_blocking(move || run(&asks, &me, &name, arguments));
+        let blocking = |e: tokio::task::JoinError| refusal("store", &e.to_string());
+        let run = async move {
+            if name != "ask_wait" {
+                let run = tokio::task::spawn_blocking(move || run(&asks, &me, &name, arguments));
+                return run.await.map_err(blocking)?;
+            }
+            // The first read on the blocking pool; the wait itself holds no thread, and
+            // dropping its handle (a cancelled or abandoned call) releases it at once.
+            let start = tokio::task::spawn_blocking(move || start_wait(&asks, &me, arguments));
+            let waiting = start.await.map_err(blocking)??;
+            waiting
+                .await
+                .map(|r| request_json(&r))
+                .map_err(|e| ask_error(&e))
+        };
         let outcome = tokio::select! {
-            joined = run => joined.unwrap_or_else(|e| Err(refusal("store", &e.to_string()))),
+            outcome = run => outcome,
             () = ctx.ct.cancelled() => Err(refusal("request_cancelled", "the tool call was cancelled")),
         };
         match outcome {
@@ -343,6 +357,25 @@ struct ReportArgs {
     key: String,
 }
 
+/// Starts `ask_wait`: checks its arguments and reads the request once.
+fn start_wait(
+    asks: &Asks,
+    me: &Principal,
+    arguments: Value,
+) -> Result<forms_ask::WaitHandle, Value> {
+    let a: WaitArgs = args(arguments)?;
+    let secs = a.timeout_seconds.unwrap_or(30.0);
+    if !(secs.is_finite() && (0.0..=WAIT_SECONDS_MAX).contains(&secs)) {
+        return Err(refusal(
+            "invalid_arguments",
+            &format!("timeout_seconds is from 0 to {WAIT_SECONDS_MAX}, not {secs}"),
+        ));
+    }
+    asks.as_principal(me)
+        .start_wait(&id(&a.id)?, Duration::from_secs_f64(secs))
+        .map_err(|e| ask_error(&e))
+}
+
 /// Runs one tool as `me` (blocking: the store is synchronous).
 fn run(asks: &Asks, me: &Principal, name: &str, arguments: Value) -> Result<Value, Value> {
     let handle = asks.as_principal(me);
@@ -407,17 +440,7 @@ fn run(asks: &Asks, me: &Principal, name: &str, arguments: Value) -> Result<Valu
             Ok(request_json(&r))
         }
         "ask_wait" => {
-            let a: WaitArgs = args(arguments)?;
-            let secs = a.timeout_seconds.unwrap_or(30.0);
-            if !(secs.is_finite() && (0.0..=WAIT_SECONDS_MAX).contains(&secs)) {
-                return Err(refusal(
-                    "invalid_arguments",
-                    &format!("timeout_seconds is from 0 to {WAIT_SECONDS_MAX}, not {secs}"),
-                ));
-            }
-            let r = handle
-                .wait(&id(&a.id)?, Duration::from_secs_f64(secs))
-                .map_err(e)?;
+            let r = start_wait(asks, me, arguments)?.wait().map_err(e)?;
             Ok(request_json(&r))
         }
         "ask_cancel" | "ask_supersede" => {

@@ -1,9 +1,7 @@
 //! An in-memory store, for unit tests only (feature `memory`): it keeps nothing across a
 //! restart and is the default nowhere.
 
-use super::{
-    Commit, Committed, MemberChange, Notifier, NotifierWatch, Recorded, Store, Watch, Write,
-};
+use super::{written, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
 use crate::time::Timestamp;
@@ -23,7 +21,7 @@ struct Tables {
 #[derive(Default)]
 pub struct MemoryStore {
     tables: Mutex<Tables>,
-    notifier: Arc<Notifier>,
+    changes: Arc<Changes>,
 }
 
 impl MemoryStore {
@@ -93,7 +91,6 @@ impl Store for MemoryStore {
             }
         }
         drop(t);
-        self.notifier.notify();
         Ok(())
     }
 
@@ -147,15 +144,11 @@ impl Store for MemoryStore {
                 .insert((p.clone(), key.clone()), record.clone());
         }
         drop(t);
-        self.notifier.notify();
+        self.changes.push(written(commit));
         Ok(Committed::Done)
     }
 
-    fn watch(&self, _id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
-        Ok(Box::new(NotifierWatch {
-            seen: self.notifier.generation(),
-            notifier: Arc::clone(&self.notifier),
-            poll: None,
-        }))
+    fn changes(&self) -> Result<Arc<Changes>, StoreError> {
+        Ok(Arc::clone(&self.changes))
     }
 }

@@ -8,7 +8,8 @@
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
 use crate::time::Timestamp;
-use std::sync::{Condvar, Mutex};
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 #[cfg(feature = "memory")]
@@ -93,13 +94,6 @@ pub enum MemberChange {
     RestoreContact,
 }
 
-/// Waits for changes to one request. Made before the state is read, so no change between
-/// the read and the wait is missed.
-pub trait Watch: Send {
-    /// Returns when the request may have changed, or at `until` at the latest.
-    fn wait(&mut self, until: Instant) -> Result<(), StoreError>;
-}
-
 /// A place requests are kept. Implementations apply each [`Commit`] atomically.
 pub trait Store: Send + Sync {
     /// A short description for messages: the path or the URL without its password.
@@ -116,6 +110,33 @@ pub trait Store: Send + Sync {
     /// The request and the high-water mark, in one read where the store can.
     fn load_at(&self, id: &RequestId) -> Result<(Option<Request>, Option<Timestamp>), StoreError> {
         Ok((self.load(id)?, self.high_water()?))
+    }
+
+    /// The request, the high-water mark and `principal`'s membership row in the request's
+    /// conversation, in one read where the store can.
+    #[allow(clippy::type_complexity)]
+    fn load_for(
+        &self,
+        id: &RequestId,
+        principal: &Principal,
+    ) -> Result<(Option<Request>, Option<Timestamp>, Option<Member>), StoreError> {
+        let (request, at) = self.load_at(id)?;
+        let member = match &request {
+            Some(r) => self
+                .members(&r.conversation)?
+                .into_iter()
+                .find(|m| m.principal == *principal),
+            None => None,
+        };
+        Ok((request, at, member))
+    }
+
+    /// The conversation's members and the high-water mark, in one read where the store can.
+    fn members_at(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<(Vec<Member>, Option<Timestamp>), StoreError> {
+        Ok((self.members(conversation)?, self.high_water()?))
     }
 
     /// The request's audit log, oldest first.
@@ -138,68 +159,154 @@ pub trait Store: Send + Sync {
     /// Applies a commit atomically, or nothing of it.
     fn commit(&self, commit: &Commit) -> Result<Committed, StoreError>;
 
-    /// A watch on the request: woken by changes to it.
-    fn watch(&self, id: &RequestId) -> Result<Box<dyn Watch>, StoreError>;
+    /// Tells the store that this process waits on `id`; called before the waiter's first
+    /// read, after [`Store::changes`]. PostgreSQL records it (`forms_ask_watched`), and only
+    /// writes to watched requests notify; other stores report every write and ignore it.
+    fn watch_request(&self, _id: &RequestId) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Tells the store that this process no longer waits on `ids`.
+    fn unwatch_requests(&self, _ids: &[RequestId]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The store's change feed: the IDs of requests written, by this process and (within a
+    /// short delay) by others. The first call starts the store's one watcher (SQLite: a
+    /// poll of the audit log every 50 ms on the store's own connection; PostgreSQL: one
+    /// `LISTEN` connection), which every waiter of the engine shares.
+    fn changes(&self) -> Result<Arc<Changes>, StoreError>;
 }
 
-/// Wakes in-process waiters: a generation counter behind a condition variable.
+/// How many changes the feed keeps for readers that fall behind; a reader further behind is
+/// told that anything may have changed.
+const CHANGES_KEPT: usize = 4096;
+
+/// A store's change feed: a bounded log of written request IDs behind a condition variable.
+/// Readers follow it with a [`Cursor`]; none of them holds a thread of the store or a
+/// database connection.
 #[derive(Debug, Default)]
-pub(crate) struct Notifier {
-    generation: Mutex<u64>,
+pub struct Changes {
+    log: Mutex<ChangeLog>,
     changed: Condvar,
 }
 
-impl Notifier {
-    /// Wakes every waiter.
-    pub(crate) fn notify(&self) {
-        if let Ok(mut g) = self.generation.lock() {
-            *g = g.wrapping_add(1);
+#[derive(Debug, Default)]
+struct ChangeLog {
+    /// The sequence number of the next change.
+    next: u64,
+    /// The latest changes: `(sequence, request ID)`, `None` for "anything may have changed".
+    recent: VecDeque<(u64, Option<String>)>,
+    /// Wake-ups without a change (a reader's schedule changed).
+    pokes: u64,
+}
+
+/// A reader's place in a [`Changes`] feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    next: u64,
+    pokes: u64,
+}
+
+/// What changed since a [`Cursor`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changed {
+    /// Nothing (the wait timed out, or the reader was poked).
+    Nothing,
+    /// These requests were written.
+    Ids(HashSet<String>),
+    /// Anything may have changed: recheck every request of interest.
+    All,
+}
+
+impl Changes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ChangeLog> {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records that these requests were written (`None`: anything may have changed), and
+    /// wakes every reader.
+    pub fn push<'a>(&self, ids: impl IntoIterator<Item = Option<&'a str>>) {
+        let mut log = self.lock();
+        for id in ids {
+            let n = log.next;
+            log.next = n.wrapping_add(1);
+            log.recent.push_back((n, id.map(str::to_owned)));
+            if log.recent.len() > CHANGES_KEPT {
+                log.recent.pop_front();
+            }
         }
+        drop(log);
         self.changed.notify_all();
     }
 
-    /// The current generation.
-    pub(crate) fn generation(&self) -> u64 {
-        self.generation.lock().map(|g| *g).unwrap_or(0)
+    /// Wakes every reader without a change.
+    pub fn poke(&self) {
+        let mut log = self.lock();
+        log.pokes = log.pokes.wrapping_add(1);
+        drop(log);
+        self.changed.notify_all();
     }
 
-    /// Waits until the generation differs from `seen` or `until` passes; returns the
-    /// generation then.
-    pub(crate) fn wait(&self, seen: u64, until: Instant) -> u64 {
-        let Ok(mut g) = self.generation.lock() else {
-            return seen;
-        };
-        while *g == seen {
+    /// The place of a reader that starts now.
+    pub fn cursor(&self) -> Cursor {
+        let log = self.lock();
+        Cursor {
+            next: log.next,
+            pokes: log.pokes,
+        }
+    }
+
+    /// Waits until there is a change after `cursor`, a poke, or `until`; returns the new
+    /// cursor and what changed.
+    pub fn wait(&self, cursor: Cursor, until: Instant) -> (Cursor, Changed) {
+        let mut log = self.lock();
+        while log.next == cursor.next && log.pokes == cursor.pokes {
             let now = Instant::now();
             if now >= until {
                 break;
             }
-            match self.changed.wait_timeout(g, until - now) {
-                Ok((guard, _)) => g = guard,
-                Err(_) => return seen,
+            log = match self.changed.wait_timeout(log, until - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        let now_at = Cursor {
+            next: log.next,
+            pokes: log.pokes,
+        };
+        if log.next == cursor.next {
+            return (now_at, Changed::Nothing);
+        }
+        let oldest = log.recent.front().map_or(log.next, |(n, _)| *n);
+        if cursor.next < oldest {
+            return (now_at, Changed::All);
+        }
+        let mut ids = HashSet::new();
+        for (n, id) in &log.recent {
+            if *n < cursor.next {
+                continue;
+            }
+            match id {
+                Some(id) => {
+                    ids.insert(id.clone());
+                }
+                None => return (now_at, Changed::All),
             }
         }
-        *g
+        (now_at, Changed::Ids(ids))
     }
 }
 
-/// A watch on a [`Notifier`], optionally capped at a poll interval (for changes made by
-/// other processes, which the notifier cannot see).
-pub(crate) struct NotifierWatch {
-    pub(crate) notifier: std::sync::Arc<Notifier>,
-    pub(crate) seen: u64,
-    pub(crate) poll: Option<std::time::Duration>,
-}
-
-impl Watch for NotifierWatch {
-    fn wait(&mut self, until: Instant) -> Result<(), StoreError> {
-        let until = match self.poll {
-            Some(p) => until.min(Instant::now() + p),
-            None => until,
-        };
-        self.seen = self.notifier.wait(self.seen, until);
-        Ok(())
-    }
+/// The request IDs a commit writes: its requests and its events' requests.
+pub(crate) fn written(commit: &Commit) -> impl Iterator<Item = Option<&str>> {
+    commit
+        .writes
+        .iter()
+        .map(|w| Some(w.request().id.as_str()))
+        .chain(commit.events.iter().map(|e| Some(e.request.as_str())))
 }
 
 /// Reads a stored JSON document.

@@ -6,24 +6,39 @@
 //! replays the first result; the responder's membership row is read `FOR SHARE`, so a
 //! revocation cannot slip between the check and the write; updates are compare-and-set
 //! (`UPDATE … WHERE version = expected`). Every write sends `NOTIFY forms_ask, '<request
-//! id>'`; a waiter `LISTEN`s on its own connection.
+//! id>'`; the store's one listener connection (started by the first wait) `LISTEN`s and
+//! feeds every waiter of the process.
+//!
+//! Connections come from an [`r2d2`] pool (the blocking `postgres` client keeps this crate
+//! synchronous; `deadpool-postgres` would need an asynchronous runtime in every program that
+//! links it). Each pooled connection keeps its prepared statements. The schema is checked
+//! once, when the store is made (a process makes one and shares it), never per call: a
+//! schema already up to date is confirmed by two reads without a lock; the advisory lock
+//! that serializes migrators is taken only when a migration is due.
 
-use super::{from_doc, to_doc, Commit, Committed, MemberChange, Recorded, Store, Watch, Write};
-use crate::error::StoreError;
+use super::{from_doc, to_doc, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
+use crate::error::{with_causes, StoreError};
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
 use crate::time::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls, Statement};
+use postgres::{Client, Config, NoTls, Statement};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+/// The most connections a store's pool opens (waits hold none).
+pub const POOL_MAX: u32 = 16;
+
+/// How long a call waits for a pooled connection before it is refused with the cause.
+const POOL_WAIT: Duration = Duration::from_secs(10);
+
+/// How long the listener blocks before it looks whether its store is gone.
+const LISTEN_TICK: Duration = Duration::from_millis(500);
 
 /// Reads a retry key's record.
 const RECORDED: &str =
     "SELECT input_hash, result FROM idempotency WHERE principal = $1 AND retry_key = $2";
-
-/// The notification channel.
-const CHANNEL: &str = "forms_ask";
 
 /// The migrations, in order; `forms_ask_schema` records the ones applied.
 const MIGRATIONS: &[&str] = &[
@@ -122,7 +137,76 @@ const MIGRATIONS: &[&str] = &[
     $fn$;
     CREATE TRIGGER events_at BEFORE INSERT ON events
         FOR EACH ROW EXECUTE FUNCTION forms_ask_events_at();",
+    // 4: a commit notifies only for a request some process waits on. In PostgreSQL a
+    // transaction that notifies holds a database-wide lock from before its commit until
+    // after it (its WAL flush included), so notifying commits cannot share a flush; a commit
+    // nobody waits for need not pay that. A process's listener records each request its
+    // waiters wait on here (with its backend's pid) before their first read.
+    "CREATE TABLE forms_ask_watched (
+        request_id TEXT NOT NULL,
+        pid INT NOT NULL,
+        PRIMARY KEY (request_id, pid)
+    );
+    CREATE OR REPLACE FUNCTION forms_ask_commit(
+        p_principal TEXT, p_key TEXT, p_hash TEXT, p_result TEXT,
+        p_conversation TEXT, p_member TEXT,
+        w_id TEXT[], w_conversation TEXT[], w_version BIGINT[], w_state TEXT[],
+        w_doc TEXT[], w_expected BIGINT[],
+        e_request TEXT[], e_doc TEXT[]
+    ) RETURNS TABLE (replayed_hash TEXT, replayed_result TEXT) LANGUAGE plpgsql AS $fn$
+    DECLARE
+        i INT;
+        active BOOLEAN;
+    BEGIN
+        IF p_key IS NOT NULL THEN
+            INSERT INTO idempotency (principal, retry_key, input_hash, result)
+            VALUES (p_principal, p_key, p_hash, p_result) ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT d.input_hash, d.result FROM idempotency d
+                    WHERE d.principal = p_principal AND d.retry_key = p_key;
+                RETURN;
+            END IF;
+        END IF;
+        IF p_member IS NOT NULL THEN
+            SELECT NOT m.removed AND NOT m.contact_revoked INTO active FROM members m
+                WHERE m.conversation = p_conversation AND m.principal = p_member FOR SHARE;
+            IF active IS NOT TRUE THEN
+                RAISE EXCEPTION 'not eligible' USING ERRCODE = 'FA002';
+            END IF;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(w_id, 1), 0) LOOP
+            IF w_expected[i] IS NULL THEN
+                INSERT INTO requests (id, conversation, version, state, doc)
+                VALUES (w_id[i], w_conversation[i], w_version[i], w_state[i], w_doc[i]);
+            ELSE
+                UPDATE requests SET version = w_version[i], state = w_state[i], doc = w_doc[i]
+                    WHERE id = w_id[i] AND version = w_expected[i];
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION '%', w_id[i] USING ERRCODE = 'FA001';
+                END IF;
+            END IF;
+            IF EXISTS (SELECT 1 FROM forms_ask_watched WHERE request_id = w_id[i]) THEN
+                PERFORM pg_notify('forms_ask', w_id[i]);
+            END IF;
+        END LOOP;
+        FOR i IN 1 .. coalesce(array_length(e_request, 1), 0) LOOP
+            INSERT INTO events (request_id, doc) VALUES (e_request[i], e_doc[i]);
+            IF NOT (e_request[i] = ANY (coalesce(w_id, '{}')))
+               AND EXISTS (SELECT 1 FROM forms_ask_watched WHERE request_id = e_request[i]) THEN
+                PERFORM pg_notify('forms_ask', e_request[i]);
+            END IF;
+        END LOOP;
+    END
+    $fn$;",
 ];
+
+/// What a listener runs: listens, forgets the watches of backends that are gone, and takes
+/// over those of the backend it replaces (after a reconnection); returns its pid.
+const REGISTER: &str = "LISTEN forms_ask";
+
+/// Forgets the watches of backends that are gone.
+const PRUNE: &str =
+    "DELETE FROM forms_ask_watched WHERE pid NOT IN (SELECT pid FROM pg_stat_activity)";
 
 /// The store's high-water mark of time, in milliseconds.
 const HIGH_WATER: &str = "SELECT max(at) FROM events";
@@ -145,13 +229,94 @@ impl Conn {
     }
 }
 
-/// The PostgreSQL store: a small pool of connections to one database (optionally inside one
-/// schema).
+/// A failure to connect, with every cause in its message (the pool keeps only the text).
+#[derive(Debug)]
+struct ConnectError(String);
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// Opens connections for the pool: the one that checked the schema first, then new ones.
+struct Manager {
+    config: Config,
+    schema: Option<String>,
+    first: Mutex<Option<Client>>,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Conn;
+    type Error = ConnectError;
+
+    fn connect(&self) -> Result<Conn, ConnectError> {
+        let first = self
+            .first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let client = match first {
+            Some(c) => c,
+            None => open_client(&self.config, self.schema.as_deref())
+                .map_err(|e| ConnectError(with_causes(&e)))?,
+        };
+        Ok(Conn {
+            client,
+            statements: HashMap::new(),
+        })
+    }
+
+    fn is_valid(&self, conn: &mut Conn) -> Result<(), ConnectError> {
+        conn.client
+            .simple_query("")
+            .map(|_| ())
+            .map_err(|e| ConnectError(with_causes(&e)))
+    }
+
+    fn has_broken(&self, conn: &mut Conn) -> bool {
+        conn.client.is_closed()
+    }
+}
+
+/// A new connection, inside `schema` (created if missing) when one is given.
+fn open_client(config: &Config, schema: Option<&str>) -> Result<Client, postgres::Error> {
+    let mut client = config.connect(NoTls)?;
+    if let Some(schema) = schema {
+        let q = quote_ident(schema);
+        client.batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {q}; SET search_path TO {q}"
+        ))?;
+    }
+    Ok(client)
+}
+
+/// The PostgreSQL store: a pool of connections to one database (optionally inside one
+/// schema), and one listener connection shared by every waiter once someone waits.
 pub struct PostgresStore {
     url: String,
+    config: Config,
     schema: Option<String>,
-    pool: Mutex<Vec<Conn>>,
+    pool: r2d2::Pool<Manager>,
     pause_before_commit: Option<std::time::Duration>,
+    changes: Arc<Changes>,
+    /// Whether the listener runs.
+    listening: Mutex<bool>,
+    /// The listener's backend pid (0 before it runs): the owner of this process's watches.
+    listener_pid: Arc<AtomicI32>,
+    /// The requests this process watches, with their number of watchers (engines sharing
+    /// this store each count once); held while a watch row is written or removed.
+    watched: Arc<Mutex<HashMap<String, usize>>>,
+    /// Tells the listener to stop.
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -194,19 +359,48 @@ impl PostgresStore {
     /// Like [`PostgresStore::connect`], keeping the tables in `schema` (created if missing):
     /// several independent stores in one database, as the tests use.
     pub fn connect_in_schema(url: &str, schema: Option<&str>) -> Result<PostgresStore, StoreError> {
-        let store = PostgresStore {
-            url: url.to_owned(),
-            schema: schema.map(str::to_owned),
-            pool: Mutex::new(Vec::new()),
-            pause_before_commit: None,
+        let location = redact(url);
+        let config: Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::Unusable {
+                location: location.clone(),
+                problem: format!("is not a usable PostgreSQL URL: {}", with_causes(&e)),
+            })?;
+        let unreachable = |e: postgres::Error| StoreError::Unusable {
+            location: location.clone(),
+            problem: format!("cannot be reached: {}", with_causes(&e)),
         };
-        let mut client = store.new_client()?;
-        store.migrate(&mut client)?;
-        store.put(Conn {
-            client,
-            statements: HashMap::new(),
-        });
-        Ok(store)
+        // The first connection checks the schema (once per store: a process opens one and
+        // shares it), then joins the pool.
+        let mut client = open_client(&config, schema).map_err(unreachable)?;
+        migrate(&mut client, &location)?;
+        let manager = Manager {
+            config: config.clone(),
+            schema: schema.map(str::to_owned),
+            first: Mutex::new(Some(client)),
+        };
+        let pool = r2d2::Pool::builder()
+            .max_size(POOL_MAX)
+            // No idle connection kept in reserve: a checkout takes one or opens one, so a quiet
+            // process holds one connection (and the listener, once someone waits).
+            .min_idle(Some(0))
+            // Connections opened for a burst are closed after a minute of rest.
+            .idle_timeout(Some(Duration::from_secs(60)))
+            .connection_timeout(POOL_WAIT)
+            .test_on_check_out(false)
+            .build_unchecked(manager);
+        Ok(PostgresStore {
+            url: url.to_owned(),
+            config,
+            schema: schema.map(str::to_owned),
+            pool,
+            pause_before_commit: None,
+            changes: Arc::new(Changes::default()),
+            listening: Mutex::new(false),
+            listener_pid: Arc::new(AtomicI32::new(0)),
+            watched: Arc::new(Mutex::new(HashMap::new())),
+            stop: Arc::new(AtomicBool::new(false)),
+        })
     }
 
     /// Sleeps this long inside every write transaction, before the commit: lets fault tests
@@ -217,49 +411,32 @@ impl PostgresStore {
         self
     }
 
-    fn new_client(&self) -> Result<Client, StoreError> {
-        let mut client = Client::connect(&self.url, NoTls).map_err(|e| StoreError::Unusable {
+    /// Runs `f` on a pooled connection. A connection that cannot be had within
+    /// [`POOL_WAIT`] is refused with the cause the server gave (`too many clients`, a
+    /// refused connection, a failed authentication).
+    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut conn = self.pool.get().map_err(|e| StoreError::Unusable {
             location: redact(&self.url),
             problem: format!("cannot be reached: {e}"),
         })?;
-        if let Some(schema) = &self.schema {
-            let q = quote_ident(schema);
-            client.batch_execute(&format!(
-                "CREATE SCHEMA IF NOT EXISTS {q}; SET search_path TO {q}"
-            ))?;
-        }
-        Ok(client)
+        f(&mut conn)
     }
+}
 
-    fn migrate(&self, client: &mut Client) -> Result<(), StoreError> {
-        let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-        let mut tx = client.transaction()?;
-        // One migrator at a time, across every instance.
-        tx.batch_execute("SELECT pg_advisory_xact_lock(1178686283)")?;
-        let foreign: i64 = tx
-            .query_one(
-                "SELECT count(*) FROM information_schema.tables
-                 WHERE table_schema = current_schema() AND table_name = 'requests'
-                 AND NOT EXISTS (SELECT 1 FROM information_schema.tables
-                                 WHERE table_schema = current_schema()
-                                 AND table_name = 'forms_ask_schema')",
-                &[],
-            )?
-            .get(0);
-        if foreign > 0 {
-            return Err(StoreError::Unusable {
-                location: redact(&self.url),
-                problem: "holds a `requests` table of another program, not a forms-ask schema"
-                    .into(),
-            });
-        }
-        tx.batch_execute(
-            "CREATE TABLE IF NOT EXISTS forms_ask_schema (
-                version BIGINT PRIMARY KEY,
-                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-            )",
-        )?;
-        let current: i64 = tx
+/// Brings the schema up to date. A schema already at this version is confirmed by two reads
+/// without a lock; only a migration takes the advisory lock that serializes migrators.
+fn migrate(client: &mut Client, location: &str) -> Result<(), StoreError> {
+    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    let ours: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.tables
+                            WHERE table_schema = current_schema()
+                            AND table_name = 'forms_ask_schema')",
+            &[],
+        )?
+        .get(0);
+    if ours {
+        let current: i64 = client
             .query_one(
                 "SELECT coalesce(max(version), 0) FROM forms_ask_schema",
                 &[],
@@ -267,56 +444,152 @@ impl PostgresStore {
             .get(0);
         if current > known {
             return Err(StoreError::NewerSchema {
-                location: redact(&self.url),
+                location: location.to_owned(),
                 found: current,
                 known,
             });
         }
-        for (n, sql) in MIGRATIONS.iter().enumerate() {
-            let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
-            if version > current {
-                tx.batch_execute(sql)?;
-                tx.execute(
-                    "INSERT INTO forms_ask_schema (version) VALUES ($1)",
-                    &[&version],
-                )?;
+        if current == known {
+            return Ok(());
+        }
+    }
+    let mut tx = client.transaction()?;
+    // One migrator at a time, across every instance.
+    tx.batch_execute("SELECT pg_advisory_xact_lock(1178686283)")?;
+    let foreign: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM information_schema.tables
+             WHERE table_schema = current_schema() AND table_name = 'requests'
+             AND NOT EXISTS (SELECT 1 FROM information_schema.tables
+                             WHERE table_schema = current_schema()
+                             AND table_name = 'forms_ask_schema')",
+            &[],
+        )?
+        .get(0);
+    if foreign > 0 {
+        return Err(StoreError::Unusable {
+            location: location.to_owned(),
+            problem: "holds a `requests` table of another program, not a forms-ask schema".into(),
+        });
+    }
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS forms_ask_schema (
+            version BIGINT PRIMARY KEY,
+            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )",
+    )?;
+    let current: i64 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM forms_ask_schema",
+            &[],
+        )?
+        .get(0);
+    if current > known {
+        return Err(StoreError::NewerSchema {
+            location: location.to_owned(),
+            found: current,
+            known,
+        });
+    }
+    for (n, sql) in MIGRATIONS.iter().enumerate() {
+        let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
+        if version > current {
+            tx.batch_execute(sql)?;
+            tx.execute(
+                "INSERT INTO forms_ask_schema (version) VALUES ($1)",
+                &[&version],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// The store's one listener: forwards every notification on the channel to the change
+/// feed. If its connection breaks, it tells every reader that anything may have changed
+/// (once a second until it is back), and reconnects. It ends when the store is dropped.
+fn listen(
+    mut client: Client,
+    config: &Config,
+    schema: Option<&str>,
+    changes: &Weak<Changes>,
+    stop: &AtomicBool,
+    owner: &AtomicI32,
+    watched: &Mutex<HashMap<String, usize>>,
+) {
+    loop {
+        if stop.load(Ordering::SeqCst) || changes.strong_count() == 0 {
+            // Commits stop notifying for this process's watches.
+            let _ =
+                client.batch_execute("DELETE FROM forms_ask_watched WHERE pid = pg_backend_pid()");
+            return;
+        }
+        let mut ids: Vec<String> = Vec::new();
+        let mut broken = false;
+        {
+            let mut notifications = client.notifications();
+            match notifications.timeout_iter(LISTEN_TICK).next() {
+                Ok(Some(n)) => ids.push(n.payload().to_owned()),
+                Ok(None) => {}
+                Err(_) => broken = true,
+            }
+            if !broken {
+                // Whatever else has arrived, without waiting.
+                let mut pending = notifications.iter();
+                loop {
+                    match pending.next() {
+                        Ok(Some(n)) => ids.push(n.payload().to_owned()),
+                        Ok(None) => break,
+                        Err(_) => {
+                            broken = true;
+                            break;
+                        }
+                    }
+                }
             }
         }
-        tx.commit()?;
-        Ok(())
-    }
-
-    fn pool(&self) -> Result<MutexGuard<'_, Vec<Conn>>, StoreError> {
-        self.pool
-            .lock()
-            .map_err(|_| StoreError::Other("the PostgreSQL pool lock is poisoned".into()))
-    }
-
-    fn take(&self) -> Result<Conn, StoreError> {
-        let pooled = self.pool()?.pop();
-        match pooled {
-            Some(c) if !c.client.is_closed() => Ok(c),
-            _ => Ok(Conn {
-                client: self.new_client()?,
-                statements: HashMap::new(),
-            }),
+        broken |= client.is_closed();
+        let Some(feed) = changes.upgrade() else {
+            return;
+        };
+        if !ids.is_empty() {
+            feed.push(ids.iter().map(|id| Some(id.as_str())));
         }
-    }
-
-    fn put(&self, conn: Conn) {
-        if let Ok(mut pool) = self.pool() {
-            if pool.len() < 16 && !conn.client.is_closed() {
-                pool.push(conn);
+        if broken {
+            loop {
+                feed.push([None]);
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+                if let Ok(mut c) = open_client(config, schema) {
+                    // Listen, and record this process's watches again under the new
+                    // backend (the old one's may already be pruned).
+                    let ids: Vec<String> = watched
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .keys()
+                        .cloned()
+                        .collect();
+                    let pid = c.batch_execute(REGISTER).and_then(|()| {
+                        let pid: i32 = c.query_one("SELECT pg_backend_pid()", &[])?.get(0);
+                        c.execute(
+                            "INSERT INTO forms_ask_watched (request_id, pid)
+                             SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING",
+                            &[&ids, &pid],
+                        )?;
+                        Ok(pid)
+                    });
+                    if let Ok(pid) = pid {
+                        owner.store(pid, Ordering::SeqCst);
+                        client = c;
+                        // What was written while it was away.
+                        feed.push([None]);
+                        break;
+                    }
+                }
             }
         }
-    }
-
-    /// Runs `f` on a pooled connection.
-    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut conn = self.take()?;
-        let result = f(&mut conn);
-        self.put(conn);
-        result
     }
 }
 
@@ -386,6 +659,123 @@ impl Store for PostgresStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn load_for(
+        &self,
+        id: &RequestId,
+        principal: &Principal,
+    ) -> Result<(Option<Request>, Option<Timestamp>, Option<Member>), StoreError> {
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT r.doc, (SELECT max(at) FROM events), m.removed, m.contact_revoked
+                 FROM (SELECT 1) one
+                 LEFT JOIN requests r ON r.id = $1
+                 LEFT JOIN members m ON m.conversation = r.conversation AND m.principal = $2",
+            )?;
+            let row = c
+                .client
+                .query_one(&st, &[&id.as_str(), &principal.as_str()])?;
+            let request: Option<Request> =
+                row.get::<_, Option<&str>>(0).map(from_doc).transpose()?;
+            let at: Option<i64> = row.get(1);
+            let removed: Option<bool> = row.get(2);
+            let contact_revoked: Option<bool> = row.get(3);
+            let member = match (removed, contact_revoked) {
+                (Some(removed), Some(contact_revoked)) => Some(Member {
+                    principal: principal.clone(),
+                    removed,
+                    contact_revoked,
+                }),
+                _ => None,
+            };
+            Ok((request, at.map(Timestamp::from_millis), member))
+        })
+    }
+
+    fn watch_request(&self, id: &RequestId) -> Result<(), StoreError> {
+        let pid = self.listener_pid.load(Ordering::SeqCst);
+        let mut watched = self
+            .watched
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL watch lock is poisoned".into()))?;
+        let count = watched.get(id.as_str()).copied().unwrap_or(0);
+        if count > 0 {
+            watched.insert(id.as_str().to_owned(), count + 1);
+            return Ok(());
+        }
+        self.with(|c| {
+            let st = c.prepare(
+                "INSERT INTO forms_ask_watched (request_id, pid) VALUES ($1, $2)
+                 ON CONFLICT DO NOTHING",
+            )?;
+            c.client.execute(&st, &[&id.as_str(), &pid])?;
+            Ok(())
+        })?;
+        watched.insert(id.as_str().to_owned(), 1);
+        Ok(())
+    }
+
+    fn unwatch_requests(&self, ids: &[RequestId]) -> Result<(), StoreError> {
+        let pid = self.listener_pid.load(Ordering::SeqCst);
+        let mut watched = self
+            .watched
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL watch lock is poisoned".into()))?;
+        let mut gone: Vec<&str> = Vec::new();
+        for id in ids {
+            match watched.get_mut(id.as_str()) {
+                Some(n) if *n > 1 => *n -= 1,
+                Some(_) => {
+                    watched.remove(id.as_str());
+                    gone.push(id.as_str());
+                }
+                None => {}
+            }
+        }
+        if gone.is_empty() {
+            return Ok(());
+        }
+        let ids = gone;
+        self.with(|c| {
+            let st =
+                c.prepare("DELETE FROM forms_ask_watched WHERE pid = $1 AND request_id = ANY($2)")?;
+            c.client.execute(&st, &[&pid, &ids])?;
+            Ok(())
+        })
+    }
+
+    fn members_at(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<(Vec<Member>, Option<Timestamp>), StoreError> {
+        self.with(|c| {
+            // One row per member, or one row of NULLs when there is none; the high-water
+            // mark on every row.
+            let st = c.prepare(
+                "SELECT m.principal, m.removed, m.contact_revoked, h.at
+                 FROM (SELECT max(at) AS at FROM events) h
+                 LEFT JOIN members m ON m.conversation = $1
+                 ORDER BY m.principal",
+            )?;
+            let rows = c.client.query(&st, &[&conversation.as_str()])?;
+            let at: Option<i64> = rows.first().and_then(|r| r.get(3));
+            let members = rows
+                .iter()
+                .filter_map(|r| {
+                    let principal: Option<String> = r.get(0);
+                    principal.map(|p| {
+                        Ok(Member {
+                            principal: Principal::new(p)
+                                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                            removed: r.get(1),
+                            contact_revoked: r.get(2),
+                        })
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            Ok((members, at.map(Timestamp::from_millis)))
         })
     }
 
@@ -537,36 +927,46 @@ impl Store for PostgresStore {
         })
     }
 
-    fn watch(&self, id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
-        let mut client = self.new_client()?;
-        client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-        Ok(Box::new(PgWatch {
-            client,
-            id: id.as_str().to_owned(),
-        }))
-    }
-}
-
-/// A waiter's own connection, listening on the channel.
-struct PgWatch {
-    client: Client,
-    id: String,
-}
-
-impl Watch for PgWatch {
-    fn wait(&mut self, until: Instant) -> Result<(), StoreError> {
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(());
-            }
-            let mut notifications = self.client.notifications();
-            let mut iter = notifications.timeout_iter(left);
-            match iter.next()? {
-                None => return Ok(()),
-                Some(n) if n.payload() == self.id => return Ok(()),
-                Some(_) => {}
-            }
+    fn changes(&self) -> Result<Arc<Changes>, StoreError> {
+        let mut listening = self
+            .listening
+            .lock()
+            .map_err(|_| StoreError::Other("the PostgreSQL listener lock is poisoned".into()))?;
+        if !*listening {
+            let mut client = open_client(&self.config, self.schema.as_deref()).map_err(|e| {
+                StoreError::Unusable {
+                    location: redact(&self.url),
+                    problem: format!("cannot be reached: {}", with_causes(&e)),
+                }
+            })?;
+            client.batch_execute(REGISTER)?;
+            client.batch_execute(PRUNE)?;
+            let pid: i32 = client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
+            self.listener_pid.store(pid, Ordering::SeqCst);
+            let owner = Arc::clone(&self.listener_pid);
+            let watched = Arc::clone(&self.watched);
+            let config = self.config.clone();
+            let schema = self.schema.clone();
+            let changes = Arc::downgrade(&self.changes);
+            let stop = Arc::clone(&self.stop);
+            std::thread::Builder::new()
+                .name("forms-ask-pg-listen".into())
+                .spawn(move || {
+                    listen(
+                        client,
+                        &config,
+                        schema.as_deref(),
+                        &changes,
+                        &stop,
+                        &owner,
+                        &watched,
+                    );
+                })
+                .map_err(|e| {
+                    StoreError::Other(format!("cannot start the store's listener thread: {e}"))
+                })?;
+            *listening = true;
         }
+        Ok(Arc::clone(&self.changes))
     }
 }

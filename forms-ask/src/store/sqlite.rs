@@ -3,8 +3,9 @@
 //! WAL journal, `synchronous=FULL` (a committed write survives a power cut), `BEGIN
 //! IMMEDIATE` for every write (writers queue instead of failing on upgrade), a version
 //! column for compare-and-set, an idempotency table keyed by (principal, retry key), and
-//! versioned migrations run on open. Waiters in this process are woken by a notification;
-//! changes made by other processes are seen by a short bounded poll.
+//! versioned migrations run on open. Every commit reports its requests to the store's change
+//! feed at once; changes made by other processes are seen by the store's one watcher, which
+//! reads the audit events written since its last look every 50 ms (only once someone waits).
 //!
 //! Nothing is written to a file before it is known to be ours: its header is read first
 //! (the `application_id` "FASK", or an empty database), then its schema, and only then is
@@ -14,8 +15,7 @@
 //! [`StoreError::ReadOnly`].
 
 use super::{
-    from_doc, to_doc, Commit, Committed, MemberChange, Notifier, NotifierWatch, Recorded, Store,
-    Watch, Write,
+    from_doc, to_doc, written, Changes, Commit, Committed, MemberChange, Recorded, Store, Write,
 };
 use crate::error::StoreError;
 use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
@@ -31,7 +31,7 @@ use std::time::Duration;
 /// The `application_id` that marks a forms-ask database ("FASK").
 const APPLICATION_ID: i64 = 0x4641_534B;
 
-/// How often a waiter looks for changes made by other processes.
+/// How often the store's watcher looks for changes made by other processes.
 const POLL: Duration = Duration::from_millis(50);
 
 /// What a refused foreign file is told.
@@ -87,8 +87,10 @@ pub struct SqliteOptions {
 /// The default store: a SQLite file.
 pub struct SqliteStore {
     path: PathBuf,
-    conn: Mutex<Connection>,
-    notifier: Arc<Notifier>,
+    conn: Arc<Mutex<Connection>>,
+    changes: Arc<Changes>,
+    /// Whether the watcher thread runs.
+    watching: Mutex<bool>,
     options: SqliteOptions,
     read_only: bool,
 }
@@ -329,8 +331,9 @@ impl SqliteStore {
         }
         Ok(SqliteStore {
             path,
-            conn: Mutex::new(conn),
-            notifier: Arc::new(Notifier::default()),
+            conn: Arc::new(Mutex::new(conn)),
+            changes: Arc::new(Changes::default()),
+            watching: Mutex::new(false),
             options,
             read_only,
         })
@@ -528,7 +531,6 @@ impl Store for SqliteStore {
         tx.execute(sql, params![conversation.as_str(), principal.as_str()])?;
         tx.commit()?;
         drop(conn);
-        self.notifier.notify();
         Ok(())
     }
 
@@ -622,17 +624,89 @@ impl Store for SqliteStore {
         }
         tx.commit()?;
         drop(conn);
-        self.notifier.notify();
+        self.changes.push(written(commit));
         Ok(Committed::Done)
     }
 
-    fn watch(&self, _id: &RequestId) -> Result<Box<dyn Watch>, StoreError> {
-        Ok(Box::new(NotifierWatch {
-            seen: self.notifier.generation(),
-            notifier: Arc::clone(&self.notifier),
-            poll: Some(POLL),
-        }))
+    fn changes(&self) -> Result<Arc<Changes>, StoreError> {
+        let mut watching = self
+            .watching
+            .lock()
+            .map_err(|_| StoreError::Other("the SQLite watcher lock is poisoned".into()))?;
+        if !*watching {
+            // The starting point is taken now, so a change made after this call is seen.
+            let (seen, _) = changed_since(&*self.conn()?, None)?;
+            let conn = Arc::downgrade(&self.conn);
+            let changes = Arc::downgrade(&self.changes);
+            std::thread::Builder::new()
+                .name("forms-ask-sqlite-watch".into())
+                .spawn(move || watch(&conn, &changes, seen))
+                .map_err(|e| {
+                    StoreError::Other(format!("cannot start the store's watcher thread: {e}"))
+                })?;
+            *watching = true;
+        }
+        Ok(Arc::clone(&self.changes))
     }
+}
+
+/// The store's one watcher: every [`POLL`] it reads, on the store's own connection, the
+/// audit events written since its last look (by this process or another; every write adds
+/// one) and reports their requests. It ends when the store is dropped.
+fn watch(
+    conn: &std::sync::Weak<Mutex<Connection>>,
+    changes: &std::sync::Weak<Changes>,
+    mut seen: i64,
+) {
+    loop {
+        let Some(conn) = conn.upgrade() else { return };
+        let Some(changes) = changes.upgrade() else {
+            return;
+        };
+        let found = match conn.lock() {
+            Ok(c) => changed_since(&c, Some(seen)),
+            Err(_) => return,
+        };
+        drop(conn);
+        match found {
+            Ok((last, ids)) => {
+                if !ids.is_empty() {
+                    changes.push(ids.iter().map(|id| Some(id.as_str())));
+                }
+                seen = last;
+            }
+            // The database could not be read this time (busy, or damaged): let every
+            // reader recheck rather than miss a change.
+            Err(_) => changes.push([None]),
+        }
+        drop(changes);
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The requests with audit events after sequence number `seen` (all of them when `None`
+/// only establishes the starting point), and the newest sequence number.
+fn changed_since(
+    conn: &Connection,
+    seen: Option<i64>,
+) -> Result<(i64, Vec<String>), rusqlite::Error> {
+    let Some(seen) = seen else {
+        let last: Option<i64> = conn
+            .prepare_cached("SELECT max(seq) FROM events")?
+            .query_row([], |r| r.get(0))?;
+        return Ok((last.unwrap_or(0), Vec::new()));
+    };
+    let rows = conn
+        .prepare_cached(
+            "SELECT seq, request_id FROM events WHERE seq > ?1 ORDER BY seq LIMIT 4096",
+        )?
+        .query_map([seen], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let last = rows.last().map_or(seen, |(n, _)| *n);
+    let ids = rows.into_iter().map(|(_, id)| id).collect();
+    Ok((last, ids))
 }
 
 fn recorded(

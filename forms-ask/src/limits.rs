@@ -1,0 +1,128 @@
+//! Size limits of every argument, checked before any other work so a call's cost is bounded
+//! by them. A value over its limit is refused with [`AskError::TooLarge`] (code
+//! `invalid_arguments`), naming the field. Lengths are counted in Unicode scalar values
+//! (characters), as JSON Schema's `maxLength` counts them.
+
+use crate::error::AskError;
+use crate::model::{NewRequest, Redeem, Replacement};
+use std::collections::HashSet;
+
+/// The longest title, in characters.
+pub const TITLE_CHARS_MAX: usize = 200;
+/// The longest body of a request, in characters.
+pub const BODY_CHARS_MAX: usize = 16_000;
+/// The most choices a question offers.
+pub const CHOICES_MAX: usize = 100;
+/// The longest choice, in characters.
+pub const CHOICE_CHARS_MAX: usize = 200;
+/// The most principals an explicit audience names.
+pub const AUDIENCE_MAX: usize = 1_000;
+/// The longest answer, in characters.
+pub const ANSWER_CHARS_MAX: usize = 16_000;
+/// The longest follow-up message, in characters.
+pub const MESSAGE_CHARS_MAX: usize = 16_000;
+/// The longest execution report detail, in characters.
+pub const DETAIL_CHARS_MAX: usize = 4_000;
+/// The longest executor, resource version or operation key of a bound action, in characters.
+pub const ACTION_FIELD_CHARS_MAX: usize = 200;
+/// The largest arguments of a bound action, in bytes of compact JSON.
+pub const ACTION_ARGUMENTS_BYTES_MAX: usize = 16_384;
+
+/// Refuses `text` longer than `max` characters.
+pub(crate) fn chars(field: &str, text: &str, max: usize) -> Result<(), AskError> {
+    // A UTF-8 string has at most as many characters as bytes: most texts are settled by
+    // their length alone.
+    if text.len() <= max {
+        return Ok(());
+    }
+    let n = text.chars().count();
+    if n > max {
+        return Err(AskError::TooLarge {
+            field: field.to_owned(),
+            problem: format!("at most {max} characters, got {n}"),
+        });
+    }
+    Ok(())
+}
+
+fn arguments(field: &str, value: &serde_json::Value) -> Result<(), AskError> {
+    let n = serde_json::to_vec(value).map_or(usize::MAX, |v| v.len());
+    if n > ACTION_ARGUMENTS_BYTES_MAX {
+        return Err(AskError::TooLarge {
+            field: field.to_owned(),
+            problem: format!("at most {ACTION_ARGUMENTS_BYTES_MAX} bytes of JSON, got {n}"),
+        });
+    }
+    Ok(())
+}
+
+/// A new request's limits, and its choices' uniqueness (in linear time).
+pub(crate) fn new_request(new: &NewRequest) -> Result<(), AskError> {
+    if let Some(title) = &new.title {
+        chars("title", title, TITLE_CHARS_MAX)?;
+    }
+    chars("body", &new.body, BODY_CHARS_MAX)?;
+    if let Some(audience) = &new.audience {
+        if audience.len() > AUDIENCE_MAX {
+            return Err(AskError::TooLarge {
+                field: "audience".into(),
+                problem: format!("at most {AUDIENCE_MAX} principals, got {}", audience.len()),
+            });
+        }
+    }
+    if let Some(choices) = &new.choices {
+        if choices.len() > CHOICES_MAX {
+            return Err(AskError::TooLarge {
+                field: "choices".into(),
+                problem: format!("at most {CHOICES_MAX} choices, got {}", choices.len()),
+            });
+        }
+        let mut seen = HashSet::with_capacity(choices.len());
+        for (i, c) in choices.iter().enumerate() {
+            chars(&format!("choices[{i}]"), c, CHOICE_CHARS_MAX)?;
+            if !seen.insert(c.as_str()) {
+                return Err(AskError::InvalidInput(format!(
+                    "choices[{i}]: the choice {c:?} is offered twice"
+                )));
+            }
+        }
+    }
+    if let Some(action) = &new.action {
+        chars("action.executor", &action.executor, ACTION_FIELD_CHARS_MAX)?;
+        chars(
+            "action.resource_version",
+            &action.resource_version,
+            ACTION_FIELD_CHARS_MAX,
+        )?;
+        chars(
+            "action.operation_key",
+            &action.operation_key,
+            ACTION_FIELD_CHARS_MAX,
+        )?;
+        arguments("action.arguments", &action.arguments)?;
+    }
+    Ok(())
+}
+
+/// A replacement's limits.
+pub(crate) fn replacement(r: &Replacement) -> Result<(), AskError> {
+    if let Some(title) = &r.title {
+        chars("title", title, TITLE_CHARS_MAX)?;
+    }
+    if let Some(body) = &r.body {
+        chars("body", body, BODY_CHARS_MAX)?;
+    }
+    Ok(())
+}
+
+/// A redemption's limits.
+pub(crate) fn redeem(r: &Redeem) -> Result<(), AskError> {
+    chars("executor", &r.executor, ACTION_FIELD_CHARS_MAX)?;
+    chars(
+        "resource_version",
+        &r.resource_version,
+        ACTION_FIELD_CHARS_MAX,
+    )?;
+    chars("operation_key", &r.operation_key, ACTION_FIELD_CHARS_MAX)?;
+    arguments("arguments", &r.arguments)
+}
