@@ -20,6 +20,8 @@ options:
   --terminal           answer forms in the terminal (`forms fill`)
   --protocol VERSION   2025-11-25 (default: initialize, mid-call openai/elicitation/create)
                        or 2026-07-28 (discover, input-required rounds)
+  --core-only          withhold the openai/elicitation extension: advertise core form
+                       elicitation only, as the official SDKs' hosts do
   --trace              log every JSON-RPC message on standard error
   --max-file-bytes N   the largest file the page takes, in bytes (default 104857600, 100 MiB)
 Without --answer or --terminal each form is served as the preview page on 127.0.0.1 at a
@@ -53,6 +55,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
     let mut terminal = false;
     let mut protocol = host::parse_protocol("2025-11-25")?;
     let mut trace = false;
+    let mut core_only = false;
     let mut page = PageOptions::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -77,6 +80,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
             }
             Some("--terminal") => terminal = true,
             Some("--trace") => trace = true,
+            Some("--core-only") => core_only = true,
             _ => return Err(format!("unexpected argument `{}`", lossy(&arg))),
         }
     }
@@ -125,6 +129,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
         call: call.map(|name| (name, arguments)),
         answerer,
         trace,
+        core_only,
     }))
 }
 

@@ -367,3 +367,124 @@ fn host_answers_through_the_page_in_headless_chromium() {
         }
     }
 }
+
+/// The messages of a `--trace` log sent in `direction` (`>>` to the server, `<<` from it).
+fn traced(stderr: &str, direction: &str) -> Vec<Value> {
+    stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix(direction))
+        .filter_map(|line| serde_json::from_str(line.trim_start()).ok())
+        .collect()
+}
+
+/// The form requests of a `--trace` log: mid-call requests and input-required rounds.
+fn form_requests(stderr: &str) -> Vec<(String, Value)> {
+    let mut found = Vec::new();
+    for message in traced(stderr, "<<") {
+        if let Some(method) = message["method"].as_str() {
+            if method.contains("elicitation") {
+                found.push((method.to_owned(), message["params"].clone()));
+            }
+        }
+        if let Some(requests) = message["result"]["inputRequests"].as_object() {
+            for request in requests.values() {
+                let method = request["method"].as_str().unwrap_or_default().to_owned();
+                found.push((method, request["params"].clone()));
+            }
+        }
+    }
+    found
+}
+
+/// `--core-only` withholds the extension: the example's derived form and the Data tool (with
+/// `--core-fallback`) reach the host as core `elicitation/create` requests, on both protocol
+/// generations; without `--core-fallback` the Data tool answers `unsupported_client`.
+#[test]
+fn host_core_only_is_asked_through_core_elicitation_on_both_protocols() {
+    let dir = scratch("core-only");
+    for protocol in [LEGACY, MODERN] {
+        // The example's derived form.
+        let answer =
+            json!({"action": "accept", "content": {"goal": "churn by region", "format": "Html"}});
+        let mut command = forms_host(
+            &dir,
+            &answer,
+            &[
+                "--core-only",
+                "--trace",
+                "--protocol",
+                protocol,
+                "--call",
+                "weekly_report",
+            ],
+        );
+        command.arg("--").arg(example("report_server"));
+        let (result, stderr, _) = run(command);
+        assert_eq!(
+            result["content"][0]["text"], "Weekly report as a web page about churn by region.",
+            "{protocol}: {result}"
+        );
+        // The host never advertised the extension; the form came as a core request.
+        let sent = traced(&stderr, ">>");
+        assert!(sent.len() >= 3, "{protocol}: {stderr}");
+        for sent in sent {
+            assert!(
+                !sent.to_string().contains("openai/elicitation"),
+                "{protocol}: {sent}"
+            );
+        }
+        let requests = form_requests(&stderr);
+        assert_eq!(requests.len(), 1, "{protocol}: {stderr}");
+        let (method, params) = &requests[0];
+        assert_eq!(method, "elicitation/create", "{protocol}");
+        assert!(
+            params.pointer("/_meta/openai~1elicitation").is_none(),
+            "{params}"
+        );
+        assert_eq!(
+            params["requestedSchema"]["properties"]["format"]["oneOf"],
+            json!([{"const": "Pdf", "title": "PDF"}, {"const": "Html", "title": "Web page"}]),
+            "{protocol}: {params}"
+        );
+        assert_eq!(params["requestedSchema"]["required"], json!(["format"]));
+
+        // The Data tool, opted into the core schema.
+        let answer = json!({"action": "accept", "content": {"format": "pdf", "goal": "churn"}});
+        let form = dir.join("args.json");
+        std::fs::write(&form, report_form().to_string()).unwrap();
+        let form = format!("@{}", form.display());
+        let data_tool = [
+            "--core-only",
+            "--trace",
+            "--protocol",
+            protocol,
+            "--call",
+            "form_elicitation_v2_request",
+            "--args",
+            &form,
+        ];
+        let mut command = forms_host(&dir, &answer, &data_tool);
+        command.arg("--").arg(forms_mcp()).arg("--core-fallback");
+        let (result, stderr, _) = run(command);
+        assert_eq!(payload(&result), answer, "{protocol}: {stderr}");
+        let requests = form_requests(&stderr);
+        assert_eq!(requests.len(), 1, "{protocol}: {stderr}");
+        assert_eq!(requests[0].0, "elicitation/create");
+        assert_eq!(
+            requests[0].1["requestedSchema"]["properties"]["goal"],
+            json!({"type": "string", "title": "What would you like to understand?",
+                   "maxLength": 4000}),
+            "{protocol}"
+        );
+
+        // Without --core-fallback the Data tool keeps its contract.
+        let mut command = forms_host(&dir, &answer, &data_tool);
+        command.arg("--").arg(forms_mcp());
+        let (result, _, _) = run(command);
+        assert_eq!(
+            payload(&result)["error"]["code"],
+            "unsupported_client",
+            "{protocol}"
+        );
+    }
+}

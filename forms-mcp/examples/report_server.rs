@@ -1,23 +1,24 @@
-//! An ordinary MCP tool server that asks the person a typed form on the way.
+//! An ordinary rmcp tool server that asks the person a typed form on the way.
 //!
-//! `weekly_report` asks a derived form (what to understand, which format) and writes a
-//! one-line report plan from the typed answer; `greet` asks one text question without
-//! declaring a struct; `pick_format` asks one choice enum. Serves over stdio:
+//! The tools are `#[tool]` functions of a `#[tool_router]` impl, as rmcp teaches; each one
+//! that asks takes a [`FormCall`] beside its `Parameters`. `weekly_report` asks a derived form
+//! (what to understand, which format) and writes a one-line report plan from the typed
+//! answer; `greet` asks one text question without declaring a struct; `pick_format` asks one
+//! choice enum. On protocol 2026-07-28 an ask's first round returns the input-required result
+//! as it is, and the client's retry runs the same function again to the answer. Serves over
+//! stdio, through [`forms_mcp::transport::stdio`] (which keeps the host's answers as sent):
 //!
 //! ```text
 //! cargo run -p forms-mcp --example report_server
 //! ```
 
-use forms_mcp::{error_response, Asked, FormAsker};
+use forms_mcp::{error_response, Asked, FormAsker, FormCall};
 use forms_runtime::{Form, Outcome};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ProtocolVersion};
+use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use serde::Deserialize;
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// The report set-up the tool asks for.
 #[derive(Form, Debug)]
@@ -48,9 +49,18 @@ impl Format {
     }
 }
 
+/// The arguments of `weekly_report`.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReportArgs {
+    /// The team whose week the report covers (default: everyone).
+    team: Option<String>,
+}
+
 #[derive(Clone)]
 struct ReportServer {
-    asker: FormAsker,
+    forms: FormAsker,
+    tool_router: ToolRouter<ReportServer>,
 }
 
 fn text(text: String) -> CallToolResponse {
@@ -64,31 +74,43 @@ fn not_answered<T>(outcome: &Outcome<T>) -> CallToolResponse {
     ))
 }
 
+#[tool_router]
 impl ReportServer {
+    fn new(forms: FormAsker) -> ReportServer {
+        ReportServer {
+            forms,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Plans the weekly report, asking how to set it up.
+    #[tool]
     async fn weekly_report(
         &self,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
+        Parameters(args): Parameters<ReportArgs>,
+        ask: FormCall,
     ) -> CallToolResponse {
-        let setup = match self.asker.ask_form::<Setup>(request, ctx).await {
+        let setup = match self.forms.ask::<Setup>(&ask).await {
             Asked::InputRequired(result) => return result.into(),
             Asked::Done(Ok(Outcome::Accepted(setup))) => setup,
             Asked::Done(Ok(outcome)) => return not_answered(&outcome),
             Asked::Done(Err(error)) => return error_response(&error),
         };
         let goal = setup.goal.as_deref().unwrap_or("the usual metrics");
+        let team = args
+            .team
+            .map(|team| format!(" for {team}"))
+            .unwrap_or_default();
         text(format!(
-            "Weekly report as a {} about {goal}.",
+            "Weekly report{team} as a {} about {goal}.",
             setup.format.name()
         ))
     }
 
-    async fn greet(
-        &self,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
-    ) -> CallToolResponse {
-        match self.asker.ask_text("What's your name?", request, ctx).await {
+    /// Greets the person by name.
+    #[tool]
+    async fn greet(&self, ask: FormCall) -> CallToolResponse {
+        match self.forms.ask_text("What's your name?", &ask).await {
             Asked::InputRequired(result) => result.into(),
             Asked::Done(Ok(Outcome::Accepted(name))) => text(format!("Hello, {name}!")),
             Asked::Done(Ok(outcome)) => not_answered(&outcome),
@@ -96,12 +118,10 @@ impl ReportServer {
         }
     }
 
-    async fn pick_format(
-        &self,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
-    ) -> CallToolResponse {
-        match self.asker.ask_choice::<Format>(request, ctx).await {
+    /// Asks which report format to use.
+    #[tool]
+    async fn pick_format(&self, ask: FormCall) -> CallToolResponse {
+        match self.forms.ask_choice::<Format>(&ask).await {
             Asked::InputRequired(result) => result.into(),
             Asked::Done(Ok(Outcome::Accepted(format))) => {
                 text(format!("Format: {}.", format.name()))
@@ -112,61 +132,17 @@ impl ReportServer {
     }
 }
 
-fn tool(name: &'static str, description: &'static str) -> Tool {
-    let schema = serde_json::json!({"type": "object", "properties": {}});
-    let serde_json::Value::Object(schema) = schema else {
-        unreachable!("an object literal")
-    };
-    Tool::new(name, description, Arc::new(schema))
-}
-
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for ReportServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(vec![
-            tool(
-                "weekly_report",
-                "Plans the weekly report, asking how to set it up.",
-            ),
-            tool("greet", "Greets the person by name."),
-            tool("pick_format", "Asks which report format to use."),
-        ]))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        match request.name.as_ref() {
-            "weekly_report" => Ok(self.weekly_report(&request, &ctx).await),
-            "greet" => Ok(self.greet(&request, &ctx).await),
-            "pick_format" => Ok(self.pick_format(&request, &ctx).await),
-            other => Err(McpError::invalid_params(
-                format!("unknown tool {other:?}"),
-                None,
-            )),
-        }
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = ReportServer {
-        asker: FormAsker::new(forms_mcp::config::timeout_from_env()?),
-    };
-    server
+    let forms = FormAsker::new(forms_mcp::config::timeout_from_env()?);
+    ReportServer::new(forms)
         .serve(forms_mcp::transport::stdio())
         .await?
         .waiting()

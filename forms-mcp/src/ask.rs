@@ -1,13 +1,16 @@
 //! Typed asking for rmcp server authors: ask the person a derived form (or a `form!` /
-//! [`DataForm`]) from inside any tool handler, and get the typed outcome.
+//! [`DataForm`]) from inside any tool, and get the typed outcome.
 //!
-//! Because the multi-round-trip transport (protocol 2026-07-28) returns instead of waiting,
-//! asking is two-phase over the handler's request: [`FormAsker::ask_form`] gives either
-//! [`Asked::Done`] with the checked outcome, or [`Asked::InputRequired`] with the result to
-//! return from the tool; the client then retries the same call with the answer and the same
-//! ask, run again, gives `Done`. On older protocols the ask sends `openai/elicitation/create`
-//! to the host and waits, so it is always `Done`. The capability rules, the timeout and the
-//! error codes are the tool's.
+//! A `#[tool]` function takes a [`FormCall`] beside its `Parameters` and asks with
+//! [`FormAsker::ask`] (its doc example is a whole server); a hand-written
+//! `ServerHandler::call_tool` asks with [`FormAsker::ask_form`], which takes the request and
+//! its context. Because the multi-round-trip transport (protocol 2026-07-28) returns instead
+//! of waiting, asking is two-phase over the call: an ask gives either [`Asked::Done`] with the
+//! checked outcome, or [`Asked::InputRequired`] with the result to return from the tool; the
+//! client then retries the same call with the answer and the same ask, run again, gives
+//! `Done`. On older protocols the ask sends `openai/elicitation/create` to the host (or a core
+//! `elicitation/create` to a host without the extension) and waits, so it is always `Done`.
+//! The capability rules, the timeout and the error codes are the tool's.
 //!
 //! ```no_run
 //! use forms_mcp::{Asked, FormAsker};
@@ -47,6 +50,7 @@
 //! }
 //! ```
 
+use crate::call::FormCall;
 use crate::capability::{legacy_form_support, mrtr_form_support};
 use crate::mrtr::{self, Round};
 use crate::state::{random_key, StateKeyError, States};
@@ -159,23 +163,24 @@ impl FormAsker {
         self.timeout
     }
 
-    /// Asks the derived form `T`, inside the tool call `request`.
+    /// Asks the derived form `T` in the tool call `call`.
+    pub async fn ask<T: StaticForm>(&self, call: &FormCall) -> Asked<T> {
+        self.ask_typed(&T::form(), call).await
+    }
+
+    /// Asks the derived form `T`, inside the tool call `request` of a hand-written
+    /// `ServerHandler::call_tool` ([`FormAsker::ask`] with [`FormCall::new`]).
     pub async fn ask_form<T: StaticForm>(
         &self,
         request: &CallToolRequestParams,
         ctx: &RequestContext<RoleServer>,
     ) -> Asked<T> {
-        self.ask_typed(&T::form(), request, ctx).await
+        self.ask(&FormCall::new(request, ctx)).await
     }
 
     /// Asks a built typed form (one with run-time parts, from [`Form::build`]).
-    pub async fn ask_typed<T: Form>(
-        &self,
-        form: &TypedForm<T>,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Asked<T> {
-        match self.ask_raw(form.data(), request, ctx).await {
+    pub async fn ask_typed<T: Form>(&self, form: &TypedForm<T>, call: &FormCall) -> Asked<T> {
+        match self.ask_raw(form.data(), call).await {
             Ok(Raw::Answer(Answer::Text(answer))) => Asked::Done(form.decode(answer.get())),
             Ok(Raw::Answer(Answer::Value(answer))) => Asked::Done(form.decode_value(&answer)),
             Ok(Raw::InputRequired(result)) => Asked::InputRequired(result),
@@ -184,13 +189,8 @@ impl FormAsker {
     }
 
     /// Asks an untyped form (from `form!` or [`DataForm::from_json`]).
-    pub async fn ask_data<'f>(
-        &self,
-        form: &'f DataForm,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Asked<Answers<'f>> {
-        match self.ask_raw(form, request, ctx).await {
+    pub async fn ask_data<'f>(&self, form: &'f DataForm, call: &FormCall) -> Asked<Answers<'f>> {
+        match self.ask_raw(form, call).await {
             Ok(Raw::Answer(Answer::Text(answer))) => Asked::Done(form.check_response(answer.get())),
             Ok(Raw::Answer(Answer::Value(answer))) => {
                 Asked::Done(form.check_response_value(&answer))
@@ -202,17 +202,12 @@ impl FormAsker {
 
     /// Asks one required text question, `question` (1–80 characters) as both the form's
     /// message and the field's title; the accepted answer is the text.
-    pub async fn ask_text(
-        &self,
-        question: &str,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Asked<String> {
+    pub async fn ask_text(&self, question: &str, call: &FormCall) -> Asked<String> {
         let form = match text_form(question) {
             Ok(form) => form,
             Err(error) => return Asked::Done(Err(error)),
         };
-        match self.ask_data(&form, request, ctx).await {
+        match self.ask_data(&form, call).await {
             Asked::Done(result) => Asked::Done(result.and_then(|outcome| {
                 match outcome {
                     Outcome::Accepted(answers) => answers
@@ -233,22 +228,17 @@ impl FormAsker {
     }
 
     /// Asks one choice: a fieldless enum deriving `Form` is its own one-question form, so
-    /// this is [`FormAsker::ask_form`] under the name a reader looks for.
+    /// this is [`FormAsker::ask`] under the name a reader looks for.
     pub async fn ask_choice<E: StaticForm + forms_runtime::FormChoice>(
         &self,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
+        call: &FormCall,
     ) -> Asked<E> {
-        self.ask_form::<E>(request, ctx).await
+        self.ask::<E>(call).await
     }
 
     /// The adapter flow up to the host's raw answer.
-    pub(crate) async fn ask_raw(
-        &self,
-        form: &DataForm,
-        request: &CallToolRequestParams,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Result<Raw, FormError> {
+    pub(crate) async fn ask_raw(&self, form: &DataForm, call: &FormCall) -> Result<Raw, FormError> {
+        let ctx = call.context();
         let caps = ctx.client_capabilities();
         let multi_round_trip = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
         let native = if multi_round_trip {
@@ -262,9 +252,9 @@ impl FormAsker {
             return Err(unsupported_client());
         }
         if multi_round_trip {
-            let call = tool_call_binding(request);
+            let binding = tool_call_binding(call);
             return Ok(
-                match mrtr::round(&self.states, form, &call, ctx, request, self.timeout, core)? {
+                match mrtr::round(&self.states, form, &binding, call, self.timeout, core)? {
                     Round::Answer(answer) => Raw::Answer(answer),
                     Round::InputRequired(result) => Raw::InputRequired(result),
                 },
@@ -281,10 +271,10 @@ impl FormAsker {
 }
 
 /// The tool call a state belongs to: its name and arguments.
-fn tool_call_binding(request: &CallToolRequestParams) -> Vec<u8> {
-    let mut bytes = request.name.as_bytes().to_vec();
+fn tool_call_binding(call: &FormCall) -> Vec<u8> {
+    let mut bytes = call.name().as_bytes().to_vec();
     bytes.push(0);
-    if let Some(arguments) = &request.arguments {
+    if let Some(arguments) = call.arguments() {
         bytes.extend_from_slice(
             serde_json::to_string(arguments)
                 .unwrap_or_default()

@@ -78,6 +78,7 @@
 #![warn(missing_docs)]
 
 mod ask;
+mod call;
 mod capability;
 pub mod config;
 mod core;
@@ -92,6 +93,7 @@ pub mod state;
 pub mod transport;
 
 pub use ask::{error_response, Asked, FormAsker};
+pub use call::FormCall;
 pub use capability::EXTENSION;
 pub use legacy::ELICITATION_METHOD;
 pub use mrtr::INPUT_KEY;

@@ -12,10 +12,11 @@
 //! (the text kept by [`crate::transport`]; over another transport, rmcp's JSON value of it).
 
 use crate::ask::Answer;
+use crate::call::FormCall;
 use crate::state::States;
 use crate::transport::RawInput;
 use forms_runtime::{DataForm, ErrorCode, FormError};
-use rmcp::model::{CallToolRequestParams, InputRequest, InputRequiredResult};
+use rmcp::model::{InputRequest, InputRequiredResult};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::json;
@@ -75,15 +76,15 @@ fn caller(ctx: &RequestContext<RoleServer>) -> String {
 pub(crate) fn round(
     states: &States,
     form: &DataForm,
-    call: &[u8],
-    ctx: &RequestContext<RoleServer>,
-    request: &CallToolRequestParams,
+    binding_of_call: &[u8],
+    call: &FormCall,
     timeout: Duration,
     core: bool,
 ) -> Result<Round, FormError> {
-    let request_state = request.request_state.as_deref();
-    let responses = request.input_responses.as_ref();
-    let binding = binding(form, call, ctx);
+    let ctx = call.context();
+    let request_state = call.request_state();
+    let responses = call.input_responses();
+    let binding = binding(form, binding_of_call, ctx);
     let Some(sealed) = request_state else {
         let state = states.seal(&binding, timeout)?;
         let request = if core {

@@ -1,6 +1,7 @@
 //! The `form_elicitation_v2_request` tool server: rmcp's [`ServerHandler`] for the Data tool.
 
 use crate::ask::{envelope, error_response, Asked, FormAsker};
+use crate::call::FormCall;
 use crate::state::StateKeyError;
 use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
 use forms_runtime::DataForm;
@@ -98,7 +99,11 @@ impl FormsServer {
             Ok(form) => form,
             Err(error) => return error_response(&error),
         };
-        match self.asker.ask_data(&form, request, ctx).await {
+        match self
+            .asker
+            .ask_data(&form, &FormCall::new(request, ctx))
+            .await
+        {
             Asked::Done(result) => envelope(&ToolResult::from_result(&result)),
             Asked::InputRequired(result) => CallToolResponse::InputRequired(result),
         }

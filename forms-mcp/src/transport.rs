@@ -25,11 +25,14 @@
 //! `transport_error` rather than judge an answer it cannot see whole. The multi-round-trip
 //! ask falls back to rmcp's map, which differs from the text only for a repeated key.
 
+use crate::call::CallArguments;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::model::{ClientResult, GetExtensions, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientRequest, ClientResult, GetExtensions, JsonObject, JsonRpcMessage, RequestId,
+};
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::{AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH};
 use rmcp::transport::Transport;
@@ -441,6 +444,19 @@ fn find(bytes: &[u8]) -> Found<'_> {
     }
 }
 
+/// The arguments of the `tools/call` request `bytes`, as rmcp reads them (a repeated key:
+/// the last one wins).
+fn call_arguments(bytes: &[u8]) -> Option<JsonObject> {
+    let message = serde_json::from_slice::<&RawValue>(bytes).ok()?;
+    let arguments = Members::read(message)?
+        .one("params")
+        .and_then(Members::read)?
+        .last("arguments")?;
+    serde_json::from_str::<Option<JsonObject>>(arguments.get())
+        .ok()
+        .flatten()
+}
+
 // ---------------------------------------------------------------------------------------------
 // stdio: a reader that looks at each line.
 
@@ -532,7 +548,16 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Capturing<T> {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         let mut message = self.inner.receive().await?;
         if let JsonRpcMessage::Request(request) = &mut message {
+            let arguments = match &request.request {
+                ClientRequest::CallToolRequest(call) => {
+                    Some(CallArguments(call.params.arguments.clone()))
+                }
+                _ => None,
+            };
             let extensions = request.request.extensions_mut();
+            if let Some(arguments) = arguments {
+                extensions.insert(arguments);
+            }
             if let Some(raw) = self.capture.answers.take_input(&request.id) {
                 extensions.insert(RawInput(raw));
             }
@@ -597,6 +622,11 @@ async fn keep_http(
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
+    if call {
+        parts
+            .extensions
+            .insert(CallArguments(call_arguments(&bytes)));
+    }
     match find(&bytes) {
         Found::Result(id, result) => {
             if let Some(connection) = &session {

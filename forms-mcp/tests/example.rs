@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use tokio::process::Command;
@@ -164,4 +164,70 @@ async fn example_server_declined_and_unsupported_and_invalid_answers() {
         "{p}"
     );
     client.cancel().await.unwrap();
+}
+
+fn with_arguments(mut call: CallToolRequestParams, arguments: Value) -> CallToolRequestParams {
+    call.arguments = Some(arguments.as_object().unwrap().clone());
+    call
+}
+
+fn answered(mut call: CallToolRequestParams, state: Option<String>) -> CallToolRequestParams {
+    let answer = json!({"action": "accept", "content": {"goal": "churn", "format": "Pdf"}});
+    call.request_state = state;
+    call.input_responses = Some([("form".to_owned(), answer)].into_iter().collect());
+    call
+}
+
+/// `weekly_report` takes `Parameters` before its `FormCall`, so the arguments are gone from
+/// the tool call by the time the ask reads it: the state is still bound to them (the
+/// transport kept them), on a core-only host too.
+#[tokio::test]
+async fn example_server_binds_the_state_to_the_arguments_parameters_took() {
+    for caps in [native_caps(), core_caps()] {
+        let host = Host::new(caps.clone(), scripted).modern();
+        let client = connect_command(host.clone(), example_command()).await;
+        let sales = with_arguments(tool("weekly_report"), json!({"team": "Sales"}));
+        let result = client.call_tool(sales.clone()).await.unwrap();
+        assert_eq!(
+            text_of(&result),
+            "Weekly report for Sales as a web page about churn by region.",
+            "{caps}"
+        );
+        let first_round = |call: CallToolRequestParams| {
+            let client = &client;
+            async move {
+                match client.call_tool_once(call).await.unwrap() {
+                    CallToolResponse::InputRequired(result) => result.request_state,
+                    other => panic!("expected input required, got {other:?}"),
+                }
+            }
+        };
+        let done = |call: CallToolRequestParams| {
+            let client = &client;
+            async move {
+                match client.call_tool_once(call).await.unwrap() {
+                    CallToolResponse::Complete(result) => result,
+                    other => panic!("expected a result, got {other:?}"),
+                }
+            }
+        };
+        // A state issued for Sales, retried for Ops: refused.
+        let state = first_round(sales.clone()).await;
+        let ops = with_arguments(tool("weekly_report"), json!({"team": "Ops"}));
+        let result = done(answered(ops, state)).await;
+        assert_eq!(code(&payload(&result)), Some("invalid_response"), "{caps}");
+        // Retried with the arguments it was issued for: answered.
+        let state = first_round(sales.clone()).await;
+        let result = done(answered(sales.clone(), state)).await;
+        assert_eq!(
+            text_of(&result),
+            "Weekly report for Sales as a PDF about churn.",
+            "{caps}"
+        );
+        // An argument the tool does not take is refused by its closed parameters.
+        let unknown = with_arguments(tool("weekly_report"), json!({"principal": "root"}));
+        let result = done(unknown).await;
+        assert_eq!(result.is_error, Some(true), "{caps}");
+        client.cancel().await.unwrap();
+    }
 }

@@ -11,6 +11,13 @@
 //! client retries the call with the answer. Either way the form is shown by an [`Answerer`]
 //! and its answer sent back as given.
 //!
+//! With [`HostOptions::core_only`] (`forms host --core-only`) the host withholds the
+//! extension: it advertises `capabilities.elicitation.form` alone, as the hosts built on the
+//! official SDKs do, so a server asks it through core `elicitation/create` requests whose
+//! `requestedSchema` is the form itself (for `forms-mcp`, the core schema compiled from the
+//! Data form); a native `openai/elicitation/create` then gets "method not found", and a
+//! native schema under `_meta` is ignored.
+//!
 //! A malformed form request is answered with a JSON-RPC error (`-32602`, invalid params),
 //! explained on standard error, and the session goes on.
 
@@ -87,11 +94,19 @@ pub struct HostOptions {
     pub answerer: Answerer,
     /// Whether every JSON-RPC message is logged on standard error.
     pub trace: bool,
+    /// Whether the host withholds the `openai/elicitation` extension and advertises core
+    /// form elicitation only.
+    pub core_only: bool,
 }
 
-/// The capabilities the host advertises.
-pub fn host_capabilities() -> Value {
-    json!({"elicitation": {"form": {}}, "extensions": {crate::EXTENSION: {"form": {}}}})
+/// The capabilities the host advertises: core form elicitation and, unless `core_only`, the
+/// `openai/elicitation` extension's forms.
+pub fn host_capabilities(core_only: bool) -> Value {
+    if core_only {
+        json!({"elicitation": {"form": {}}})
+    } else {
+        json!({"elicitation": {"form": {}}, "extensions": {crate::EXTENSION: {"form": {}}}})
+    }
 }
 
 /// Parses a protocol version given on the command line.
@@ -111,6 +126,7 @@ pub fn parse_protocol(text: &str) -> Result<ProtocolVersion, String> {
 struct HostClient {
     protocol: ProtocolVersion,
     answerer: Answerer,
+    core_only: bool,
     next: Arc<Mutex<usize>>,
     page: Arc<tokio::sync::OnceCell<PageServer>>,
 }
@@ -158,8 +174,9 @@ impl HostClient {
     }
 }
 
-/// Checks that `params` is a native form request: an object with a string `message` and a
-/// `requestedSchema` of type `"object"` whose `properties` is an object.
+/// Checks that `params` is a form request, native or core: an object with a string
+/// `message` and a `requestedSchema` of type `"object"` whose `properties` is an object
+/// (a core `requestedSchema` is an object of that shape too).
 pub fn check_native(params: &Value) -> Result<(), String> {
     let Some(object) = params.as_object() else {
         return Err(format!("the params are not an object but {}", kind(params)));
@@ -217,7 +234,7 @@ impl ClientHandler for HostClient {
         request: CustomRequest,
         _ctx: RequestContext<RoleClient>,
     ) -> Result<CustomResult, McpError> {
-        if request.method != crate::ELICITATION_METHOD {
+        if request.method != crate::ELICITATION_METHOD || self.core_only {
             return Err(McpError::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
                 format!("this host does not handle `{}`", request.method),
@@ -246,8 +263,12 @@ impl ClientHandler for HostClient {
         let mut params = serde_json::to_value(&request)
             .map_err(|e| malformed("elicitation/create", &e.to_string()))?;
         let meta = serde_json::to_value(&ctx.meta).unwrap_or(Value::Null);
-        // The native schema travels under _meta; a core elicitation is shown as it is.
-        if let Some(schema) = meta.pointer("/openai~1elicitation/requestedSchema") {
+        // The native schema travels under _meta; a core elicitation is shown as it is, and
+        // so is every one a host without the extension gets.
+        let native = meta
+            .pointer("/openai~1elicitation/requestedSchema")
+            .filter(|_| !self.core_only);
+        if let Some(schema) = native {
             if let Some(object) = params.as_object_mut() {
                 object.insert("requestedSchema".to_owned(), schema.clone());
             }
@@ -277,7 +298,7 @@ impl ClientHandler for HostClient {
 
     fn get_info(&self) -> ClientConfig {
         let caps: ClientCapabilities =
-            serde_json::from_value(host_capabilities()).unwrap_or_default();
+            serde_json::from_value(host_capabilities(self.core_only)).unwrap_or_default();
         ClientConfig::new(
             caps,
             Implementation::new("forms-host", env!("CARGO_PKG_VERSION")),
@@ -300,6 +321,7 @@ async fn run_async(options: HostOptions) -> Result<Value, String> {
     let client = HostClient {
         protocol: options.protocol.clone(),
         answerer: options.answerer.clone(),
+        core_only: options.core_only,
         next: Arc::default(),
         page: Arc::default(),
     };

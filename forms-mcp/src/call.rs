@@ -1,0 +1,222 @@
+//! [`FormCall`]: the tool call an ask belongs to, taken by a `#[tool]` function as one of its
+//! arguments, beside rmcp's `Parameters`.
+
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, InputResponses, JsonObject};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::RoleServer;
+use std::borrow::Cow;
+use tokio_util::sync::CancellationToken;
+
+/// The tool call a form is asked in: what [`crate::FormAsker`] needs of it.
+///
+/// It holds the call's name and arguments (a 2026-07-28 request state is bound to both), the
+/// request state and input responses of a retried call, and the request's context: the peer
+/// and the client's capabilities, the cancellation token, and the request extensions (where
+/// the transports of [`crate::transport`] leave the host's answer as sent, and where rmcp's
+/// HTTP transport leaves the HTTP request's parts).
+///
+/// Take it as an argument of a `#[tool]` function (it implements rmcp's `FromContextPart`
+/// for tool calls, like `Parameters`, `RequestState` or `RequestContext`), or build one from
+/// a hand-written `call_tool`'s request and context with [`FormCall::new`]. It reads the
+/// call without taking anything from it. rmcp's `Parameters` takes the arguments from the
+/// call, so a `FormCall` after it finds them where the transports of [`crate::transport`]
+/// keep them; over another transport put the `FormCall` first, or the request state is bound
+/// to the call's name alone. rmcp's `RequestState` and `InputResponses` take what they read
+/// too: a function that takes them as well takes its `FormCall` before them.
+///
+/// ```no_run
+/// use forms_mcp::{error_response, Asked, FormAsker, FormCall};
+/// use forms_runtime::{Form, Outcome};
+/// use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+/// use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
+/// use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler};
+///
+/// /// The set-up of the weekly report.
+/// #[derive(Form)]
+/// #[form(message = "Set up your weekly report")]
+/// struct Setup {
+///     /// What would you like to understand?
+///     goal: Option<String>,
+///     /// Report format
+///     format: Format,
+/// }
+///
+/// /// Report format
+/// #[derive(Form)]
+/// enum Format {
+///     /// PDF
+///     Pdf,
+///     /// Web page
+///     Html,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct ReportArgs {
+///     /// Whose week
+///     team: String,
+/// }
+///
+/// #[derive(Clone)]
+/// struct Reports {
+///     forms: FormAsker,
+///     tool_router: ToolRouter<Reports>,
+/// }
+///
+/// #[tool_router]
+/// impl Reports {
+///     /// Plans the weekly report, asking how to set it up.
+///     #[tool]
+///     async fn weekly_report(
+///         &self,
+///         Parameters(args): Parameters<ReportArgs>,
+///         ask: FormCall,
+///     ) -> CallToolResponse {
+///         let setup = match self.forms.ask::<Setup>(&ask).await {
+///             Asked::InputRequired(result) => return result.into(),
+///             Asked::Done(Ok(Outcome::Accepted(setup))) => setup,
+///             Asked::Done(Ok(_)) => return CallToolResult::success(vec![ContentBlock::text("skipped")]).into(),
+///             Asked::Done(Err(error)) => return error_response(&error),
+///         };
+///         let format = match setup.format { Format::Pdf => "PDF", Format::Html => "web page" };
+///         let text = format!("{}'s report as a {format}", args.team);
+///         CallToolResult::success(vec![ContentBlock::text(text)]).into()
+///     }
+/// }
+///
+/// #[tool_handler]
+/// impl ServerHandler for Reports {}
+/// ```
+#[derive(Debug, Clone)]
+pub struct FormCall {
+    name: Cow<'static, str>,
+    arguments: Option<JsonObject>,
+    request_state: Option<String>,
+    input_responses: Option<InputResponses>,
+    context: RequestContext<RoleServer>,
+}
+
+/// The arguments of a `tools/call` request, left in its extensions by the transports of
+/// [`crate::transport`] (rmcp's `Parameters` takes them from the tool call before a later
+/// argument of the function is read).
+#[derive(Debug, Clone)]
+pub(crate) struct CallArguments(pub(crate) Option<JsonObject>);
+
+impl CallArguments {
+    fn of(context: &RequestContext<RoleServer>) -> Option<Option<JsonObject>> {
+        context
+            .extensions
+            .get::<CallArguments>()
+            .or_else(|| {
+                context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<CallArguments>())
+            })
+            .map(|kept| kept.0.clone())
+    }
+}
+
+impl FormCall {
+    /// The call `request`, handled in `context` (for a hand-written
+    /// `ServerHandler::call_tool`).
+    pub fn new(request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> FormCall {
+        FormCall {
+            name: request.name.clone(),
+            arguments: request.arguments.clone(),
+            request_state: request.request_state.clone(),
+            input_responses: request.input_responses.clone(),
+            context: context.clone(),
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The call's arguments.
+    pub fn arguments(&self) -> Option<&JsonObject> {
+        self.arguments.as_ref()
+    }
+
+    /// The request state a retried call echoes (protocol 2026-07-28).
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// The answers a retried call carries (protocol 2026-07-28).
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        self.input_responses.as_ref()
+    }
+
+    /// The request's context: peer, metadata, extensions and cancellation token.
+    pub fn context(&self) -> &RequestContext<RoleServer> {
+        &self.context
+    }
+
+    /// The client.
+    pub fn peer(&self) -> &Peer<RoleServer> {
+        &self.context.peer
+    }
+
+    /// The client's capabilities for this request (per request on 2026-07-28, else the
+    /// session's).
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.context.client_capabilities()
+    }
+
+    /// Cancelled when the client cancels the call.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.context.ct
+    }
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for FormCall {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
+        let request_context = context.request_context();
+        // `Parameters` before this argument has taken the arguments; the transport kept them.
+        let arguments = match &context.arguments {
+            Some(arguments) => Some(arguments.clone()),
+            None => CallArguments::of(request_context).flatten(),
+        };
+        Ok(FormCall {
+            name: context.name.clone(),
+            arguments,
+            request_state: context.request_state.clone(),
+            input_responses: context.input_responses.clone(),
+            context: request_context.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+    /// The code block of `text` that starts after the line `start`, up to the closing fence.
+    fn block<'a>(text: &'a str, start: &str, prefix: &str) -> Vec<&'a str> {
+        text.lines()
+            .skip_while(|line| line.trim_end() != start)
+            .skip(1)
+            .take_while(|line| line.trim_end() != format!("{prefix}```").trim_end())
+            .map(|line| {
+                line.strip_prefix(prefix)
+                    .unwrap_or(line.trim_start_matches(prefix.trim_end()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_shows_the_compiled_doc_example() {
+        let readme = include_str!("../../README.md");
+        let at = readme
+            .find("<!-- form-call-example -->")
+            .expect("the README's FormCall example");
+        let shown = block(&readme[at..], "```rust,ignore", "");
+        let compiled = block(include_str!("call.rs"), "/// ```no_run", "/// ");
+        assert!(compiled.len() > 20, "{compiled:?}");
+        assert_eq!(shown, compiled);
+    }
+}
