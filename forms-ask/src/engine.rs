@@ -3,9 +3,9 @@
 use crate::error::{ActionRefusal, AskError, Ineligible, StoreError};
 use crate::limits;
 use crate::model::{
-    AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member, NewRequest,
-    Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId, RetryKey,
-    State,
+    AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member, MemberEvent,
+    MemberEventKind, NewRequest, Outcome, Principal, Redeem, Redemption, Replaced, Replacement,
+    Request, RequestId, RetryKey, State,
 };
 use crate::retry::{sha256_hex, InputHash};
 use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
@@ -170,53 +170,87 @@ impl Asks {
         }
     }
 
-    /// Adds `principal` to the conversation (or brings them back), with contact rights. A
-    /// member who joins later is never in an earlier request's audience.
+    /// Adds `principal` to the conversation (or brings them back), with contact rights, as
+    /// the operator (recorded with no actor). A member who joins later is never in an
+    /// earlier request's audience.
     pub fn join(
         &self,
         conversation: &ConversationId,
         principal: &Principal,
     ) -> Result<(), AskError> {
-        Ok(self
-            .inner
-            .store
-            .change_member(conversation, principal, MemberChange::Join)?)
+        self.change_member(None, conversation, principal, MemberChange::Join)
     }
 
-    /// Removes `principal` from the conversation: they lose their current eligibility.
+    /// Adds `principal` as a manager of the conversation (or makes a member one), as the
+    /// operator. A manager may change the conversation's membership while it is an active
+    /// member ([`AsPrincipal::join`] and the others); only the operator makes managers.
+    pub fn join_as_manager(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        self.change_member(None, conversation, principal, MemberChange::JoinAsManager)
+    }
+
+    /// Removes `principal` from the conversation, as the operator: they lose their current
+    /// eligibility (and managing).
     pub fn remove_member(
         &self,
         conversation: &ConversationId,
         principal: &Principal,
     ) -> Result<(), AskError> {
-        Ok(self
-            .inner
-            .store
-            .change_member(conversation, principal, MemberChange::Remove)?)
+        self.change_member(None, conversation, principal, MemberChange::Remove)
     }
 
-    /// Revokes `principal`'s contact rights in the conversation.
+    /// Revokes `principal`'s contact rights in the conversation, as the operator.
     pub fn revoke_contact(
         &self,
         conversation: &ConversationId,
         principal: &Principal,
     ) -> Result<(), AskError> {
-        Ok(self
-            .inner
-            .store
-            .change_member(conversation, principal, MemberChange::RevokeContact)?)
+        self.change_member(None, conversation, principal, MemberChange::RevokeContact)
     }
 
-    /// Gives `principal` contact rights back.
+    /// Gives `principal` contact rights back, as the operator.
     pub fn restore_contact(
         &self,
         conversation: &ConversationId,
         principal: &Principal,
     ) -> Result<(), AskError> {
+        self.change_member(None, conversation, principal, MemberChange::RestoreContact)
+    }
+
+    /// The conversation's membership log, oldest first: every join, removal, revocation
+    /// and restoration, with who made it and when.
+    pub fn member_log(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, AskError> {
+        Ok(self.inner.store.member_events(conversation)?)
+    }
+
+    /// Applies one membership change and records it in the conversation's log.
+    fn change_member(
+        &self,
+        actor: Option<&Principal>,
+        conversation: &ConversationId,
+        principal: &Principal,
+        change: MemberChange,
+    ) -> Result<(), AskError> {
+        let event = MemberEvent {
+            conversation: conversation.clone(),
+            principal: principal.clone(),
+            event: match change {
+                MemberChange::Join => MemberEventKind::Joined,
+                MemberChange::JoinAsManager => MemberEventKind::JoinedAsManager,
+                MemberChange::Remove => MemberEventKind::Removed,
+                MemberChange::RevokeContact => MemberEventKind::ContactRevoked,
+                MemberChange::RestoreContact => MemberEventKind::ContactRestored,
+            },
+            actor: actor.cloned(),
+            at: self.now(),
+        };
         Ok(self
             .inner
             .store
-            .change_member(conversation, principal, MemberChange::RestoreContact)?)
+            .change_member(conversation, principal, change, &event)?)
     }
 
     /// The conversation's members, removed ones included.
@@ -525,6 +559,139 @@ impl AsPrincipal<'_> {
                 request: r.id,
             })
         }
+    }
+
+    /// Refuses anyone but an active manager of the conversation.
+    fn manager_of(&self, conversation: &ConversationId) -> Result<(), AskError> {
+        let manages = self
+            .store()
+            .members(conversation)?
+            .into_iter()
+            .any(|m| m.principal == self.me && m.manager && m.is_active());
+        if manages {
+            Ok(())
+        } else {
+            Err(AskError::NotManager {
+                principal: self.me.clone(),
+                conversation: conversation.clone(),
+            })
+        }
+    }
+
+    /// Adds `principal` to the conversation (or brings them back) with contact rights;
+    /// only an active manager of the conversation may. Recorded in its membership log with
+    /// this principal as the actor.
+    pub fn join(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        self.manage(conversation, principal, MemberChange::Join)
+    }
+
+    /// Removes `principal` from the conversation (and from managing it); only an active
+    /// manager may.
+    pub fn remove_member(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        self.manage(conversation, principal, MemberChange::Remove)
+    }
+
+    /// Revokes `principal`'s contact rights in the conversation; only an active manager may.
+    pub fn revoke_contact(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        self.manage(conversation, principal, MemberChange::RevokeContact)
+    }
+
+    /// Gives `principal` contact rights back; only an active manager may.
+    pub fn restore_contact(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<(), AskError> {
+        self.manage(conversation, principal, MemberChange::RestoreContact)
+    }
+
+    fn manage(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        change: MemberChange,
+    ) -> Result<(), AskError> {
+        self.manager_of(conversation)?;
+        self.asks
+            .change_member(Some(&self.me), conversation, principal, change)
+    }
+
+    /// The conversation's members; only its current members (removed ones excepted) may
+    /// read them.
+    pub fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, AskError> {
+        let members = self.store().members(conversation)?;
+        self.member_of(conversation, &members)?;
+        Ok(members)
+    }
+
+    /// The conversation's membership log; only its current members may read it.
+    pub fn member_log(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, AskError> {
+        self.member_of(conversation, &self.store().members(conversation)?)?;
+        Ok(self.store().member_events(conversation)?)
+    }
+
+    fn member_of(&self, conversation: &ConversationId, members: &[Member]) -> Result<(), AskError> {
+        if members.iter().any(|m| m.principal == self.me && !m.removed) {
+            Ok(())
+        } else {
+            Err(AskError::NotMember {
+                principal: self.me.clone(),
+                conversation: conversation.clone(),
+            })
+        }
+    }
+
+    /// This principal's requests in the conversation (those it opened, those whose original
+    /// audience holds it, and those whose bound action names it as the executor), open ones
+    /// first, then the most recently changed; at most `limit` (at most
+    /// [`crate::LIST_MAX`]). An open request found past its expiry is listed expired.
+    pub fn list(
+        &self,
+        conversation: &ConversationId,
+        limit: usize,
+    ) -> Result<Vec<Request>, AskError> {
+        if limit > crate::limits::LIST_MAX {
+            return Err(AskError::TooLarge {
+                field: "limit".into(),
+                problem: format!("at most {}, got {limit}", crate::limits::LIST_MAX),
+            });
+        }
+        let (_, high_water) = self.store().members_at(conversation)?;
+        self.asks.observe(high_water);
+        let now = self.asks.now();
+        let mut mine: Vec<Request> = self
+            .store()
+            .requests_in(conversation)?
+            .into_iter()
+            .filter(|r| {
+                r.requester == self.me || r.audience.contains(&self.me) || is_executor(r, &self.me)
+            })
+            .collect();
+        for r in &mut mine {
+            if r.state == State::Open && r.expires_at.is_past(now.max(r.updated_at)) {
+                *r = self.asks.settle(&r.id.clone(), Some(r.clone()))?;
+            }
+        }
+        mine.sort_by(|a, b| {
+            (b.state == State::Open)
+                .cmp(&(a.state == State::Open))
+                .then(b.updated_at.cmp(&a.updated_at))
+                .then(a.id.as_str().cmp(b.id.as_str()))
+        });
+        mine.truncate(limit);
+        Ok(mine)
     }
 
     /// The request as it is now (an open one past its expiry is marked expired first).

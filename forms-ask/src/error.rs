@@ -62,6 +62,15 @@ pub enum AskError {
         /// The conversation.
         conversation: ConversationId,
     },
+    /// The principal may not manage the conversation's membership: only its managers may,
+    /// while they are active members (membership alone is not authority).
+    #[error("{principal} may not manage the members of conversation {conversation}")]
+    NotManager {
+        /// Who tried.
+        principal: Principal,
+        /// The conversation.
+        conversation: ConversationId,
+    },
     /// The outcome is not one of the kind's outcomes.
     #[error("`{outcome}` is not an outcome of a {kind} (expected one of {})", outcomes(*kind))]
     InvalidOutcome {
@@ -131,6 +140,7 @@ impl AskError {
             AskError::NotRequester { .. } => "not_requester",
             AskError::NotAllowed { .. } => "not_allowed",
             AskError::NotMember { .. } => "not_member",
+            AskError::NotManager { .. } => "not_manager",
             AskError::InvalidOutcome { .. } => "invalid_outcome",
             AskError::InvalidAnswer(_) => "invalid_answer",
             AskError::InvalidInput(_) => "invalid_input",

@@ -57,22 +57,24 @@ mod engine;
 mod error;
 mod limits;
 mod model;
+pub mod ops;
 mod retry;
 pub mod store;
 mod time;
 mod wait;
+pub mod wire;
 
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};
 pub use limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
-    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, MESSAGE_CHARS_MAX,
-    TITLE_CHARS_MAX,
+    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, LIST_DEFAULT, LIST_MAX,
+    MESSAGE_CHARS_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
 pub use model::{
     Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member,
-    NewRequest, Outcome, Principal, Redeem, Redemption, Replaced, Replacement, Request, RequestId,
-    RetryKey, State, ID_CHARS_MAX,
+    MemberEvent, MemberEventKind, NewRequest, Outcome, Principal, Redeem, Redemption, Replaced,
+    Replacement, Request, RequestId, RetryKey, State, ID_CHARS_MAX,
 };
 pub use store::{PostgresStore, SqliteStore, Store};
 pub use time::{Clock, Expiry, ManualClock, SystemClock, Timestamp, NO_EXPIRY_WIRE};

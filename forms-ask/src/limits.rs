@@ -28,6 +28,16 @@ pub const ACTION_FIELD_CHARS_MAX: usize = 200;
 /// The largest arguments of a bound action, in bytes of compact JSON.
 pub const ACTION_ARGUMENTS_BYTES_MAX: usize = 16_384;
 
+/// The most requests one `list` returns.
+pub const LIST_MAX: usize = 500;
+/// How many requests `list` returns when no limit is given.
+pub const LIST_DEFAULT: usize = 50;
+/// The longest one `wait` call waits, in seconds (the CLI and the MCP tool alike): a
+/// longer wait is a loop of waits, so no call holds a wait slot for long.
+pub const WAIT_SECONDS_MAX: u64 = 900;
+/// How long `wait` waits when no timeout is given, in seconds.
+pub const WAIT_SECONDS_DEFAULT: u64 = 30;
+
 /// Refuses `text` longer than `max` characters.
 pub(crate) fn chars(field: &str, text: &str, max: usize) -> Result<(), AskError> {
     // A UTF-8 string has at most as many characters as bytes: most texts are settled by

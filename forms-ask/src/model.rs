@@ -555,6 +555,9 @@ pub struct Member {
     pub removed: bool,
     /// Contact rights revoked.
     pub contact_revoked: bool,
+    /// May manage the conversation's membership (while an active member).
+    #[serde(default)]
+    pub manager: bool,
 }
 
 impl Member {
@@ -562,4 +565,36 @@ impl Member {
     pub fn is_active(&self) -> bool {
         !self.removed && !self.contact_revoked
     }
+}
+
+/// A change to a conversation's membership, as recorded in its membership log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberEventKind {
+    /// Joined (or rejoined) as a member.
+    Joined,
+    /// Joined (or rejoined) as a manager of the conversation.
+    JoinedAsManager,
+    /// Removed from the conversation.
+    Removed,
+    /// Contact rights revoked.
+    ContactRevoked,
+    /// Contact rights restored.
+    ContactRestored,
+}
+
+/// One entry of a conversation's membership log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberEvent {
+    /// The conversation.
+    pub conversation: ConversationId,
+    /// Whose membership changed.
+    pub principal: Principal,
+    /// What changed.
+    pub event: MemberEventKind,
+    /// Who changed it; `None` for the operator (the library's [`crate::Asks::join`] and the
+    /// others, or the `forms ask` commands without `--as`).
+    pub actor: Option<Principal>,
+    /// When.
+    pub at: Timestamp,
 }

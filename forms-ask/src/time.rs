@@ -61,12 +61,10 @@ impl Timestamp {
         Timestamp(self.0.saturating_sub(ms))
     }
 
-    /// Reads RFC 3339 in UTC: `YYYY-MM-DDTHH:MM:SS[.fff]Z` (or `+00:00`).
+    /// Reads RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fff]` then `Z` or an offset such as `+02:00`),
+    /// as JSON Schema's `date-time` format advertises it; the time is kept in UTC.
     pub fn parse(s: &str) -> Option<Timestamp> {
-        let s = s
-            .strip_suffix('Z')
-            .or_else(|| s.strip_suffix('z'))
-            .or_else(|| s.strip_suffix("+00:00"))?;
+        let (s, offset_minutes) = split_offset(s)?;
         let (date, time) = s.split_once(['T', 't'])?;
         let num = |part: &str, len: usize| -> Option<i64> {
             if part.len() == len && part.bytes().all(|b| b.is_ascii_digit()) {
@@ -102,9 +100,40 @@ impl Timestamp {
             return None; // 2026-02-30 and the like
         }
         Some(Timestamp(
-            days * MS_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000 + ms,
+            days * MS_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000 + ms - offset_minutes * 60_000,
         ))
     }
+}
+
+/// Splits a timestamp's zone off: `Z` (offset 0) or `±HH:MM`, in minutes east of UTC.
+fn split_offset(s: &str) -> Option<(&str, i64)> {
+    if let Some(rest) = s.strip_suffix('Z').or_else(|| s.strip_suffix('z')) {
+        return Some((rest, 0));
+    }
+    let at = s.len().checked_sub(6)?;
+    let (rest, zone) = (s.get(..at)?, s.get(at..)?);
+    let bytes = zone.as_bytes();
+    let sign = match bytes.first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let digits = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = zone.get(r)?;
+        if part.bytes().all(|b| b.is_ascii_digit()) {
+            part.parse().ok()
+        } else {
+            None
+        }
+    };
+    if bytes.get(3) != Some(&b':') {
+        return None;
+    }
+    let (h, m) = (digits(1..3)?, digits(4..6)?);
+    if h > 23 || m > 59 {
+        return None;
+    }
+    Some((rest, sign * (h * 60 + m)))
 }
 
 impl fmt::Display for Timestamp {
@@ -137,7 +166,7 @@ impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         Timestamp::parse(&s)
-            .ok_or_else(|| de::Error::custom(format!("not an RFC 3339 UTC timestamp: {s:?}")))
+            .ok_or_else(|| de::Error::custom(format!("not an RFC 3339 timestamp: {s:?}")))
     }
 }
 
@@ -201,7 +230,7 @@ impl<'de> Deserialize<'de> for Expiry {
         }
         Timestamp::parse(&s)
             .map(Expiry::At)
-            .ok_or_else(|| de::Error::custom(format!("not an RFC 3339 UTC timestamp: {s:?}")))
+            .ok_or_else(|| de::Error::custom(format!("not an RFC 3339 timestamp: {s:?}")))
     }
 }
 

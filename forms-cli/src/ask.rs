@@ -1,129 +1,108 @@
 //! `forms ask …`: durable requested replies from a shell, one line of JSON per command.
+//!
+//! Each operation's flags, their limits and its `--help` come from the description the MCP
+//! tools share ([`forms_ask::ops`]); the printed request and refusal are
+//! [`forms_ask::wire`]'s.
 
 use crate::Usage;
+use forms_ask::ops::{self, ArgKind, Cli, Op};
 use forms_ask::{
-    Action, AskError, Asks, AuditEvent, ConversationId, ExecutionStatus, Kind, Member, NewRequest,
-    Outcome, Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
+    wire, Action, AskError, Asks, AuditEvent, ConversationId, ExecutionStatus, Kind, Member,
+    NewRequest, Outcome, Principal, Redeem, Replacement, RequestId, Timestamp, LIST_DEFAULT,
+    WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::ffi::OsString;
+use std::process::ExitCode;
 use std::time::Duration;
 
-/// A parsed `forms ask` command line.
+/// A parsed `forms ask` command line: the operation and its values, keyed by the tool
+/// argument's name (`expires_at` for `--expires`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AskCommand {
-    op: Op,
+    op: &'static Op,
     db: String,
+    acting: Option<String>,
     flags: Vec<(&'static str, String)>,
     positionals: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Open,
-    Show,
-    Respond,
-    Wait,
-    Cancel,
-    Replace,
-    Supersede,
-    Message,
-    Log,
-    Redeem,
-    Report,
-    Join,
-    Remove,
-    Revoke,
+fn is_help(arg: &str) -> bool {
+    arg == "--help" || arg == "-h"
 }
 
-impl Op {
-    fn parse(s: &str) -> Option<Op> {
-        Some(match s {
-            "open" => Op::Open,
-            "show" => Op::Show,
-            "respond" => Op::Respond,
-            "wait" => Op::Wait,
-            "cancel" => Op::Cancel,
-            "replace" => Op::Replace,
-            "supersede" => Op::Supersede,
-            "message" => Op::Message,
-            "log" => Op::Log,
-            "redeem" => Op::Redeem,
-            "report" => Op::Report,
-            "join" => Op::Join,
-            "remove" => Op::Remove,
-            "revoke" => Op::Revoke,
-            _ => return None,
-        })
+/// The list of operations, for `forms ask --help`.
+fn overview() -> String {
+    let mut out = String::from(
+        "usage: forms ask OPERATION --db PATH|URL ...   (forms ask OPERATION --help for one)\n\n",
+    );
+    for op in ops::OPS {
+        let first = op.summary.split(". ").next().unwrap_or(op.summary);
+        let first = first.trim_end_matches('.');
+        out.push_str(&format!("  {:<10} {first}.\n", op.name));
     }
+    out
+}
 
-    /// The flags the operation takes (besides `--db`), and whether each may repeat.
-    fn flags(self) -> &'static [(&'static str, bool)] {
-        match self {
-            Op::Open => &[
-                ("as", false),
-                ("conversation", false),
-                ("body", false),
-                ("key", false),
-                ("kind", false),
-                ("title", false),
-                ("choice", true),
-                ("audience", true),
-                ("expires", false),
-                ("action", false),
-            ],
-            Op::Show | Op::Log => &[("as", false)],
-            Op::Respond => &[
-                ("as", false),
-                ("version", false),
-                ("outcome", false),
-                ("answer", false),
-                ("key", false),
-            ],
-            Op::Wait => &[("as", false), ("timeout", false)],
-            Op::Cancel | Op::Supersede => &[("as", false), ("version", false), ("key", false)],
-            Op::Replace => &[
-                ("as", false),
-                ("version", false),
-                ("body", false),
-                ("title", false),
-                ("expires", false),
-                ("key", false),
-            ],
-            Op::Message => &[("as", false), ("text", false), ("key", false)],
-            Op::Redeem => &[("as", false), ("action", false), ("key", false)],
-            Op::Report => &[
-                ("as", false),
-                ("operation-key", false),
-                ("status", false),
-                ("detail", false),
-                ("key", false),
-            ],
-            Op::Join | Op::Remove | Op::Revoke => &[("conversation", false)],
+/// `forms ask …`: parses, runs and prints; `--help` explains one operation.
+pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
+    let op_name = args.first().map(|a| a.to_string_lossy().into_owned());
+    let op = match op_name.as_deref() {
+        None => {
+            eprint!("forms ask: an operation is needed\n\n{}", overview());
+            return ExitCode::from(2);
         }
+        Some(a) if is_help(a) || a == "help" => {
+            print!("{}", overview());
+            return ExitCode::SUCCESS;
+        }
+        Some(name) => match ops::find(name).filter(|_| !name.starts_with("ask_")) {
+            Some(op) => op,
+            None => {
+                eprint!(
+                    "forms ask: unknown operation `{}`\n\n{}",
+                    crate::fill::visible(name),
+                    overview()
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let rest: Vec<OsString> = args.into_iter().skip(1).collect();
+    if rest.iter().any(|a| a.to_str().is_some_and(is_help)) {
+        print!("{}", op.help());
+        return ExitCode::SUCCESS;
     }
-
-    /// How many positional arguments: exactly one ID, or one or more principals.
-    fn positionals(self) -> (usize, usize) {
-        match self {
-            Op::Open => (0, 0),
-            Op::Join | Op::Remove | Op::Revoke => (1, usize::MAX),
-            _ => (1, 1),
-        }
+    let usage = |Usage(message): Usage| {
+        eprint!(
+            "forms ask {}: {}\n\n{}",
+            op.name,
+            crate::fill::visible(&message),
+            op.help()
+        );
+        ExitCode::from(2)
+    };
+    let command = match parse(op, rest) {
+        Ok(c) => c,
+        Err(u) => return usage(u),
+    };
+    let (line, code) = match run(&command) {
+        Ok(line) => (line, ExitCode::SUCCESS),
+        Err(Failure::Refused(line)) => (line, ExitCode::from(1)),
+        Err(Failure::Usage(u)) => return usage(u),
+    };
+    match crate::print_line(&line) {
+        Ok(()) => code,
+        Err(_) => ExitCode::from(2),
     }
 }
 
-/// Parses the arguments after `ask`.
-pub(crate) fn parse(args: Vec<OsString>) -> Result<AskCommand, Usage> {
+/// Parses the arguments after `ask OPERATION`.
+fn parse(op: &'static Op, args: Vec<OsString>) -> Result<AskCommand, Usage> {
     let mut args = args.into_iter();
-    let op_arg = args
-        .next()
-        .ok_or_else(|| Usage("`ask` needs an operation".into()))?;
-    let op_name = op_arg.to_string_lossy().into_owned();
-    let op =
-        Op::parse(&op_name).ok_or_else(|| Usage(format!("unknown `ask` operation `{op_name}`")))?;
     let mut db = None;
+    let mut acting = None;
     let mut flags: Vec<(&'static str, String)> = Vec::new();
     let mut positionals = Vec::new();
     while let Some(arg) = args.next() {
@@ -147,56 +126,63 @@ pub(crate) fn parse(args: Vec<OsString>) -> Result<AskCommand, Usage> {
                     .ok_or_else(|| Usage(format!("`--{name}` needs a value"))),
             }
         };
-        if name == "db" {
-            if db.is_some() {
-                return Err(Usage("`--db` given twice".into()));
+        if name == "db" || name == "as" {
+            let slot = if name == "db" { &mut db } else { &mut acting };
+            if slot.is_some() {
+                return Err(Usage(format!("`--{name}` given twice")));
             }
-            db = Some(value()?);
+            *slot = Some(value()?);
             continue;
         }
-        let Some(&(known, repeats)) = op.flags().iter().find(|(n, _)| *n == name) else {
+        let Some(known) = op.args.iter().find(|a| a.flag() == Some(name.as_str())) else {
             return Err(Usage(format!(
-                "unknown option `--{name}` for `ask {op_name}`"
+                "unknown option `--{name}` for `ask {}`",
+                op.name
             )));
         };
-        if !repeats && flags.iter().any(|(n, _)| *n == known) {
+        let repeats = matches!(known.cli, Cli::Repeated(_));
+        if !repeats && flags.iter().any(|(n, _)| *n == known.name) {
             return Err(Usage(format!("`--{name}` given twice")));
         }
-        flags.push((known, value()?));
+        flags.push((known.name, value()?));
     }
-    let db = db.ok_or_else(|| Usage(format!("`ask {op_name}` needs `--db PATH|URL`")))?;
-    let (min, max) = op.positionals();
-    if positionals.len() < min || positionals.len() > max {
-        return Err(Usage(match (min, max) {
-            (0, 0) => format!("`ask {op_name}` takes no positional argument"),
-            (1, 1) => format!("`ask {op_name}` takes one request ID"),
-            _ => format!("`ask {op_name}` takes one or more principals"),
-        }));
+    let db = db.ok_or_else(|| Usage(format!("`ask {}` needs `--db PATH|URL`", op.name)))?;
+    if acting.is_none() && !op.operator {
+        return Err(Usage(format!("`ask {}` needs `--as NAME`", op.name)));
     }
-    for required in required_flags(op) {
-        if !flags.iter().any(|(n, _)| n == required) {
-            return Err(Usage(format!("`ask {op_name}` needs `--{required}`")));
+    let positional = op.args.iter().find(|a| a.cli == Cli::Positional);
+    match positional.map(|a| a.kind) {
+        None if !positionals.is_empty() => {
+            return Err(Usage(format!(
+                "`ask {}` takes no positional argument",
+                op.name
+            )))
+        }
+        Some(ArgKind::Ids(max)) if positionals.is_empty() || positionals.len() > max => {
+            return Err(Usage(format!(
+                "`ask {}` takes one to {max} principals",
+                op.name
+            )))
+        }
+        Some(ArgKind::Id) if positionals.len() != 1 => {
+            return Err(Usage(format!("`ask {}` takes one request ID", op.name)))
+        }
+        _ => {}
+    }
+    for a in op.args.iter().filter(|a| a.required) {
+        if let Some(flag) = a.flag() {
+            if !flags.iter().any(|(n, _)| *n == a.name) {
+                return Err(Usage(format!("`ask {}` needs `--{flag}`", op.name)));
+            }
         }
     }
     Ok(AskCommand {
         op,
         db,
+        acting,
         flags,
         positionals,
     })
-}
-
-fn required_flags(op: Op) -> &'static [&'static str] {
-    match op {
-        Op::Open => &["as", "conversation", "body", "key"],
-        Op::Show | Op::Log | Op::Wait => &["as"],
-        Op::Respond => &["as", "version", "outcome", "key"],
-        Op::Cancel | Op::Supersede | Op::Replace => &["as", "version", "key"],
-        Op::Message => &["as", "text", "key"],
-        Op::Redeem => &["as", "action", "key"],
-        Op::Report => &["as", "operation-key", "status", "key"],
-        Op::Join | Op::Remove | Op::Revoke => &["conversation"],
-    }
 }
 
 impl AskCommand {
@@ -215,9 +201,21 @@ impl AskCommand {
             .collect()
     }
 
+    /// The flag of tool argument `name`, for messages.
+    fn flag_of(&self, name: &str) -> String {
+        let flag = self
+            .op
+            .args
+            .iter()
+            .find(|a| a.name == name)
+            .and_then(|a| a.flag())
+            .unwrap_or(name);
+        format!("--{flag}")
+    }
+
     fn need(&self, name: &str) -> Result<&str, Usage> {
         self.flag(name)
-            .ok_or_else(|| Usage(format!("missing `--{name}`")))
+            .ok_or_else(|| Usage(format!("missing `{}`", self.flag_of(name))))
     }
 
     fn id(&self) -> Result<RequestId, Failure> {
@@ -227,16 +225,21 @@ impl AskCommand {
 
     fn version(&self) -> Result<u64, Usage> {
         let v = self.need("version")?;
-        v.parse()
-            .map_err(|_| Usage(format!("`--version` must be a whole number, not `{v}`")))
+        v.parse().ok().filter(|v| *v >= 1).ok_or_else(|| {
+            Usage(format!(
+                "`--version` must be a whole number from 1, not `{v}`"
+            ))
+        })
     }
 
-    fn expires(&self) -> Result<Option<Timestamp>, Usage> {
-        self.flag("expires")
+    fn expires(&self, now: Timestamp) -> Result<Option<Timestamp>, Usage> {
+        self.flag("expires_at")
             .map(|s| {
-                Timestamp::parse(s).ok_or_else(|| {
+                wire::expiry(s, now).ok_or_else(|| {
                     Usage(format!(
-                        "`--expires` must be an RFC 3339 UTC time such as 2026-12-31T12:00:00Z, not `{s}`"
+                        "`--expires` is a time such as 2026-12-31T12:00:00Z or \
+                         2026-12-31T14:00:00+02:00, or a duration from now such as 7d, 36h \
+                         or 90m, not `{s}`"
                     ))
                 })
             })
@@ -260,26 +263,8 @@ impl From<Usage> for Failure {
 
 impl From<AskError> for Failure {
     fn from(e: AskError) -> Self {
-        let mut error = json!({ "code": e.code(), "message": e.to_string() });
-        if let (Some(latest), Some(obj)) = (e.latest(), error.as_object_mut()) {
-            obj.insert("latest".into(), request_json(latest));
-        }
-        Failure::Refused(json!({ "error": error }).to_string())
+        Failure::Refused(wire::error(&e).to_string())
     }
-}
-
-/// A request as the CLI prints it: the wire form plus `deadline`, `null` when there is none,
-/// so the `9999-01-01` wire value is never presented as a deadline.
-fn request_json(r: &Request) -> Value {
-    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
-    if let Some(obj) = v.as_object_mut() {
-        let deadline = r
-            .expires_at
-            .deadline()
-            .map_or(Value::Null, |t| Value::String(t.to_string()));
-        obj.insert("deadline".into(), deadline);
-    }
-    v
 }
 
 fn line<T: Serialize>(value: &T) -> String {
@@ -298,21 +283,71 @@ fn action_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Usage> {
 }
 
 fn principal(c: &AskCommand) -> Result<Principal, Failure> {
-    Ok(Principal::new(c.need("as")?)?)
+    let name = c
+        .acting
+        .as_deref()
+        .ok_or_else(|| Usage("missing `--as`".into()))?;
+    Ok(Principal::new(name)?)
+}
+
+/// The members and the membership log of a conversation, as `--as` (a current member) or
+/// the operator reads them.
+fn members_line(
+    asks: &Asks,
+    acting: Option<&Principal>,
+    conversation: &ConversationId,
+) -> Result<String, Failure> {
+    let (members, events): (Vec<Member>, _) = match acting {
+        Some(me) => {
+            let me = asks.as_principal(me);
+            (me.members(conversation)?, me.member_log(conversation)?)
+        }
+        None => (asks.members(conversation)?, asks.member_log(conversation)?),
+    };
+    Ok(line(&json!({
+        "conversation": conversation,
+        "members": members,
+        "events": events,
+    })))
 }
 
 /// Runs the command and returns the JSON line to print.
 pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
     let asks = Asks::open_location(&c.db)?;
-    match c.op {
-        Op::Join | Op::Remove | Op::Revoke => {
+    match c.op.name {
+        "join" | "remove" | "revoke" | "restore" => {
             let conversation = ConversationId::new(c.need("conversation")?)?;
+            let acting = c.acting.as_deref().map(Principal::new).transpose()?;
+            let manager = match c.flag("role") {
+                None | Some("member") => false,
+                Some("manager") if acting.is_none() => true,
+                Some("manager") => {
+                    return Err(Usage(
+                        "`--role manager` is the operator's: leave out `--as`".into(),
+                    )
+                    .into())
+                }
+                Some(r) => {
+                    return Err(Usage(format!("`--role` is member or manager, not `{r}`")).into())
+                }
+            };
             for p in &c.positionals {
                 let p = Principal::new(p.as_str())?;
-                match c.op {
-                    Op::Join => asks.join(&conversation, &p)?,
-                    Op::Remove => asks.remove_member(&conversation, &p)?,
-                    _ => asks.revoke_contact(&conversation, &p)?,
+                match (&acting, c.op.name) {
+                    (None, "join") if manager => asks.join_as_manager(&conversation, &p)?,
+                    (None, "join") => asks.join(&conversation, &p)?,
+                    (None, "remove") => asks.remove_member(&conversation, &p)?,
+                    (None, "revoke") => asks.revoke_contact(&conversation, &p)?,
+                    (None, _) => asks.restore_contact(&conversation, &p)?,
+                    (Some(me), name) => {
+                        let me = asks.as_principal(me);
+                        match name {
+                            "join" => me.join(&conversation, &p)?,
+                            "remove" => me.remove_member(&conversation, &p)?,
+                            "revoke" => me.revoke_contact(&conversation, &p)?,
+                            _ => me.restore_contact(&conversation, &p)?,
+                        }
+                    }
                 }
             }
             let members: Vec<Member> = asks.members(&conversation)?;
@@ -320,7 +355,32 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
                 &json!({ "conversation": conversation, "members": members }),
             ))
         }
-        Op::Open => {
+        "members" => {
+            let conversation = ConversationId::new(c.need("conversation")?)?;
+            let acting = c.acting.as_deref().map(Principal::new).transpose()?;
+            members_line(&asks, acting.as_ref(), &conversation)
+        }
+        "list" => {
+            let conversation = ConversationId::new(c.need("conversation")?)?;
+            let limit = match c.flag("limit") {
+                None => LIST_DEFAULT,
+                Some(n) => n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=forms_ask::LIST_MAX).contains(n))
+                    .ok_or_else(|| {
+                        Usage(format!(
+                            "`--limit` is a whole number from 1 to {}, not `{n}`",
+                            forms_ask::LIST_MAX
+                        ))
+                    })?,
+            };
+            let list = asks
+                .as_principal(&principal(c)?)
+                .list(&conversation, limit)?;
+            Ok(line(&wire::requests(&list)))
+        }
+        "open" => {
             let me = principal(c)?;
             let conversation = ConversationId::new(c.need("conversation")?)?;
             let kind = match c.flag("kind") {
@@ -337,7 +397,7 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
             if let Some(t) = c.flag("title") {
                 new = new.title(t);
             }
-            let choices = c.all("choice");
+            let choices = c.all("choices");
             if !choices.is_empty() {
                 new = new.choices(choices);
             }
@@ -349,7 +409,7 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
                     .collect::<Result<Vec<_>, _>>()?;
                 new = new.audience(list);
             }
-            if let Some(at) = c.expires()? {
+            if let Some(at) = c.expires(asks.now())? {
                 new = new.expires_at(at);
             }
             if let Some(a) = c.flag("action") {
@@ -359,13 +419,13 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
             let r = asks
                 .as_principal(&me)
                 .open(&conversation, new, c.need("key")?)?;
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Show => {
+        "show" => {
             let r = asks.as_principal(&principal(c)?).show(&c.id()?)?;
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Respond => {
+        "respond" => {
             let outcome = c.need("outcome")?;
             let outcome = Outcome::parse(outcome).ok_or_else(|| {
                 Usage(format!(
@@ -379,55 +439,52 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
                 c.flag("answer"),
                 c.need("key")?,
             )?;
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Wait => {
-            let secs = match c.flag("timeout") {
-                None => 30.0,
+        "wait" => {
+            let secs = match c.flag("timeout_seconds") {
+                None => WAIT_SECONDS_DEFAULT as f64,
                 Some(t) => t
                     .parse::<f64>()
                     .ok()
-                    .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 86_400.0)
+                    .filter(|s| s.is_finite() && *s >= 0.0 && *s <= WAIT_SECONDS_MAX as f64)
                     .ok_or_else(|| {
-                        Usage(format!("`--timeout` is seconds from 0 to 86400, not `{t}`"))
+                        Usage(format!(
+                            "`--timeout` is seconds from 0 to {WAIT_SECONDS_MAX} (a longer wait is \
+                             a loop of waits), not `{t}`"
+                        ))
                     })?,
             };
             let r = asks
                 .as_principal(&principal(c)?)
                 .wait(&c.id()?, Duration::from_secs_f64(secs))?;
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Cancel | Op::Supersede => {
+        "cancel" | "supersede" => {
             let me = asks.as_principal(&principal(c)?);
             let (id, v, key) = (c.id()?, c.version()?, c.need("key")?);
-            let r = if c.op == Op::Cancel {
+            let r = if c.op.name == "cancel" {
                 me.cancel(&id, v, key)?
             } else {
                 me.supersede(&id, v, key)?
             };
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Replace => {
+        "replace" => {
             let change = Replacement {
                 body: c.flag("body").map(str::to_owned),
                 title: c.flag("title").map(str::to_owned),
-                expires_at: c.expires()?,
+                expires_at: c.expires(asks.now())?,
             };
-            let Replaced {
-                previous,
-                replacement,
-            } = asks.as_principal(&principal(c)?).replace(
+            let replaced = asks.as_principal(&principal(c)?).replace(
                 &c.id()?,
                 c.version()?,
                 change,
                 c.need("key")?,
             )?;
-            Ok(line(&json!({
-                "previous": request_json(&previous),
-                "replacement": request_json(&replacement),
-            })))
+            Ok(line(&wire::replaced(&replaced)))
         }
-        Op::Message => {
+        "message" => {
             let e: AuditEvent = asks.as_principal(&principal(c)?).message(
                 &c.id()?,
                 c.need("text")?,
@@ -435,14 +492,14 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
             )?;
             Ok(line(&e))
         }
-        Op::Redeem => {
+        "redeem" => {
             let presented: Redeem = action_json(c.need("action")?)?;
             let r =
                 asks.as_principal(&principal(c)?)
                     .redeem(&c.id()?, &presented, c.need("key")?)?;
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Report => {
+        "report" => {
             let status = c.need("status")?;
             let status = ExecutionStatus::parse(status).ok_or_else(|| {
                 Usage(format!(
@@ -451,16 +508,17 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
             })?;
             let r = asks.as_principal(&principal(c)?).report_execution(
                 &c.id()?,
-                c.need("operation-key")?,
+                c.need("operation_key")?,
                 status,
                 c.flag("detail"),
                 c.need("key")?,
             )?;
-            Ok(line(&request_json(&r)))
+            Ok(line(&wire::request(&r)))
         }
-        Op::Log => {
+        "log" => {
             let events = asks.as_principal(&principal(c)?).log(&c.id()?)?;
             Ok(line(&json!({ "events": events })))
         }
+        other => Err(Usage(format!("`ask {other}` is not a command")).into()),
     }
 }

@@ -5,8 +5,7 @@
 //! forms native [FILE|-]               Data arguments -> native request params on stdout, exit 0
 //! forms answer --form FILE [RESP|-]   host response -> tool-result payload on stdout, exit 0
 //! forms descriptor                    the MCP tool descriptor
-//! forms ask open|show|respond|wait|cancel|replace|supersede|message|log|redeem|report|join|remove|revoke
-//!           --db PATH|URL …            durable requested replies (see `forms --help`)
+//! forms ask OPERATION --db PATH|URL …  durable requested replies (`forms ask OP --help`)
 //! ```
 //!
 //! A missing `FILE` (or `-`) means standard input. Every result is one line of compact JSON
@@ -48,25 +47,10 @@ usage:
   forms preview [FILE|-] [--out PATH] an HTML page rendering the form as the host does
   forms fill FILE                     answer the form in the terminal; the response on stdout
   forms descriptor                    the MCP tool descriptor
-  forms ask open      --db DB --as P --conversation C --body TEXT --key K
-                      [--kind question|approval|task] [--title T] [--choice X]...
-                      [--audience P]... [--expires RFC3339] [--action JSON]
-  forms ask show      --db DB --as P ID
-  forms ask respond   --db DB --as P ID --version N --outcome O [--answer A] --key K
-  forms ask wait      --db DB --as P ID [--timeout SECONDS]      (default 30)
-  forms ask cancel    --db DB --as P ID --version N --key K
-  forms ask replace   --db DB --as P ID --version N [--body TEXT] [--title T]
-                      [--expires RFC3339] --key K
-  forms ask supersede --db DB --as P ID --version N --key K
-  forms ask message   --db DB --as P ID --text TEXT --key K
-  forms ask log       --db DB --as P ID
-  forms ask redeem    --db DB --as P ID --action JSON --key K   (an approved bound action)
-  forms ask report    --db DB --as P ID --operation-key K --status succeeded|failed|unknown
-                      [--detail TEXT] --key K
-  forms ask join|remove|revoke --db DB --conversation C PRINCIPAL...
-  DB is a SQLite file path or a postgres:// URL. A request prints as JSON with its wire
-  `expires_at` (9999-01-01T00:00:00Z for none) and `deadline` (null for none). A refusal
-  exits 1 with {\"error\":{\"code\":...,\"message\":...}} (and `latest` for a conflict).
+  forms ask OPERATION --db PATH|URL [--as NAME] ...
+                      durable requested replies: open, show, respond, wait, cancel, replace,
+                      supersede, log, message, redeem, report, list, members, join, remove,
+                      revoke, restore (`forms ask --help`; `forms ask OPERATION --help`)
   forms --help                        this text
   forms --version                     the version
 
@@ -116,7 +100,6 @@ enum Command {
     Native(Input),
     Answer { form: Input, response: Input },
     Descriptor,
-    Ask(ask::AskCommand),
     Lint(Input),
     Preview(preview::Args),
     Fill(fill::Args),
@@ -234,7 +217,6 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, Usage> {
         Some("check") => single_input("check", rest).map(Command::Check),
         Some("native") => single_input("native", rest).map(Command::Native),
         Some("answer") => answer_inputs(rest),
-        Some("ask") => ask::parse(rest).map(Command::Ask),
         Some("descriptor") => match rest.first() {
             None => Ok(Command::Descriptor),
             Some(a) => Err(Usage(format!(
@@ -252,8 +234,6 @@ enum Outcome {
     Done(String),
     /// A contract failure, exit 1.
     Failed(FormError),
-    /// A refused `ask` operation, exit 1, with its JSON line.
-    Refused(String),
 }
 
 /// Serializes `value` as compact JSON. The values printed here hold only strings, numbers,
@@ -309,11 +289,6 @@ fn load_form(input: &Input) -> Result<Result<DataForm, FormError>, Usage> {
 
 fn run(command: Command) -> Result<Outcome, Usage> {
     Ok(match command {
-        Command::Ask(c) => match ask::run(&c) {
-            Ok(line) => Outcome::Done(line),
-            Err(ask::Failure::Refused(line)) => Outcome::Refused(line),
-            Err(ask::Failure::Usage(u)) => return Err(u),
-        },
         Command::Help => Outcome::Done(String::new()),
         Command::Version => Outcome::Done(format!("forms {}", env!("CARGO_PKG_VERSION"))),
         Command::Descriptor => to_json(&tool_descriptor(), Document::Arguments),
@@ -360,6 +335,9 @@ fn main() -> ExitCode {
     if args.first().is_some_and(|a| a == "host") {
         return host::main(args.split_off(1));
     }
+    if args.first().is_some_and(|a| a == "ask") {
+        return ask::main(args.split_off(1));
+    }
     let command = match parse_args(args) {
         Ok(c) => c,
         Err(Usage(message)) => return usage_error(&message),
@@ -374,7 +352,6 @@ fn main() -> ExitCode {
             ToolResult::from_error(&e).text().to_owned(),
             ExitCode::from(1),
         ),
-        Ok(Outcome::Refused(line)) => (line, ExitCode::from(1)),
         Err(Usage(message)) => return usage_error(&message),
     };
     match print_line(&line) {

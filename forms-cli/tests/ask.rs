@@ -771,11 +771,21 @@ fn ask_usage_errors_exit_2() {
         let run = forms(args);
         assert_eq!(run.code, 2, "{args:?}: {} {}", run.stdout, run.stderr);
         assert!(run.stdout.is_empty(), "{args:?}");
+        // The message, then the usage of `forms ask` or of the one operation: never the
+        // whole of `forms`' usage.
         assert!(
-            run.stderr.starts_with("forms: ") && run.stderr.contains("usage:"),
+            run.stderr.starts_with("forms ask") && run.stderr.contains("usage: forms ask"),
             "{}",
             run.stderr
         );
+        assert!(!run.stderr.contains("forms check"), "{}", run.stderr);
+        if let Some(op) = args.get(1).filter(|op| **op != "frobnicate") {
+            assert!(
+                run.stderr.contains(&format!("usage: forms ask {op} --db")),
+                "{}",
+                run.stderr
+            );
+        }
     }
     let dir = TempDir::new();
     let db = dir.0.join("asks.db").display().to_string();
@@ -1154,4 +1164,302 @@ fn ask_a_read_only_database_can_be_shown_logged_and_waited_on() {
     );
     chmod(&dir, 0o755);
     assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+// ------------------------------------------------------------ one surface: help, expiry, list, members
+
+#[test]
+fn ask_op_help_explains_that_operation_from_the_shared_description() {
+    for op in forms_ask::ops::OPS {
+        let run = forms(&["ask", op.name, "--help"]);
+        assert_eq!(run.code, 0, "{}: {}", op.name, run.stderr);
+        assert!(
+            run.stdout
+                .starts_with(&format!("usage: forms ask {} --db", op.name)),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains(op.summary), "{}", run.stdout);
+        assert!(!run.stdout.contains("forms check"), "{}", run.stdout);
+        for a in op.args {
+            if let Some(flag) = a.flag() {
+                assert!(
+                    run.stdout.contains(&format!("--{flag} ")),
+                    "{} --{flag}: {}",
+                    op.name,
+                    run.stdout
+                );
+            }
+        }
+    }
+    // The limits are the library's numbers; the names map to the tool arguments.
+    let open = forms(&["ask", "open", "--help"]);
+    assert!(open
+        .stdout
+        .contains(&format!("at most {} characters", forms_ask::BODY_CHARS_MAX)));
+    assert!(
+        open.stdout.contains("tool argument `expires_at`"),
+        "{}",
+        open.stdout
+    );
+    let wait = forms(&["ask", "wait", "-h"]);
+    assert!(wait
+        .stdout
+        .contains(&format!("0 to {}", forms_ask::WAIT_SECONDS_MAX)));
+    let all = forms(&["ask", "--help"]);
+    assert_eq!(all.code, 0);
+    for op in forms_ask::ops::OPS {
+        assert!(
+            all.stdout.contains(&format!("  {:<10} ", op.name)),
+            "{}",
+            all.stdout
+        );
+    }
+}
+
+fn expires_takes_a_duration_or_an_offset(db: String) {
+    let c = Chat::new(db);
+    let open = |key: &str, expires: &str| {
+        c.ask(
+            "open",
+            &c.agent,
+            &[
+                "--conversation",
+                &c.conversation,
+                "--body",
+                "b",
+                "--key",
+                key,
+                "--expires",
+                expires,
+            ],
+        )
+    };
+    let ms = |v: &Value, f: &str| {
+        forms_ask::Timestamp::parse(v[f].as_str().unwrap())
+            .unwrap()
+            .millis()
+    };
+    for (key, text, secs) in [
+        ("d", "7d", 7 * 86_400),
+        ("h", "36h", 36 * 3_600),
+        ("m", "90m", 5_400),
+    ] {
+        let r = open(key, text).ok();
+        let ahead = ms(&r, "deadline") - ms(&r, "created_at");
+        // Read from the clock just before the creation time.
+        assert!(
+            (secs * 1000 - 5_000..=secs * 1000).contains(&ahead),
+            "{text}: {ahead} ms ahead"
+        );
+    }
+    // An offset names the same instant as its UTC form.
+    let at = forms_ask::Timestamp::from_millis(ms(&open("u", "1d").ok(), "created_at") + 3_600_000);
+    let utc = at.to_string();
+    let (date, time) = utc.trim_end_matches('Z').split_once('T').unwrap();
+    let (h, rest) = time.split_once(':').unwrap();
+    let shifted: i64 = h.parse::<i64>().unwrap();
+    if shifted <= 21 {
+        let local = format!("{date}T{:02}:{rest}+02:00", shifted + 2);
+        let r = open("o", &local).ok();
+        assert_eq!(r["deadline"], Value::String(utc), "{local}");
+    }
+    for bad in ["7w", "soon", "2026-12-31T12:00:00+25:00", "-1d"] {
+        let run = open(&format!("bad-{bad}"), bad);
+        assert_eq!(run.code, 2, "{bad}: {}", run.stdout);
+        assert!(run.stderr.contains("--expires"), "{}", run.stderr);
+    }
+    // One wait rule for every surface: at most WAIT_SECONDS_MAX seconds per call.
+    let rid = id(&c.open_approval("w"));
+    let over = (forms_ask::WAIT_SECONDS_MAX + 1).to_string();
+    let run = c.ask("wait", &c.ana, &[&rid, "--timeout", &over]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("0 to 900"), "{}", run.stderr);
+}
+
+#[test]
+fn ask_sqlite_expires_takes_a_duration_or_an_offset() {
+    let dir = TempDir::new();
+    expires_takes_a_duration_or_an_offset(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_expires_takes_a_duration_or_an_offset() {
+    if let Some(url) = pg_url() {
+        expires_takes_a_duration_or_an_offset(url);
+    }
+}
+
+fn list_shows_a_principals_requests_open_first(db: String) {
+    let c = Chat::new(db);
+    let first = c.open_approval("l1");
+    let second = c.open_approval("l2");
+    let to_ana = c
+        .ask(
+            "open",
+            &c.bob,
+            &[
+                "--conversation",
+                &c.conversation,
+                "--body",
+                "only ana",
+                "--audience",
+                &c.ana,
+                "--key",
+                "l3",
+            ],
+        )
+        .ok();
+    c.ask(
+        "respond",
+        &c.ana,
+        &[
+            &id(&first),
+            "--version",
+            "1",
+            "--outcome",
+            "approved",
+            "--key",
+            "r1",
+        ],
+    )
+    .ok();
+    let list = |who: &str, extra: &[&str]| -> Vec<(String, String)> {
+        let mut rest = vec!["--conversation", c.conversation.as_str()];
+        rest.extend_from_slice(extra);
+        c.ask("list", who, &rest).ok()["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                assert!(r.get("deadline").is_some(), "{r}");
+                (id(r), r["state"].as_str().unwrap().to_owned())
+            })
+            .collect()
+    };
+    let ana = list(&c.ana, &[]);
+    assert_eq!(ana.len(), 3, "{ana:?}");
+    assert!(ana[..2].iter().all(|(_, s)| s == "open"), "{ana:?}");
+    assert_eq!(ana[2], (id(&first), "resolved".to_owned()));
+    // The agent opened two; bob opened one, for ana only, and is asked by the agent's two.
+    let agent: Vec<String> = list(&c.agent, &[]).into_iter().map(|(i, _)| i).collect();
+    assert_eq!(agent.len(), 2);
+    assert!(agent.contains(&id(&second)) && !agent.contains(&id(&to_ana)));
+    assert_eq!(list(&c.bob, &[]).len(), 3);
+    assert_eq!(list(&c.bob, &["--limit", "1"]).len(), 1);
+    assert!(list("stranger", &[]).is_empty());
+    assert_eq!(
+        c.ask(
+            "list",
+            &c.ana,
+            &["--conversation", &c.conversation, "--limit", "501"]
+        )
+        .code,
+        2
+    );
+}
+
+#[test]
+fn ask_sqlite_list_shows_a_principals_requests_open_first() {
+    let dir = TempDir::new();
+    list_shows_a_principals_requests_open_first(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_list_shows_a_principals_requests_open_first() {
+    if let Some(url) = pg_url() {
+        list_shows_a_principals_requests_open_first(url);
+    }
+}
+
+fn membership_changes_are_audited_and_only_managers_make_them(db: String) {
+    let c = Chat::new(db.clone());
+    let mgr = format!("mgr-{}", tag());
+    let eve = format!("eve-{}", tag());
+    let member = |who: Option<&str>, op: &str, extra: &[&str]| {
+        let mut args = vec![
+            "ask",
+            op,
+            "--db",
+            db.as_str(),
+            "--conversation",
+            c.conversation.as_str(),
+        ];
+        if let Some(w) = who {
+            args.extend_from_slice(&["--as", w]);
+        }
+        args.extend_from_slice(extra);
+        forms(&args)
+    };
+    // The operator (no --as) names a manager; members are not managers.
+    member(None, "join", &["--role", "manager", &mgr]).ok();
+    member(Some(&c.ana), "join", &[&eve]).refused("not_manager");
+    member(Some(&c.ana), "remove", &[&c.bob]).refused("not_manager");
+    member(Some(&c.ana), "revoke", &[&c.bob]).refused("not_manager");
+    member(Some(&c.ana), "restore", &[&c.bob]).refused("not_manager");
+    assert_eq!(
+        member(Some(&c.ana), "join", &["--role", "manager", &eve]).code,
+        2
+    );
+    // The manager changes membership, and each change is in the log with its actor.
+    member(Some(&mgr), "join", &[&eve]).ok();
+    let revoked = member(Some(&mgr), "revoke", &[&c.bob]).ok();
+    let bob = |v: &Value| {
+        v["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["principal"] == c.bob.as_str())
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(bob(&revoked)["contact_revoked"], true);
+    let restored = member(Some(&mgr), "restore", &[&c.bob]).ok();
+    assert_eq!(bob(&restored)["contact_revoked"], false);
+    member(Some(&mgr), "remove", &[&eve]).ok();
+    let log = member(Some(&c.ana), "members", &[]).ok();
+    let events: Vec<(String, String, Value)> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            assert!(forms_ask::Timestamp::parse(e["at"].as_str().unwrap()).is_some());
+            (
+                e["principal"].as_str().unwrap().to_owned(),
+                e["event"].as_str().unwrap().to_owned(),
+                e["actor"].clone(),
+            )
+        })
+        .collect();
+    let m = Value::String(mgr.clone());
+    assert_eq!(
+        events[3..],
+        [
+            (mgr.clone(), "joined_as_manager".into(), Value::Null),
+            (eve.clone(), "joined".into(), m.clone()),
+            (c.bob.clone(), "contact_revoked".into(), m.clone()),
+            (c.bob.clone(), "contact_restored".into(), m.clone()),
+            (eve.clone(), "removed".into(), m),
+        ],
+        "{log}"
+    );
+    // A removed principal reads nothing of the conversation and manages nothing.
+    member(Some(&eve), "members", &[]).refused("not_member");
+    member(None, "remove", &[&mgr]).ok();
+    member(Some(&mgr), "join", &[&eve]).refused("not_manager");
+}
+
+#[test]
+fn ask_sqlite_membership_changes_are_audited_and_only_managers_make_them() {
+    let dir = TempDir::new();
+    membership_changes_are_audited_and_only_managers_make_them(
+        dir.0.join("asks.db").display().to_string(),
+    );
+}
+
+#[test]
+fn ask_postgres_membership_changes_are_audited_and_only_managers_make_them() {
+    if let Some(url) = pg_url() {
+        membership_changes_are_audited_and_only_managers_make_them(url);
+    }
 }

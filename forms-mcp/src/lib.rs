@@ -41,7 +41,7 @@
 //!
 //! # Requested replies
 //! With `--asks DB` (a SQLite path or a `postgres://` URL) the server also lists the tools of
-//! [`forms_ask`]'s durable requested replies, `ask_open` … `ask_report` ([`replies`]). The
+//! [`forms_ask`]'s durable requested replies, `ask_open` … `ask_restore` ([`replies`]). The
 //! principal comes from the session, never from the arguments: over stdio the one fixed at
 //! start (`--principal NAME` or `FORMS_ASK_PRINCIPAL`), over HTTP the one the bearer token
 //! maps to (`--principal-token NAME=TOKEN` or `FORMS_ASK_PRINCIPAL_TOKENS`); an HTTP call without a known token is refused

@@ -30,8 +30,9 @@ Usage:
   forms-mcp --asks DB --principal NAME
                                   also serve the durable requested-reply tools ask_open,
                                   ask_show, ask_respond, ask_wait, ask_cancel, ask_replace,
-                                  ask_supersede, ask_log, ask_message, ask_redeem and
-                                  ask_report over the store DB (a SQLite path or a
+                                  ask_supersede, ask_log, ask_message, ask_redeem,
+                                  ask_report, ask_list, ask_members, ask_join, ask_remove,
+                                  ask_revoke and ask_restore over the store DB (a SQLite path or a
                                   postgres:// URL), acting as NAME (stdio: one process is
                                   one principal; default $FORMS_ASK_PRINCIPAL)
   forms-mcp --http ADDR --asks DB --principal-token NAME=TOKEN...

@@ -1,6 +1,8 @@
 //! Durable requested replies as MCP tools: the operations of [`forms_ask`] (`ask_open`,
 //! `ask_show`, `ask_respond`, `ask_wait`, `ask_cancel`, `ask_replace`, `ask_supersede`,
-//! `ask_log`, plus `ask_message`, `ask_redeem` and `ask_report`), served next to the Data
+//! `ask_log`, `ask_message`, `ask_redeem`, `ask_report`, `ask_list`, `ask_members` and the
+//! membership changes `ask_join`, `ask_remove`, `ask_revoke`, `ask_restore`, refused as
+//! `not_manager` to anyone but an active manager of the conversation), served next to the Data
 //! form tool when the server is given a store (`forms-mcp --asks DB`).
 //!
 //! # Who acts
@@ -25,8 +27,8 @@
 
 use crate::auth::{Caller, Tokens};
 use forms_ask::{
-    Action, AskError, Asks, ConversationId, ExecutionStatus, Kind, NewRequest, Outcome, Principal,
-    Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
+    ops, wire, Action, AskError, Asks, ConversationId, ExecutionStatus, Kind, NewRequest, Outcome,
+    Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
 };
 use rmcp::model::{CallToolResult, Tool};
 use rmcp::service::RequestContext;
@@ -37,8 +39,9 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The longest `ask_wait` waits in one call, in seconds.
-pub const WAIT_SECONDS_MAX: f64 = 900.0;
+/// The longest `ask_wait` waits in one call, in seconds: [`forms_ask::WAIT_SECONDS_MAX`],
+/// the same for `forms ask wait`.
+pub const WAIT_SECONDS_MAX: f64 = forms_ask::WAIT_SECONDS_MAX as f64;
 
 /// How a call's principal is found.
 #[derive(Clone, Debug, Default)]
@@ -123,7 +126,7 @@ impl std::fmt::Debug for AskTools {
 }
 
 /// The tool names, in listing order.
-pub const TOOL_NAMES: [&str; 11] = [
+pub const TOOL_NAMES: [&str; 17] = [
     "ask_open",
     "ask_show",
     "ask_respond",
@@ -135,6 +138,12 @@ pub const TOOL_NAMES: [&str; 11] = [
     "ask_message",
     "ask_redeem",
     "ask_report",
+    "ask_list",
+    "ask_members",
+    "ask_join",
+    "ask_remove",
+    "ask_revoke",
+    "ask_restore",
 ];
 
 impl AskTools {
@@ -210,28 +219,16 @@ fn result(payload: Value, is_error: bool) -> CallToolResult {
 }
 
 fn refusal(code: &str, message: &str) -> Value {
-    json!({"error": {"code": code, "message": message}})
+    wire::refusal(code, message)
 }
 
 fn ask_error(e: &AskError) -> Value {
-    let mut error = json!({ "code": e.code(), "message": e.to_string() });
-    if let (Some(latest), Some(obj)) = (e.latest(), error.as_object_mut()) {
-        obj.insert("latest".into(), request_json(latest));
-    }
-    json!({ "error": error })
+    wire::error(e)
 }
 
-/// A request as the tools give it: the wire form plus `deadline`, `null` when there is none.
+/// A request as the tools give it: [`forms_ask::wire::request`], with `deadline`.
 fn request_json(r: &Request) -> Value {
-    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
-    if let Some(obj) = v.as_object_mut() {
-        let deadline = r
-            .expires_at
-            .deadline()
-            .map_or(Value::Null, |t| Value::String(t.to_string()));
-        obj.insert("deadline".into(), deadline);
-    }
-    v
+    wire::request(r)
 }
 
 fn args<T: DeserializeOwned>(arguments: Value) -> Result<T, Value> {
@@ -247,7 +244,10 @@ fn timestamp(raw: Option<&str>) -> Result<Option<Timestamp>, Value> {
         Timestamp::parse(s).ok_or_else(|| {
             refusal(
                 "invalid_arguments",
-                &format!("expires_at must be an RFC 3339 UTC time such as 2026-12-31T12:00:00Z, not {s:?}"),
+                &format!(
+                    "expires_at must be an RFC 3339 time such as 2026-12-31T12:00:00Z or \
+                     2026-12-31T14:00:00+02:00, not {s:?}"
+                ),
             )
         })
     })
@@ -355,6 +355,91 @@ struct ReportArgs {
     #[serde(default)]
     detail: Option<String>,
     key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    conversation: String,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConversationArgs {
+    conversation: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MembershipArgs {
+    conversation: String,
+    principals: Vec<String>,
+}
+
+/// `ask_list`, `ask_members` and the membership changes (`ask_join`, `ask_remove`,
+/// `ask_revoke`, `ask_restore`), as the session's principal: a change is refused with
+/// `not_manager` unless it is an active manager of the conversation.
+fn run_conversation(
+    asks: &Asks,
+    me: &Principal,
+    name: &str,
+    arguments: Value,
+) -> Result<Value, Value> {
+    let handle = asks.as_principal(me);
+    let e = |e: AskError| ask_error(&e);
+    match name {
+        "ask_list" => {
+            let a: ListArgs = args(arguments)?;
+            let conversation = ConversationId::new(a.conversation).map_err(e)?;
+            let limit = a.limit.unwrap_or(forms_ask::LIST_DEFAULT);
+            if limit == 0 {
+                return Err(refusal("invalid_arguments", "limit: at least 1"));
+            }
+            Ok(wire::requests(
+                &handle.list(&conversation, limit).map_err(e)?,
+            ))
+        }
+        "ask_members" => {
+            let a: ConversationArgs = args(arguments)?;
+            let conversation = ConversationId::new(a.conversation).map_err(e)?;
+            let members = handle.members(&conversation).map_err(e)?;
+            let events = handle.member_log(&conversation).map_err(e)?;
+            Ok(json!({"conversation": conversation, "members": members, "events": events}))
+        }
+        _ => {
+            let a: MembershipArgs = args(arguments)?;
+            let conversation = ConversationId::new(a.conversation).map_err(e)?;
+            if a.principals.is_empty() || a.principals.len() > forms_ask::AUDIENCE_MAX {
+                return Err(refusal(
+                    "invalid_arguments",
+                    &format!(
+                        "principals: from 1 to {} principals, got {}",
+                        forms_ask::AUDIENCE_MAX,
+                        a.principals.len()
+                    ),
+                ));
+            }
+            let principals = a
+                .principals
+                .into_iter()
+                .map(Principal::new)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(e)?;
+            for p in &principals {
+                match name {
+                    "ask_join" => handle.join(&conversation, p),
+                    "ask_remove" => handle.remove_member(&conversation, p),
+                    "ask_revoke" => handle.revoke_contact(&conversation, p),
+                    _ => handle.restore_contact(&conversation, p),
+                }
+                .map_err(e)?;
+            }
+            let members = handle.members(&conversation).map_err(e)?;
+            Ok(json!({"conversation": conversation, "members": members}))
+        }
+    }
 }
 
 /// Starts `ask_wait`: checks its arguments and reads the request once.
@@ -501,6 +586,9 @@ fn run(asks: &Asks, me: &Principal, name: &str, arguments: Value) -> Result<Valu
                 .map_err(e)?;
             Ok(request_json(&r))
         }
+        "ask_list" | "ask_members" | "ask_join" | "ask_remove" | "ask_revoke" | "ask_restore" => {
+            run_conversation(asks, me, name, arguments)
+        }
         other => Err(refusal(
             "invalid_arguments",
             &format!(
@@ -511,160 +599,17 @@ fn run(asks: &Asks, me: &Principal, name: &str, arguments: Value) -> Result<Valu
     }
 }
 
-fn text(description: &str) -> Value {
-    json!({"type": "string", "minLength": 1, "description": description})
-}
-
-fn action_schema(description: &str) -> Value {
-    json!({
-        "type": "object",
-        "description": description,
-        "properties": {
-            "executor": text("the executor that will carry the action out"),
-            "resource_version": text("the version of the resource the action applies to"),
-            "arguments": {"description": "the action's arguments (any JSON)"},
-            "operation_key": text("the operation key the executor fences its effect with"),
-        },
-        "required": ["executor", "resource_version", "arguments", "operation_key"],
-        "additionalProperties": false,
-    })
-}
-
-/// The descriptor of one tool: a closed input schema (no principal anywhere: it comes from
-/// the session).
+/// The descriptor of one tool, from the operation's shared description
+/// ([`forms_ask::ops`]): its summary, its closed input schema with the library's limits (no
+/// principal anywhere: it comes from the session) and whether it only reads.
 fn tool(name: &str) -> Option<Tool> {
-    let id = text("the request ID");
-    let version = json!({"type": "integer", "minimum": 1,
-        "description": "the version read; a stale one is a conflict"});
-    let key = text("the retry key: the same key with the same input returns the first result");
-    let expires = json!({"type": "string", "format": "date-time",
-        "description": "an explicit expiry, RFC 3339 UTC, within 90 days"});
-    let (description, properties, required, read_only): (&str, Value, &[&str], bool) = match name {
-        "ask_open" => (
-            "Opens a durable request (question, approval or task) in a conversation, for an \
-                 audience fixed now (by default the other members). Returns the request.",
-            json!({
-                "conversation": text("the conversation"),
-                "kind": {"type": "string", "enum": ["question", "approval", "task"],
-                         "default": "question"},
-                "body": text("the request itself"),
-                "title": text("an optional title"),
-                "choices": {"type": "array", "items": {"type": "string", "minLength": 1},
-                            "description": "a question's exact choices"},
-                "audience": {"type": "array", "items": {"type": "string", "minLength": 1},
-                             "description": "who may respond (members of the conversation)"},
-                "expires_at": expires,
-                "action": action_schema("an approval's bound action"),
-                "key": key,
-            }),
-            &["conversation", "body", "key"],
-            false,
-        ),
-        "ask_show" => (
-            "The request as it is now.",
-            json!({"id": id}),
-            &["id"],
-            true,
-        ),
-        "ask_log" => (
-            "The request's audit log: one event per transition, and the messages.",
-            json!({"id": id}),
-            &["id"],
-            true,
-        ),
-        "ask_respond" => (
-            "Responds to a request with the version read and a typed outcome (answered; \
-                 approved or denied; completed, failed or rejected). A stale version or a \
-                 request already decided is a conflict carrying the latest state.",
-            json!({
-                "id": id,
-                "version": version,
-                "outcome": {"type": "string", "enum":
-                    ["answered", "approved", "denied", "completed", "failed", "rejected"]},
-                "answer": {"type": "string",
-                           "description": "the answer (one of the choices, if offered)"},
-                "key": key,
-            }),
-            &["id", "version", "outcome", "key"],
-            false,
-        ),
-        "ask_wait" => (
-            "Waits until the request leaves `open` or the timeout passes, and returns its \
-                 state then. A timeout only stops waiting; it never withdraws the request.",
-            json!({
-                "id": id,
-                "timeout_seconds": {"type": "number", "minimum": 0,
-                                    "maximum": WAIT_SECONDS_MAX, "default": 30},
-            }),
-            &["id"],
-            true,
-        ),
-        "ask_cancel" | "ask_supersede" => (
-            if name == "ask_cancel" {
-                "Cancels an open request: only its requester, with the current version."
-            } else {
-                "Marks an open request superseded, creating nothing: only its requester, \
-                     with the current version."
-            },
-            json!({"id": id, "version": version, "key": key}),
-            &["id", "version", "key"],
-            false,
-        ),
-        "ask_replace" => (
-            "Atomically supersedes an open request and opens its replacement (same \
-                 audience, choices and action; never an approval carried over). Returns \
-                 {previous, replacement}.",
-            json!({
-                "id": id,
-                "version": version,
-                "body": text("the new body (default: the old one)"),
-                "title": text("the new title (default: the old one)"),
-                "expires_at": expires,
-                "key": key,
-            }),
-            &["id", "version", "key"],
-            false,
-        ),
-        "ask_message" => (
-            "Posts a follow-up message on a request; it decides nothing.",
-            json!({"id": id, "text": text("the message"), "key": key}),
-            &["id", "text", "key"],
-            false,
-        ),
-        "ask_redeem" => (
-            "Redeems an approved approval's bound action, presenting exactly the bound \
-                 executor, resource version, arguments and operation key; once only. Records \
-                 the intent; executes nothing.",
-            json!({"id": id, "action": action_schema("the action presented"), "key": key}),
-            &["id", "action", "key"],
-            false,
-        ),
-        "ask_report" => (
-            "Reports the execution of a redeemed action: succeeded, failed or unknown \
-                 (unknown stays reconcilable by a later report).",
-            json!({
-                "id": id,
-                "operation_key": text("the bound operation key"),
-                "status": {"type": "string", "enum": ["succeeded", "failed", "unknown"]},
-                "detail": {"type": "string"},
-                "key": key,
-            }),
-            &["id", "operation_key", "status", "key"],
-            false,
-        ),
-        _ => return None,
-    };
+    let op = ops::find(name).filter(|op| op.tool && op.tool() == name)?;
     let descriptor = json!({
         "name": name,
-        "description": description,
-        "inputSchema": {
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-        },
+        "description": op.summary,
+        "inputSchema": op.input_schema(),
         "annotations": {
-            "readOnlyHint": read_only,
+            "readOnlyHint": op.read_only,
             "destructiveHint": false,
             "idempotentHint": true,
             "openWorldHint": false,

@@ -266,7 +266,13 @@ async fn the_principal_is_never_an_argument_every_schema_is_closed() {
             "ask_log",
             "ask_message",
             "ask_redeem",
-            "ask_report"
+            "ask_report",
+            "ask_list",
+            "ask_members",
+            "ask_join",
+            "ask_remove",
+            "ask_revoke",
+            "ask_restore"
         ]
     );
     for tool in tools.iter().skip(1) {
@@ -610,5 +616,198 @@ async fn the_tools_work_the_same_on_protocol_2026_07_28() {
     assert_eq!(won["responder"], chat.ana.as_str());
     for client in [agent, ana] {
         client.cancel().await.unwrap();
+    }
+}
+
+// ------------------------------------------------------------ one surface with the CLI
+
+/// The shared description's schemas, `ask_list`, the membership tools (managers only, each
+/// change in the log) and an expiry with an offset, through real `forms-mcp` processes.
+async fn one_surface(db: String) {
+    let chat = Chat::new(db.clone());
+    let t = tag();
+    let (mgr, eve) = (format!("mgr-{t}"), format!("eve-{t}"));
+    {
+        let (db, conversation, mgr) = (db.clone(), chat.conversation.clone(), mgr.clone());
+        std::thread::spawn(move || {
+            let asks = Asks::open_location(&db).unwrap();
+            asks.join_as_manager(
+                &ConversationId::new(conversation).unwrap(),
+                &Principal::new(mgr).unwrap(),
+            )
+            .unwrap();
+        })
+        .join()
+        .unwrap();
+    }
+    let agent = chat.stdio_as(&chat.agent).await;
+    let ana = chat.stdio_as(&chat.ana).await;
+    let manager = chat.stdio_as(&mgr).await;
+
+    // The schemas carry the library's limits.
+    let tools = agent.list_all_tools().await.unwrap();
+    let schema = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        Value::Object((*tool.input_schema).clone())
+    };
+    assert_eq!(
+        schema("ask_open")["properties"]["body"]["maxLength"],
+        forms_ask::BODY_CHARS_MAX
+    );
+    assert_eq!(
+        schema("ask_open")["properties"]["expires_at"]["format"],
+        "date-time"
+    );
+    assert_eq!(
+        schema("ask_wait")["properties"]["timeout_seconds"]["maximum"],
+        forms_ask::WAIT_SECONDS_MAX
+    );
+    assert_eq!(
+        schema("ask_join")["required"],
+        json!(["conversation", "principals"])
+    );
+
+    // An expiry with an offset is the same instant as its UTC form.
+    let mut arguments = open_args(&chat, "x1");
+    arguments["expires_at"] = json!("2099-01-01T02:00:00+02:00");
+    let far = call_ask(&agent, "ask_open", arguments).await;
+    assert_eq!(code(&far), Some("invalid_input"), "{far}"); // more than 90 days ahead: read, then judged
+    let soon = forms_ask::Timestamp::from_millis(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+            + 86_400_000,
+    );
+    let utc = forms_ask::Timestamp::from_millis(soon.millis() / 1000 * 1000).to_string();
+    let (date, time) = utc.trim_end_matches('Z').split_once('T').unwrap();
+    let (h, rest) = time.split_once(':').unwrap();
+    let h: i64 = h.parse().unwrap();
+    let local = if h >= 1 {
+        format!("{date}T{:02}:{rest}-01:00", h - 1)
+    } else {
+        format!("{date}T{:02}:{rest}+01:00", h + 1)
+    };
+    let utc_ms = forms_ask::Timestamp::parse(&local).unwrap().millis();
+    assert!((utc_ms - soon.millis()).abs() < 3_700_000);
+    let mut arguments = open_args(&chat, "x2");
+    arguments["expires_at"] = json!(local);
+    let dated = call_ask(&agent, "ask_open", arguments).await;
+    assert_eq!(
+        dated["deadline"],
+        json!(forms_ask::Timestamp::from_millis(utc_ms).to_string()),
+        "{dated}"
+    );
+
+    // ask_list: the caller's requests, open ones first.
+    let first = call_ask(&agent, "ask_open", open_args(&chat, "l1")).await;
+    call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": first["id"], "version": 1, "outcome": "approved", "key": "r1"}),
+    )
+    .await;
+    let listed = call_ask(&ana, "ask_list", json!({"conversation": chat.conversation})).await;
+    let states: Vec<&str> = listed["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["open", "resolved"], "{listed}");
+    assert_eq!(listed["requests"][1]["id"], first["id"]);
+    let limited = call_ask(
+        &ana,
+        "ask_list",
+        json!({"conversation": chat.conversation, "limit": 1}),
+    )
+    .await;
+    assert_eq!(limited["requests"].as_array().unwrap().len(), 1);
+    let over = call_ask(
+        &ana,
+        "ask_list",
+        json!({"conversation": chat.conversation, "limit": forms_ask::LIST_MAX + 1}),
+    )
+    .await;
+    assert_eq!(code(&over), Some("invalid_arguments"), "{over}");
+
+    // Membership: refused to members who do not manage, done by the manager and logged.
+    for tool in ["ask_join", "ask_remove", "ask_revoke", "ask_restore"] {
+        let refused = call_ask(
+            &ana,
+            tool,
+            json!({"conversation": chat.conversation, "principals": [chat.bob]}),
+        )
+        .await;
+        assert_eq!(code(&refused), Some("not_manager"), "{tool}: {refused}");
+    }
+    let both = |tool: &'static str, who: &str| {
+        (
+            tool,
+            json!({"conversation": chat.conversation, "principals": [who]}),
+        )
+    };
+    for (tool, arguments) in [
+        both("ask_join", &eve),
+        both("ask_revoke", &chat.bob),
+        both("ask_restore", &chat.bob),
+        both("ask_remove", &eve),
+    ] {
+        let done = call_ask(&manager, tool, arguments).await;
+        assert!(done.get("error").is_none(), "{tool}: {done}");
+    }
+    let log = call_ask(
+        &ana,
+        "ask_members",
+        json!({"conversation": chat.conversation}),
+    )
+    .await;
+    let events: Vec<(String, String, Value)> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["principal"].as_str().unwrap().to_owned(),
+                e["event"].as_str().unwrap().to_owned(),
+                e["actor"].clone(),
+            )
+        })
+        .collect();
+    let m = json!(mgr);
+    assert_eq!(
+        events[3..],
+        [
+            (mgr.clone(), "joined_as_manager".to_owned(), Value::Null),
+            (eve.clone(), "joined".to_owned(), m.clone()),
+            (chat.bob.clone(), "contact_revoked".to_owned(), m.clone()),
+            (chat.bob.clone(), "contact_restored".to_owned(), m.clone()),
+            (eve.clone(), "removed".to_owned(), m),
+        ],
+        "{log}"
+    );
+    // A manager names no managers over MCP: there is no such argument.
+    let refused = call_ask(
+        &manager,
+        "ask_join",
+        json!({"conversation": chat.conversation, "principals": [eve], "role": "manager"}),
+    )
+    .await;
+    assert_eq!(code(&refused), Some("invalid_arguments"), "{refused}");
+    for client in [agent, ana, manager] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn one_surface_sqlite() {
+    let dir = TempDir::new();
+    one_surface(dir.db()).await;
+}
+
+#[tokio::test]
+async fn one_surface_postgres() {
+    if let Some(url) = pg_url() {
+        one_surface(url).await;
     }
 }

@@ -3,14 +3,18 @@
 
 use super::{written, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
 use crate::error::StoreError;
-use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::model::{
+    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+};
 use crate::time::Timestamp;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 #[derive(Default)]
 struct Tables {
-    members: BTreeMap<(ConversationId, Principal), (bool, bool)>,
+    /// (removed, contact revoked, manager)
+    members: BTreeMap<(ConversationId, Principal), (bool, bool, bool)>,
+    member_events: Vec<MemberEvent>,
     requests: HashMap<RequestId, Request>,
     events: HashMap<RequestId, Vec<AuditEvent>>,
     idempotency: HashMap<(Principal, String), Recorded>,
@@ -60,10 +64,11 @@ impl Store for MemoryStore {
             .members
             .iter()
             .filter(|((c, _), _)| c == conversation)
-            .map(|((_, p), (removed, revoked))| Member {
+            .map(|((_, p), (removed, revoked, manager))| Member {
                 principal: p.clone(),
                 removed: *removed,
                 contact_revoked: *revoked,
+                manager: *manager,
             })
             .collect())
     }
@@ -73,16 +78,25 @@ impl Store for MemoryStore {
         conversation: &ConversationId,
         principal: &Principal,
         change: MemberChange,
+        event: &MemberEvent,
     ) -> Result<(), StoreError> {
         let mut t = self.tables()?;
         let key = (conversation.clone(), principal.clone());
         match change {
             MemberChange::Join => {
-                t.members.insert(key, (false, false));
+                let manager = t.members.get(&key).is_some_and(|m| m.2);
+                t.members.insert(key, (false, false, manager));
             }
-            MemberChange::Remove => t.members.entry(key).or_insert((true, false)).0 = true,
+            MemberChange::JoinAsManager => {
+                t.members.insert(key, (false, false, true));
+            }
+            MemberChange::Remove => {
+                let m = t.members.entry(key).or_insert((true, false, false));
+                m.0 = true;
+                m.2 = false;
+            }
             MemberChange::RevokeContact => {
-                t.members.entry(key).or_insert((true, true)).1 = true;
+                t.members.entry(key).or_insert((true, true, false)).1 = true;
             }
             MemberChange::RestoreContact => {
                 if let Some(m) = t.members.get_mut(&key) {
@@ -90,8 +104,29 @@ impl Store for MemoryStore {
                 }
             }
         }
+        t.member_events.push(event.clone());
         drop(t);
         Ok(())
+    }
+
+    fn member_events(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, StoreError> {
+        Ok(self
+            .tables()?
+            .member_events
+            .iter()
+            .filter(|e| e.conversation == *conversation)
+            .cloned()
+            .collect())
+    }
+
+    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError> {
+        Ok(self
+            .tables()?
+            .requests
+            .values()
+            .filter(|r| r.conversation == *conversation)
+            .cloned()
+            .collect())
     }
 
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
@@ -110,7 +145,10 @@ impl Store for MemoryStore {
             }
         }
         if let Some((c, p)) = &commit.eligible {
-            if t.members.get(&(c.clone(), p.clone())) != Some(&(false, false)) {
+            if t.members
+                .get(&(c.clone(), p.clone()))
+                .is_none_or(|m| m.0 || m.1)
+            {
                 return Ok(Committed::NotEligible);
             }
         }

@@ -6,7 +6,9 @@
 //! `MemoryStore` (feature `memory`) exists for unit tests only.
 
 use crate::error::StoreError;
-use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::model::{
+    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+};
 use crate::time::Timestamp;
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
@@ -86,6 +88,8 @@ pub enum Committed {
 pub enum MemberChange {
     /// Joins (or rejoins) the conversation, with contact rights.
     Join,
+    /// Joins (or rejoins) as a manager of the conversation, with contact rights.
+    JoinAsManager,
     /// Leaves or is removed.
     Remove,
     /// Loses contact rights.
@@ -145,13 +149,21 @@ pub trait Store: Send + Sync {
     /// The conversation's members, removed ones included.
     fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError>;
 
-    /// Changes a member's rights.
+    /// Changes a member's rights and appends `event` to the conversation's membership log,
+    /// atomically. Removing a member also ends managing.
     fn change_member(
         &self,
         conversation: &ConversationId,
         principal: &Principal,
         change: MemberChange,
+        event: &MemberEvent,
     ) -> Result<(), StoreError>;
+
+    /// The conversation's membership log, oldest first.
+    fn member_events(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, StoreError>;
+
+    /// The requests of a conversation, in no particular order.
+    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError>;
 
     /// The retry-key record of `(principal, key)`, if any.
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError>;

@@ -18,7 +18,9 @@
 
 use super::{from_doc, to_doc, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
 use crate::error::{with_causes, StoreError};
-use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::model::{
+    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+};
 use crate::time::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, Config, NoTls, Statement};
@@ -198,6 +200,15 @@ const MIGRATIONS: &[&str] = &[
         END LOOP;
     END
     $fn$;",
+    // 5: managers, the membership log, and a conversation's requests found by index.
+    "ALTER TABLE members ADD COLUMN manager BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE TABLE member_events (
+        seq BIGSERIAL PRIMARY KEY,
+        conversation TEXT NOT NULL,
+        doc TEXT NOT NULL
+    );
+    CREATE INDEX member_events_by_conversation ON member_events (conversation, seq);
+    CREATE INDEX requests_by_conversation ON requests (conversation);",
 ];
 
 /// What a listener runs: listens, forgets the watches of backends that are gone, and takes
@@ -644,7 +655,7 @@ impl Store for PostgresStore {
     fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError> {
         self.with(|c| {
             let st = c.prepare(
-                "SELECT principal, removed, contact_revoked FROM members
+                "SELECT principal, removed, contact_revoked, manager FROM members
                  WHERE conversation = $1 ORDER BY principal",
             )?;
             c.client
@@ -656,6 +667,7 @@ impl Store for PostgresStore {
                             .map_err(|e| StoreError::Corrupt(e.to_string()))?,
                         removed: r.get(1),
                         contact_revoked: r.get(2),
+                        manager: r.get(3),
                     })
                 })
                 .collect()
@@ -669,7 +681,8 @@ impl Store for PostgresStore {
     ) -> Result<(Option<Request>, Option<Timestamp>, Option<Member>), StoreError> {
         self.with(|c| {
             let st = c.prepare(
-                "SELECT r.doc, (SELECT max(at) FROM events), m.removed, m.contact_revoked
+                "SELECT r.doc, (SELECT max(at) FROM events), m.removed, m.contact_revoked,
+                        m.manager
                  FROM (SELECT 1) one
                  LEFT JOIN requests r ON r.id = $1
                  LEFT JOIN members m ON m.conversation = r.conversation AND m.principal = $2",
@@ -682,11 +695,13 @@ impl Store for PostgresStore {
             let at: Option<i64> = row.get(1);
             let removed: Option<bool> = row.get(2);
             let contact_revoked: Option<bool> = row.get(3);
+            let manager: Option<bool> = row.get(4);
             let member = match (removed, contact_revoked) {
                 (Some(removed), Some(contact_revoked)) => Some(Member {
                     principal: principal.clone(),
                     removed,
                     contact_revoked,
+                    manager: manager.unwrap_or(false),
                 }),
                 _ => None,
             };
@@ -754,7 +769,7 @@ impl Store for PostgresStore {
             // One row per member, or one row of NULLs when there is none; the high-water
             // mark on every row.
             let st = c.prepare(
-                "SELECT m.principal, m.removed, m.contact_revoked, h.at
+                "SELECT m.principal, m.removed, m.contact_revoked, h.at, m.manager
                  FROM (SELECT max(at) AS at FROM events) h
                  LEFT JOIN members m ON m.conversation = $1
                  ORDER BY m.principal",
@@ -771,6 +786,7 @@ impl Store for PostgresStore {
                                 .map_err(|e| StoreError::Corrupt(e.to_string()))?,
                             removed: r.get(1),
                             contact_revoked: r.get(2),
+                            manager: r.get(4),
                         })
                     })
                 })
@@ -784,32 +800,71 @@ impl Store for PostgresStore {
         conversation: &ConversationId,
         principal: &Principal,
         change: MemberChange,
+        event: &MemberEvent,
     ) -> Result<(), StoreError> {
+        // One statement: the change and its log entry commit together.
         let sql = match change {
             MemberChange::Join => {
-                "INSERT INTO members (conversation, principal) VALUES ($1, $2)
+                "WITH m AS (INSERT INTO members (conversation, principal) VALUES ($1, $2)
                  ON CONFLICT (conversation, principal)
-                 DO UPDATE SET removed = FALSE, contact_revoked = FALSE"
+                 DO UPDATE SET removed = FALSE, contact_revoked = FALSE RETURNING 1)
+                 INSERT INTO member_events (conversation, doc) VALUES ($1, $3)"
+            }
+            MemberChange::JoinAsManager => {
+                "WITH m AS (INSERT INTO members (conversation, principal, manager)
+                 VALUES ($1, $2, TRUE) ON CONFLICT (conversation, principal)
+                 DO UPDATE SET removed = FALSE, contact_revoked = FALSE, manager = TRUE
+                 RETURNING 1)
+                 INSERT INTO member_events (conversation, doc) VALUES ($1, $3)"
             }
             MemberChange::Remove => {
-                "INSERT INTO members (conversation, principal, removed) VALUES ($1, $2, TRUE)
-                 ON CONFLICT (conversation, principal) DO UPDATE SET removed = TRUE"
+                "WITH m AS (INSERT INTO members (conversation, principal, removed)
+                 VALUES ($1, $2, TRUE) ON CONFLICT (conversation, principal)
+                 DO UPDATE SET removed = TRUE, manager = FALSE RETURNING 1)
+                 INSERT INTO member_events (conversation, doc) VALUES ($1, $3)"
             }
             MemberChange::RevokeContact => {
-                "INSERT INTO members (conversation, principal, removed, contact_revoked)
+                "WITH m AS (INSERT INTO members (conversation, principal, removed, contact_revoked)
                  VALUES ($1, $2, TRUE, TRUE)
-                 ON CONFLICT (conversation, principal) DO UPDATE SET contact_revoked = TRUE"
+                 ON CONFLICT (conversation, principal) DO UPDATE SET contact_revoked = TRUE
+                 RETURNING 1)
+                 INSERT INTO member_events (conversation, doc) VALUES ($1, $3)"
             }
             MemberChange::RestoreContact => {
-                "UPDATE members SET contact_revoked = FALSE
-                 WHERE conversation = $1 AND principal = $2"
+                "WITH m AS (UPDATE members SET contact_revoked = FALSE
+                 WHERE conversation = $1 AND principal = $2 RETURNING 1)
+                 INSERT INTO member_events (conversation, doc) VALUES ($1, $3)"
             }
         };
+        let doc = to_doc(event)?;
         self.with(|c| {
             let st = c.prepare(sql)?;
             c.client
-                .execute(&st, &[&conversation.as_str(), &principal.as_str()])?;
+                .execute(&st, &[&conversation.as_str(), &principal.as_str(), &doc])?;
             Ok(())
+        })
+    }
+
+    fn member_events(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, StoreError> {
+        self.with(|c| {
+            let st =
+                c.prepare("SELECT doc FROM member_events WHERE conversation = $1 ORDER BY seq")?;
+            c.client
+                .query(&st, &[&conversation.as_str()])?
+                .iter()
+                .map(|r| from_doc(r.get::<_, &str>(0)))
+                .collect()
+        })
+    }
+
+    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError> {
+        self.with(|c| {
+            let st = c.prepare("SELECT doc FROM requests WHERE conversation = $1")?;
+            c.client
+                .query(&st, &[&conversation.as_str()])?
+                .iter()
+                .map(|r| from_doc(r.get::<_, &str>(0)))
+                .collect()
         })
     }
 

@@ -18,7 +18,9 @@ use super::{
     from_doc, to_doc, written, Changes, Commit, Committed, MemberChange, Recorded, Store, Write,
 };
 use crate::error::StoreError;
-use crate::model::{AuditEvent, ConversationId, Member, Principal, Request, RequestId};
+use crate::model::{
+    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+};
 use crate::time::Timestamp;
 use rusqlite::{
     params, Connection, DatabaseName, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior,
@@ -73,6 +75,15 @@ const MIGRATIONS: &[&str] = &[
     UPDATE events SET at = CAST(round(
         (julianday(json_extract(doc, '$.at')) - 2440587.5) * 86400000.0) AS INTEGER);
     CREATE INDEX events_by_at ON events (at);",
+    // 3: managers, the membership log, and a conversation's requests found by index.
+    "ALTER TABLE members ADD COLUMN manager INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE member_events (
+        seq INTEGER PRIMARY KEY,
+        conversation TEXT NOT NULL,
+        doc TEXT NOT NULL
+    );
+    CREATE INDEX member_events_by_conversation ON member_events (conversation, seq);
+    CREATE INDEX requests_by_conversation ON requests (conversation);",
 ];
 
 /// Options for [`SqliteStore::open_with`].
@@ -479,7 +490,7 @@ impl Store for SqliteStore {
     fn members(&self, conversation: &ConversationId) -> Result<Vec<Member>, StoreError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare_cached(
-            "SELECT principal, removed, contact_revoked FROM members
+            "SELECT principal, removed, contact_revoked, manager FROM members
              WHERE conversation = ?1 ORDER BY principal",
         )?;
         let rows = stmt
@@ -488,15 +499,17 @@ impl Store for SqliteStore {
                     r.get::<_, String>(0)?,
                     r.get::<_, bool>(1)?,
                     r.get::<_, bool>(2)?,
+                    r.get::<_, bool>(3)?,
                 ))
             })?
             .collect::<Result<Vec<_>, _>>()?;
         rows.into_iter()
-            .map(|(p, removed, contact_revoked)| {
+            .map(|(p, removed, contact_revoked, manager)| {
                 Ok(Member {
                     principal: Principal::new(p).map_err(|e| StoreError::Corrupt(e.to_string()))?,
                     removed,
                     contact_revoked,
+                    manager,
                 })
             })
             .collect()
@@ -507,8 +520,10 @@ impl Store for SqliteStore {
         conversation: &ConversationId,
         principal: &Principal,
         change: MemberChange,
+        event: &MemberEvent,
     ) -> Result<(), StoreError> {
         self.writable()?;
+        let doc = to_doc(event)?;
         let mut conn = self.conn()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let sql = match change {
@@ -516,9 +531,13 @@ impl Store for SqliteStore {
                 "INSERT INTO members (conversation, principal) VALUES (?1, ?2)
                  ON CONFLICT DO UPDATE SET removed = 0, contact_revoked = 0"
             }
+            MemberChange::JoinAsManager => {
+                "INSERT INTO members (conversation, principal, manager) VALUES (?1, ?2, 1)
+                 ON CONFLICT DO UPDATE SET removed = 0, contact_revoked = 0, manager = 1"
+            }
             MemberChange::Remove => {
                 "INSERT INTO members (conversation, principal, removed) VALUES (?1, ?2, 1)
-                 ON CONFLICT DO UPDATE SET removed = 1"
+                 ON CONFLICT DO UPDATE SET removed = 1, manager = 0"
             }
             MemberChange::RevokeContact => {
                 "INSERT INTO members (conversation, principal, removed, contact_revoked)
@@ -529,9 +548,32 @@ impl Store for SqliteStore {
             }
         };
         tx.execute(sql, params![conversation.as_str(), principal.as_str()])?;
+        tx.execute(
+            "INSERT INTO member_events (conversation, doc) VALUES (?1, ?2)",
+            params![conversation.as_str(), doc],
+        )?;
         tx.commit()?;
         drop(conn);
         Ok(())
+    }
+
+    fn member_events(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn
+            .prepare_cached("SELECT doc FROM member_events WHERE conversation = ?1 ORDER BY seq")?;
+        let docs = stmt
+            .query_map([conversation.as_str()], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        docs.iter().map(|d| from_doc(d)).collect()
+    }
+
+    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare_cached("SELECT doc FROM requests WHERE conversation = ?1")?;
+        let docs = stmt
+            .query_map([conversation.as_str()], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        docs.iter().map(|d| from_doc(d)).collect()
     }
 
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {

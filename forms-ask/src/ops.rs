@@ -1,0 +1,684 @@
+//! One typed description of each operation, shared by the `forms ask <op>` commands and
+//! the `ask_<op>` MCP tools: its arguments, their limits (the numbers of the crate's limits,
+//! e.g. [`crate::BODY_CHARS_MAX`]) and how each maps to a tool argument and a command-line
+//! flag. The CLI's per-operation help and the tools' input schemas are both made from it.
+//!
+//! Names: a tool argument is `snake_case` (`expires_at`, `operation_key`); its flag is the
+//! same in `kebab-case` unless the description says otherwise (`expires_at` is `--expires`,
+//! `timeout_seconds` is `--timeout`, `choices` is `--choice`, repeated). The request ID and
+//! the principals of a membership change are positional on the command line. The acting
+//! principal is the CLI's `--as` and, over MCP, the session's: never a tool argument.
+//!
+//! ```
+//! let open = forms_ask::ops::find("open").unwrap();
+//! assert_eq!(open.tool(), "ask_open");
+//! let schema = open.input_schema();
+//! assert_eq!(schema["properties"]["body"]["maxLength"], 16_000);
+//! assert!(open.help().contains("--expires"));
+//! ```
+
+use crate::limits::{
+    ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
+    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, LIST_DEFAULT, LIST_MAX,
+    MESSAGE_CHARS_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+};
+use crate::model::ID_CHARS_MAX;
+use serde_json::{json, Map, Value};
+
+/// What values an argument takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    /// Text of at most this many characters, not blank.
+    Text(usize),
+    /// An identifier: a request ID, a conversation, a principal, a retry key
+    /// ([`ID_CHARS_MAX`] characters).
+    Id,
+    /// A list of identifiers (principals), at most this many.
+    Ids(usize),
+    /// A list of texts (choices): at most `.0` items of at most `.1` characters each.
+    Texts(usize, usize),
+    /// A request version read (a whole number from 1).
+    Version,
+    /// One of these words.
+    OneOf(&'static [&'static str]),
+    /// A time, RFC 3339 with `Z` or an offset; the CLI also takes a duration (`7d`).
+    DateTime,
+    /// Seconds, from 0 to `.0`, default `.1`.
+    Seconds(u64, u64),
+    /// A count from 1 to `.0`, default `.1`.
+    Count(usize, usize),
+    /// A bound action, `{executor, resource_version, arguments, operation_key}` (JSON on
+    /// the command line).
+    Action,
+}
+
+/// Where an argument goes on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cli {
+    /// `--flag VALUE`, given at most once.
+    Flag(&'static str),
+    /// `--flag VALUE`, repeated for each item of a list.
+    Repeated(&'static str),
+    /// A positional argument.
+    Positional,
+    /// Not on the command line.
+    None,
+}
+
+/// One argument of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arg {
+    /// The tool argument's name.
+    pub name: &'static str,
+    /// Where it goes on the command line.
+    pub cli: Cli,
+    /// What it takes.
+    pub kind: ArgKind,
+    /// Whether it must be given.
+    pub required: bool,
+    /// What it is, in a few words.
+    pub help: &'static str,
+}
+
+/// One operation: `forms ask <name>` and the tool `ask_<name>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    /// The operation's name (`open`, `respond`, ...).
+    pub name: &'static str,
+    /// What it does.
+    pub summary: &'static str,
+    /// Its arguments (the acting principal aside).
+    pub args: &'static [Arg],
+    /// Whether it only reads.
+    pub read_only: bool,
+    /// Whether the command line may run it as the operator (without `--as`): the
+    /// membership changes, which a tool always runs as the session's principal.
+    pub operator: bool,
+    /// Whether it is a tool as well as a command.
+    pub tool: bool,
+}
+
+const fn arg(
+    name: &'static str,
+    cli: Cli,
+    kind: ArgKind,
+    required: bool,
+    help: &'static str,
+) -> Arg {
+    Arg {
+        name,
+        cli,
+        kind,
+        required,
+        help,
+    }
+}
+
+const ID: Arg = arg("id", Cli::Positional, ArgKind::Id, true, "the request ID");
+const VERSION: Arg = arg(
+    "version",
+    Cli::Flag("version"),
+    ArgKind::Version,
+    true,
+    "the version read; a stale one is a conflict",
+);
+const KEY: Arg = arg(
+    "key",
+    Cli::Flag("key"),
+    ArgKind::Id,
+    true,
+    "the retry key: the same key with the same input returns the first result",
+);
+const CONVERSATION: Arg = arg(
+    "conversation",
+    Cli::Flag("conversation"),
+    ArgKind::Id,
+    true,
+    "the conversation",
+);
+const EXPIRES: Arg = arg(
+    "expires_at",
+    Cli::Flag("expires"),
+    ArgKind::DateTime,
+    false,
+    "an explicit expiry within 90 days: RFC 3339 with Z or an offset (the command line \
+     also takes a duration from now: 7d, 36h, 90m)",
+);
+const PRINCIPALS: Arg = arg(
+    "principals",
+    Cli::Positional,
+    ArgKind::Ids(AUDIENCE_MAX),
+    true,
+    "the principals whose membership changes",
+);
+
+const MEMBERSHIP: &[Arg] = &[CONVERSATION, PRINCIPALS];
+
+/// Every operation, in listing order.
+pub const OPS: &[Op] = &[
+    Op {
+        name: "open",
+        summary: "Opens a durable request (question, approval or task) in a conversation, for \
+                  an audience fixed now (by default the other members). Returns the request.",
+        args: &[
+            CONVERSATION,
+            arg(
+                "kind",
+                Cli::Flag("kind"),
+                ArgKind::OneOf(&["question", "approval", "task"]),
+                false,
+                "the kind of request (default question)",
+            ),
+            arg(
+                "body",
+                Cli::Flag("body"),
+                ArgKind::Text(BODY_CHARS_MAX),
+                true,
+                "the request itself",
+            ),
+            arg(
+                "title",
+                Cli::Flag("title"),
+                ArgKind::Text(TITLE_CHARS_MAX),
+                false,
+                "an optional title",
+            ),
+            arg(
+                "choices",
+                Cli::Repeated("choice"),
+                ArgKind::Texts(CHOICES_MAX, CHOICE_CHARS_MAX),
+                false,
+                "a question's exact choices, no two alike",
+            ),
+            arg(
+                "audience",
+                Cli::Repeated("audience"),
+                ArgKind::Ids(AUDIENCE_MAX),
+                false,
+                "who may respond (members of the conversation)",
+            ),
+            EXPIRES,
+            arg(
+                "action",
+                Cli::Flag("action"),
+                ArgKind::Action,
+                false,
+                "an approval's bound action",
+            ),
+            KEY,
+        ],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "show",
+        summary: "The request as it is now.",
+        args: &[ID],
+        read_only: true,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "respond",
+        summary: "Responds to a request with the version read and a typed outcome (answered; \
+                  approved or denied; completed, failed or rejected). A stale version or a \
+                  request already decided is a conflict carrying the latest state.",
+        args: &[
+            ID,
+            VERSION,
+            arg(
+                "outcome",
+                Cli::Flag("outcome"),
+                ArgKind::OneOf(&[
+                    "answered",
+                    "approved",
+                    "denied",
+                    "completed",
+                    "failed",
+                    "rejected",
+                ]),
+                true,
+                "the outcome, one of the request kind's",
+            ),
+            arg(
+                "answer",
+                Cli::Flag("answer"),
+                ArgKind::Text(ANSWER_CHARS_MAX),
+                false,
+                "the answer (one of the choices, if offered)",
+            ),
+            KEY,
+        ],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "wait",
+        summary: "Waits until the request leaves `open` or the timeout passes, and returns its \
+                  state then. A timeout only stops waiting; it never withdraws the request. \
+                  A longer wait is a loop of waits.",
+        args: &[
+            ID,
+            arg(
+                "timeout_seconds",
+                Cli::Flag("timeout"),
+                ArgKind::Seconds(WAIT_SECONDS_MAX, WAIT_SECONDS_DEFAULT),
+                false,
+                "how long to wait, in seconds",
+            ),
+        ],
+        read_only: true,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "cancel",
+        summary: "Cancels an open request: only its requester, with the current version.",
+        args: &[ID, VERSION, KEY],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "replace",
+        summary: "Atomically supersedes an open request and opens its replacement (same \
+                  audience, choices, action and deadline unless a new expiry is given; never \
+                  an approval carried over). Returns {previous, replacement}.",
+        args: &[
+            ID,
+            VERSION,
+            arg(
+                "body",
+                Cli::Flag("body"),
+                ArgKind::Text(BODY_CHARS_MAX),
+                false,
+                "the new body (default: the old one)",
+            ),
+            arg(
+                "title",
+                Cli::Flag("title"),
+                ArgKind::Text(TITLE_CHARS_MAX),
+                false,
+                "the new title (default: the old one)",
+            ),
+            EXPIRES,
+            KEY,
+        ],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "supersede",
+        summary: "Marks an open request superseded, creating nothing: only its requester, with \
+                  the current version.",
+        args: &[ID, VERSION, KEY],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "log",
+        summary: "The request's audit log: one event per transition, and the messages.",
+        args: &[ID],
+        read_only: true,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "message",
+        summary: "Posts a follow-up message on a request; it decides nothing.",
+        args: &[
+            ID,
+            arg(
+                "text",
+                Cli::Flag("text"),
+                ArgKind::Text(MESSAGE_CHARS_MAX),
+                true,
+                "the message",
+            ),
+            KEY,
+        ],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "redeem",
+        summary: "Redeems an approved approval's bound action, presenting exactly the bound \
+                  executor, resource version, arguments and operation key; once only. Records \
+                  the intent; executes nothing.",
+        args: &[
+            ID,
+            arg(
+                "action",
+                Cli::Flag("action"),
+                ArgKind::Action,
+                true,
+                "the action presented",
+            ),
+            KEY,
+        ],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "report",
+        summary: "Reports the execution of a redeemed action: succeeded, failed or unknown \
+                  (unknown stays reconcilable by a later report).",
+        args: &[
+            ID,
+            arg(
+                "operation_key",
+                Cli::Flag("operation-key"),
+                ArgKind::Text(ACTION_FIELD_CHARS_MAX),
+                true,
+                "the bound operation key",
+            ),
+            arg(
+                "status",
+                Cli::Flag("status"),
+                ArgKind::OneOf(&["succeeded", "failed", "unknown"]),
+                true,
+                "what became of the action",
+            ),
+            arg(
+                "detail",
+                Cli::Flag("detail"),
+                ArgKind::Text(DETAIL_CHARS_MAX),
+                false,
+                "what happened, in words",
+            ),
+            KEY,
+        ],
+        read_only: false,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "list",
+        summary: "The caller's requests in a conversation (opened by it, asking it, or naming \
+                  it as a bound action's executor), open ones first, then the most recently \
+                  changed. Returns {requests}.",
+        args: &[
+            CONVERSATION,
+            arg(
+                "limit",
+                Cli::Flag("limit"),
+                ArgKind::Count(LIST_MAX, LIST_DEFAULT),
+                false,
+                "how many requests at most",
+            ),
+        ],
+        read_only: true,
+        operator: false,
+        tool: true,
+    },
+    Op {
+        name: "members",
+        summary: "The conversation's members (removed ones included, with their rights) and \
+                  its membership log, for its current members. Returns {conversation, \
+                  members, events}.",
+        args: &[CONVERSATION],
+        read_only: true,
+        operator: true,
+        tool: true,
+    },
+    Op {
+        name: "join",
+        summary: "Adds members to a conversation (or brings them back) with contact rights; \
+                  only an active manager of the conversation may (the command line without \
+                  --as acts as the operator, who may also add managers with --role manager). \
+                  Recorded in the membership log. A member who joins later is never in an \
+                  earlier request's audience.",
+        args: &[
+            CONVERSATION,
+            PRINCIPALS,
+            arg(
+                "role",
+                Cli::Flag("role"),
+                ArgKind::OneOf(&["member", "manager"]),
+                false,
+                "member (default) or manager; only the operator adds managers",
+            ),
+        ],
+        read_only: false,
+        operator: true,
+        tool: true,
+    },
+    Op {
+        name: "remove",
+        summary: "Removes members from a conversation (and from managing it): they lose their \
+                  current eligibility. Only an active manager of the conversation may.",
+        args: MEMBERSHIP,
+        read_only: false,
+        operator: true,
+        tool: true,
+    },
+    Op {
+        name: "revoke",
+        summary: "Revokes members' contact rights in a conversation: they can no longer \
+                  respond. Only an active manager of the conversation may.",
+        args: MEMBERSHIP,
+        read_only: false,
+        operator: true,
+        tool: true,
+    },
+    Op {
+        name: "restore",
+        summary: "Gives members their contact rights back. Only an active manager of the \
+                  conversation may.",
+        args: MEMBERSHIP,
+        read_only: false,
+        operator: true,
+        tool: true,
+    },
+];
+
+/// The operation named `name` (`open`, or its tool name `ask_open`).
+pub fn find(name: &str) -> Option<&'static Op> {
+    let name = name.strip_prefix("ask_").unwrap_or(name);
+    OPS.iter().find(|op| op.name == name)
+}
+
+impl Arg {
+    /// The command-line flag, if the argument is one (`--expires`).
+    pub fn flag(&self) -> Option<&'static str> {
+        match self.cli {
+            Cli::Flag(f) | Cli::Repeated(f) => Some(f),
+            Cli::Positional | Cli::None => None,
+        }
+    }
+
+    /// What the argument takes, in words, with its limit.
+    pub fn takes(&self) -> String {
+        match self.kind {
+            ArgKind::Text(n) => format!("text, at most {n} characters"),
+            ArgKind::Id => format!("an identifier, at most {ID_CHARS_MAX} characters"),
+            ArgKind::Ids(n) => format!("at most {n} principals"),
+            ArgKind::Texts(n, each) => format!("at most {n}, each at most {each} characters"),
+            ArgKind::Version => "a whole number from 1".into(),
+            ArgKind::OneOf(words) => words.join(" | "),
+            ArgKind::DateTime => "a time such as 2026-12-31T12:00:00Z or ...+02:00".into(),
+            ArgKind::Seconds(max, default) => format!("seconds, 0 to {max}, default {default}"),
+            ArgKind::Count(max, default) => format!("1 to {max}, default {default}"),
+            ArgKind::Action => format!(
+                "JSON {{\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}}; \
+                 arguments at most {ACTION_ARGUMENTS_BYTES_MAX} bytes"
+            ),
+        }
+    }
+
+    /// The argument's JSON Schema.
+    pub fn schema(&self) -> Value {
+        let text = |max: usize| json!({"type": "string", "minLength": 1, "maxLength": max});
+        let mut s = match self.kind {
+            ArgKind::Text(n) => text(n),
+            ArgKind::Id => text(ID_CHARS_MAX),
+            ArgKind::Ids(n) => {
+                json!({"type": "array", "items": text(ID_CHARS_MAX), "maxItems": n})
+            }
+            ArgKind::Texts(n, each) => json!({"type": "array", "items": text(each),
+                "maxItems": n, "uniqueItems": true}),
+            ArgKind::Version => json!({"type": "integer", "minimum": 1}),
+            ArgKind::OneOf(words) => json!({"type": "string", "enum": words}),
+            ArgKind::DateTime => json!({"type": "string", "format": "date-time"}),
+            ArgKind::Seconds(max, default) => {
+                json!({"type": "number", "minimum": 0, "maximum": max, "default": default})
+            }
+            ArgKind::Count(max, default) => {
+                json!({"type": "integer", "minimum": 1, "maximum": max, "default": default})
+            }
+            ArgKind::Action => json!({
+                "type": "object",
+                "properties": {
+                    "executor": text(ACTION_FIELD_CHARS_MAX),
+                    "resource_version": text(ACTION_FIELD_CHARS_MAX),
+                    "arguments": {"description": format!(
+                        "the action's arguments (any JSON, at most {ACTION_ARGUMENTS_BYTES_MAX} \
+                         bytes)")},
+                    "operation_key": text(ACTION_FIELD_CHARS_MAX),
+                },
+                "required": ["executor", "resource_version", "arguments", "operation_key"],
+                "additionalProperties": false,
+            }),
+        };
+        if let Some(obj) = s.as_object_mut() {
+            obj.insert("description".into(), Value::String(self.help.into()));
+        }
+        s
+    }
+}
+
+impl Op {
+    /// The tool's name: `ask_<name>`.
+    pub fn tool(&self) -> String {
+        format!("ask_{}", self.name)
+    }
+
+    /// The arguments a tool takes (all but the command line's own: `role`).
+    pub fn tool_args(&self) -> impl Iterator<Item = &'static Arg> {
+        self.args.iter().filter(|a| a.name != "role")
+    }
+
+    /// The tool's closed input schema: no principal anywhere (it comes from the session).
+    pub fn input_schema(&self) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for a in self.tool_args() {
+            properties.insert(a.name.into(), a.schema());
+            if a.required {
+                required.push(Value::String(a.name.into()));
+            }
+        }
+        json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+
+    /// `forms ask <name> --help`: the usage line, what the operation does, and each
+    /// argument with its limit and its tool argument.
+    pub fn help(&self) -> String {
+        let mut usage = format!("usage: forms ask {} --db PATH|URL", self.name);
+        usage.push_str(if self.operator {
+            " [--as NAME]"
+        } else {
+            " --as NAME"
+        });
+        for a in self.args {
+            let part = match a.cli {
+                Cli::Flag(f) => format!("--{f} {}", placeholder(a)),
+                Cli::Repeated(f) => format!("--{f} {}...", placeholder(a)),
+                Cli::Positional => match a.kind {
+                    ArgKind::Ids(_) => "PRINCIPAL...".to_owned(),
+                    _ => placeholder(a),
+                },
+                Cli::None => continue,
+            };
+            if a.required {
+                usage.push_str(&format!(" {part}"));
+            } else {
+                usage.push_str(&format!(" [{part}]"));
+            }
+        }
+        let mut out = format!("{usage}\n\n{}\n\n", self.summary);
+        out.push_str("  --db PATH|URL        a SQLite file, or a postgres:// URL\n");
+        if self.operator {
+            out.push_str(
+                "  --as NAME            act as this principal (checked as a manager); without \
+                 it, as the operator\n",
+            );
+        } else {
+            out.push_str("  --as NAME            the principal acting\n");
+        }
+        for a in self.args {
+            let left = match a.cli {
+                Cli::Flag(f) | Cli::Repeated(f) => format!("--{f} {}", placeholder(a)),
+                Cli::Positional => placeholder(a),
+                Cli::None => continue,
+            };
+            let repeat = if matches!(a.cli, Cli::Repeated(_)) {
+                ", repeated for each"
+            } else {
+                ""
+            };
+            let tool = if self.tool && a.name != "role" {
+                format!("; tool argument `{}`", a.name)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "  {left:<20} {}{} ({}{repeat}{tool})\n",
+                a.help,
+                if a.required { "" } else { ", optional" },
+                a.takes(),
+            ));
+        }
+        if self.tool {
+            out.push_str(&format!("\nAs an MCP tool: {}.\n", self.tool()));
+        }
+        out
+    }
+}
+
+fn placeholder(a: &Arg) -> String {
+    match a.kind {
+        ArgKind::Ids(_) if matches!(a.cli, Cli::Positional) => "PRINCIPAL...".into(),
+        ArgKind::Ids(_) => "NAME".into(),
+        ArgKind::Version => "N".into(),
+        ArgKind::Seconds(..) => "SECONDS".into(),
+        ArgKind::Count(..) => "N".into(),
+        ArgKind::Action => "JSON".into(),
+        ArgKind::DateTime => "TIME|DURATION".into(),
+        ArgKind::OneOf(_) | ArgKind::Text(_) | ArgKind::Texts(..) | ArgKind::Id => {
+            if a.name == "id" {
+                "ID".into()
+            } else {
+                a.name.to_uppercase().replace('_', "-")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_has_a_tool_name_and_unique_args() {
+        for op in OPS {
+            let mut names: Vec<&str> = op.args.iter().map(|a| a.name).collect();
+            names.sort_unstable();
+            let n = names.len();
+            names.dedup();
+            assert_eq!(n, names.len(), "{}", op.name);
+            assert_eq!(find(&op.tool()).map(|o| o.name), Some(op.name));
+        }
+    }
+}
