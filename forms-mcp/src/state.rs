@@ -10,7 +10,7 @@
 //! `invalid_response`.
 //!
 //! Used nonces are remembered until their state expires: in memory by default, so a state
-//! is single use within one process only; with a store ([`States::with_store`]: `forms-mcp
+//! is single use within one process only; with a store (`forms-mcp
 //! --asks DB` or `--state-store DB`, a SQLite file or a PostgreSQL database), in that store
 //! ([`forms_ask::Store::claim_once`]), so a state is single use across every instance
 //! sharing it and across restarts. There the check and the record are one atomic write: of
