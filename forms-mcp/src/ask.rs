@@ -149,6 +149,15 @@ impl FormAsker {
         })
     }
 
+    /// The same asker, remembering used request states in `store` (a SQLite file or a
+    /// PostgreSQL database, [`forms_ask::Store::claim_once`]) instead of in this process:
+    /// a state answered once is refused on every instance sharing the store and the key,
+    /// and after a restart. Clones made before keep the in-memory set.
+    pub fn with_state_store(mut self, store: Arc<dyn forms_ask::Store>) -> FormAsker {
+        self.states = Arc::new(self.states.with_store(store));
+        self
+    }
+
     /// Whether a client without the extension but with core form elicitation is asked
     /// through a core `elicitation/create` compiled from the same form ([`crate::core`]
     /// describes the schema); on by default. Off, such a client gets `unsupported_client`,
@@ -254,7 +263,7 @@ impl FormAsker {
         if multi_round_trip {
             let binding = tool_call_binding(call);
             return Ok(
-                match mrtr::round(&self.states, form, &binding, call, self.timeout, core)? {
+                match mrtr::round(&self.states, form, &binding, call, self.timeout, core).await? {
                     Round::Answer(answer) => Raw::Answer(answer),
                     Round::InputRequired(result) => Raw::InputRequired(result),
                 },

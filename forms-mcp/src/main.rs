@@ -1,6 +1,6 @@
 //! `forms-mcp`: serves the Data form tool `form_elicitation_v2_request` over MCP.
 
-use forms_ask::{Asks, Principal};
+use forms_ask::{Asks, Principal, Store, SystemClock};
 use forms_mcp::auth::Tokens;
 use forms_mcp::config::timeout_from_env;
 use forms_mcp::http::{self, HttpOptions};
@@ -40,6 +40,12 @@ Usage:
                                   `Authorization: Bearer TOKEN` maps to; a call without a
                                   known token is refused (unauthenticated); each token
                                   has at least 16 characters
+  forms-mcp --state-store DB      remember answered multi-round-trip request states (protocol
+                                  2026-07-28) in DB, a SQLite path or a postgres:// URL,
+                                  until they expire: a state is then single use across every
+                                  instance sharing DB and FORMS_STATE_KEY, and across
+                                  restarts. Default: the `--asks` store when given, else
+                                  memory (single use within this process only)
   forms-mcp --core-fallback       also ask a client with core elicitation but without the
                                   openai/elicitation extension, through a core
                                   elicitation/create compiled from the form (an extension of
@@ -79,8 +85,9 @@ Environment:
   FORMS_STATE_KEY        the key sealing multi-round-trip request states (protocol
                          2026-07-28), at least 32 random bytes written in hex (a key of
                          zero bytes or a short repeated pattern stops the server at
-                         start); instances behind one load balancer need the same key.
-                         Default: random per process.
+                         start); instances behind one load balancer need the same key
+                         (and one store, `--asks` or `--state-store`, to refuse a state
+                         answered on another instance). Default: random per process.
   FORMS_ASK_PRINCIPAL    the stdio principal of the ask_* tools when --principal is not given.
   FORMS_ASK_PRINCIPAL_TOKENS
                          more NAME=TOKEN pairs for --http, separated by whitespace; unlike
@@ -102,6 +109,8 @@ enum Mode {
 struct Options {
     mode: Mode,
     asks: Option<String>,
+    /// Where used request states are remembered (`--state-store`).
+    state_store: Option<String>,
     principal: Option<String>,
     tokens: Vec<(String, String)>,
     core_fallback: bool,
@@ -131,6 +140,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         mode: Mode::Stdio,
         asks: None,
+        state_store: None,
         principal: None,
         tokens: Vec::new(),
         http: HttpOptions::default(),
@@ -155,6 +165,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
             "--core-fallback" => options.core_fallback = true,
             "--asks" => options.asks = Some(value("a SQLite path or a postgres:// URL")?),
+            "--state-store" => {
+                options.state_store = Some(value("a SQLite path or a postgres:// URL")?);
+            }
             "--principal" => options.principal = Some(value("a principal name")?),
             "--principal-token" => {
                 let pair = value("NAME=TOKEN")?;
@@ -228,9 +241,10 @@ fn token_pair(pair: &str) -> Result<(String, String), String> {
         .ok_or_else(|| "a principal token is written NAME=TOKEN".to_owned())
 }
 
-/// The requested-reply tools the options ask for (and the token table of HTTP callers), or
-/// why they cannot be served.
-fn replies(options: &Options) -> Result<Option<(AskTools, Tokens)>, String> {
+/// The requested-reply tools the options ask for (with their store, and the token table of
+/// HTTP callers), or why they cannot be served.
+#[allow(clippy::type_complexity)]
+fn replies(options: &Options) -> Result<Option<(AskTools, Arc<dyn Store>, Tokens)>, String> {
     let http = matches!(options.mode, Mode::Http(_));
     let Some(location) = &options.asks else {
         if options.principal.is_some() || !options.tokens.is_empty() {
@@ -275,8 +289,18 @@ fn replies(options: &Options) -> Result<Option<(AskTools, Tokens)>, String> {
         let principal = Principal::new(name).map_err(|e| e.to_string())?;
         (Principals::fixed(principal), Tokens::default())
     };
-    let asks = Asks::open_location(location).map_err(|e| format!("cannot open {location}: {e}"))?;
-    Ok(Some((AskTools::new(Arc::new(asks), principals), tokens)))
+    let store = open_store(location)?;
+    let asks = Asks::with_clock(Arc::clone(&store), Arc::new(SystemClock));
+    Ok(Some((
+        AskTools::new(Arc::new(asks), principals),
+        store,
+        tokens,
+    )))
+}
+
+/// Opens the store at `location` (a SQLite path or a `postgres://` URL).
+fn open_store(location: &str) -> Result<Arc<dyn Store>, String> {
+    forms_ask::store::open_location(location).map_err(|e| format!("cannot open {location}: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -317,9 +341,11 @@ fn main() -> ExitCode {
     };
     // Opened before the async runtime starts: the PostgreSQL client runs its own.
     let mut http_options = options.http.clone();
+    let mut asks_store = None;
     match replies(&options) {
-        Ok(Some((tools, tokens))) => {
+        Ok(Some((tools, store, tokens))) => {
             server = server.with_replies(tools);
+            asks_store = Some(store);
             http_options.tokens = tokens;
         }
         Ok(None) => {}
@@ -327,6 +353,24 @@ fn main() -> ExitCode {
             eprintln!("forms-mcp: {error}");
             return ExitCode::from(2);
         }
+    }
+    // Used request states: in the `--state-store` store (the `--asks` one when it names the
+    // same location), else in the `--asks` store, else in memory.
+    let state_store = match (&options.state_store, asks_store) {
+        (Some(location), Some(store)) if options.asks.as_deref() == Some(location.as_str()) => {
+            Some(store)
+        }
+        (Some(location), _) => match open_store(location) {
+            Ok(store) => Some(store),
+            Err(error) => {
+                eprintln!("forms-mcp: `--state-store`: {error}");
+                return ExitCode::from(2);
+            }
+        },
+        (None, store) => store,
+    };
+    if let Some(store) = state_store {
+        server = server.with_state_store(store);
     }
     let mode = options.mode;
     let runtime = match tokio::runtime::Builder::new_multi_thread()

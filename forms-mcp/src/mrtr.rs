@@ -66,7 +66,7 @@ fn caller(ctx: &RequestContext<RoleServer>) -> Vec<u8> {
 
 /// One round: without a state, the input-required result; with one, the checked state's
 /// answer.
-pub(crate) fn round(
+pub(crate) async fn round(
     states: &States,
     form: &DataForm,
     binding_of_call: &[u8],
@@ -91,7 +91,7 @@ pub(crate) fn round(
             Some(state),
         )));
     };
-    states.redeem(sealed, &binding, timeout)?;
+    states.redeem(sealed, &binding, timeout).await?;
     match responses.and_then(|r| r.get(INPUT_KEY)) {
         Some(answer) => Ok(Round::Answer(match RawInput::of(ctx, answer) {
             Some(text) => Answer::Text(text),

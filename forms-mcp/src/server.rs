@@ -71,6 +71,14 @@ impl FormsServer {
         self
     }
 
+    /// The same server, remembering used multi-round-trip request states in `store`
+    /// ([`FormAsker::with_state_store`]): single use across instances sharing the store and
+    /// the key (`FORMS_STATE_KEY`), and across restarts.
+    pub fn with_state_store(mut self, store: Arc<dyn forms_ask::Store>) -> FormsServer {
+        self.asker = self.asker.with_state_store(store);
+        self
+    }
+
     /// The same server whose Data tool also asks clients with core form elicitation but
     /// without the extension, through a core `elicitation/create` compiled from the form
     /// (an extension of the Data contract, which answers such clients `unsupported_client`;

@@ -9,16 +9,28 @@
 //! key) is `invalid_response`; an expired one is `timeout`; one already answered is
 //! `invalid_response`.
 //!
-//! Used nonces are remembered in memory until their state expires. Several server instances
-//! behind a load balancer therefore need the same key (`FORMS_STATE_KEY`) and, to refuse
-//! replays across instances, a shared used-state store, which this crate does not provide.
+//! Used nonces are remembered until their state expires: in memory by default, so a state
+//! is single use within one process only; with a store (`forms-mcp
+//! --asks DB` or `--state-store DB`, a SQLite file or a PostgreSQL database), in that store
+//! ([`forms_ask::Store::claim_once`]), so a state is single use across every instance
+//! sharing it and across restarts. There the check and the record are one atomic write: of
+//! instances racing to redeem one state, exactly one accepts it. Several instances behind a
+//! load balancer need the same key (`FORMS_STATE_KEY`) and one store. A store that cannot
+//! be reached refuses the answer (`transport_error`) rather than risk accepting it twice.
 
 use forms_runtime::{ErrorCode, FormError};
 use rmcp::model::{RequestStateCodec, RequestStateError, SealOptions};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// How much longer than its state a used nonce is kept in a store: the clocks of instances
+/// sharing the store may differ by up to this much.
+pub const STORE_CLOCK_SKEW: Duration = Duration::from_secs(300);
+
+/// The prefix of the single-use keys of request states in a store.
+const STORE_KEY_PREFIX: &str = "forms-mcp/state:";
 
 /// The environment variable holding the sealing key: at least 32 bytes, written in hex.
 pub const STATE_KEY_ENV: &str = "FORMS_STATE_KEY";
@@ -136,10 +148,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Where used nonces are remembered.
+enum Used {
+    /// In this process, until their state expires.
+    Memory(Mutex<HashMap<String, Instant>>),
+    /// In a store shared by instances and kept across restarts.
+    Store(Arc<dyn forms_ask::Store>),
+}
+
 /// Seals, opens and remembers request states.
 pub(crate) struct States {
     codec: RequestStateCodec,
-    used: Mutex<HashMap<String, Instant>>,
+    used: Used,
 }
 
 impl fmt::Debug for States {
@@ -160,7 +180,7 @@ impl States {
             RequestStateCodec::try_new(key.to_vec()).map_err(|e| StateKeyError(e.to_string()))?;
         Ok(States {
             codec,
-            used: Mutex::new(HashMap::new()),
+            used: Used::Memory(Mutex::new(HashMap::new())),
         })
     }
 
@@ -168,7 +188,15 @@ impl States {
     pub(crate) fn new_unchecked(key: &[u8]) -> States {
         States {
             codec: RequestStateCodec::new_unchecked(key.to_vec()),
-            used: Mutex::new(HashMap::new()),
+            used: Used::Memory(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// The same key, remembering used nonces in `store` instead of in memory.
+    pub(crate) fn with_store(&self, store: Arc<dyn forms_ask::Store>) -> States {
+        States {
+            codec: self.codec.clone(),
+            used: Used::Store(store),
         }
     }
 
@@ -186,7 +214,7 @@ impl States {
 
     /// Opens `sealed` against `binding` and marks it used; `ttl` bounds how long it is
     /// remembered.
-    pub(crate) fn redeem(
+    pub(crate) async fn redeem(
         &self,
         sealed: &str,
         binding: &[u8],
@@ -208,19 +236,58 @@ impl States {
                     ),
                 ),
             })?;
-        let now = Instant::now();
-        let mut used = self
-            .used
-            .lock()
-            .map_err(|_| FormError::new(ErrorCode::TransportError, "state store poisoned"))?;
-        used.retain(|_, expiry| *expiry > now);
-        if used.contains_key(&payload.n) {
-            return Err(FormError::new(
+        let first = match &self.used {
+            Used::Memory(used) => {
+                let now = Instant::now();
+                let mut used = used.lock().map_err(|_| {
+                    FormError::new(ErrorCode::TransportError, "state store poisoned")
+                })?;
+                used.retain(|_, expiry| *expiry > now);
+                let first = !used.contains_key(&payload.n);
+                if first {
+                    used.insert(payload.n, now + ttl);
+                }
+                first
+            }
+            Used::Store(store) => claim_in_store(Arc::clone(store), &payload.n, ttl).await?,
+        };
+        if first {
+            Ok(())
+        } else {
+            Err(FormError::new(
                 ErrorCode::InvalidResponse,
                 "the request state was already answered once",
-            ));
+            ))
         }
-        used.insert(payload.n, now + ttl);
-        Ok(())
+    }
+}
+
+/// Claims `nonce` in `store`, kept until its state has expired on every instance's clock.
+/// The store's client blocks (and PostgreSQL's runs its own runtime), so the claim runs on
+/// a blocking thread.
+async fn claim_in_store(
+    store: Arc<dyn forms_ask::Store>,
+    nonce: &str,
+    ttl: Duration,
+) -> Result<bool, FormError> {
+    use forms_ask::{Clock, SystemClock};
+    let key = format!("{STORE_KEY_PREFIX}{nonce}");
+    let claim = tokio::task::spawn_blocking(move || {
+        let now = SystemClock.now();
+        let expires_at = now.plus(ttl).plus(STORE_CLOCK_SKEW);
+        store
+            .claim_once(&key, expires_at, now)
+            .map_err(|e| (store.location(), e))
+    });
+    match claim.await {
+        Ok(Ok(first)) => Ok(first),
+        Ok(Err((location, e))) => Err(FormError::new(
+            ErrorCode::TransportError,
+            format!("the used-state store {location} failed, so the answer is refused: {e}"),
+        )),
+        Err(e) => Err(FormError::new(
+            ErrorCode::TransportError,
+            format!("the used-state check did not finish: {e}"),
+        )),
     }
 }

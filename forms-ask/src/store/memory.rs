@@ -19,6 +19,7 @@ struct Tables {
     events: HashMap<RequestId, Vec<AuditEvent>>,
     idempotency: HashMap<(Principal, String), Recorded>,
     high_water: Option<Timestamp>,
+    once: HashMap<String, Timestamp>,
 }
 
 /// A store in memory, for unit tests only.
@@ -188,5 +189,21 @@ impl Store for MemoryStore {
 
     fn changes(&self) -> Result<Arc<Changes>, StoreError> {
         Ok(Arc::clone(&self.changes))
+    }
+
+    fn claim_once(
+        &self,
+        key: &str,
+        expires_at: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        super::check_once_key(key)?;
+        let mut t = self.tables()?;
+        t.once.retain(|_, until| *until > now);
+        if t.once.contains_key(key) {
+            return Ok(false);
+        }
+        t.once.insert(key.to_owned(), expires_at);
+        Ok(true)
     }
 }

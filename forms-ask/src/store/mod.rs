@@ -188,6 +188,62 @@ pub trait Store: Send + Sync {
     /// poll of the audit log every 50 ms on the store's own connection; PostgreSQL: one
     /// `LISTEN` connection), which every waiter of the engine shares.
     fn changes(&self) -> Result<Arc<Changes>, StoreError>;
+
+    /// Claims `key` once: records it until `expires_at` and returns `true`, or returns
+    /// `false` when it is already recorded and has not expired at `now`. Of concurrent
+    /// claims of one key, in this process or in any other sharing the store, exactly one
+    /// gets `true`. Keys expired at `now` are pruned as claims go (a bounded number per
+    /// claim). A key is at most [`ONCE_KEY_BYTES_MAX`] bytes.
+    ///
+    /// Servers use it for what must be accepted once across replicas and restarts, such
+    /// as the request states of `forms-mcp`.
+    ///
+    /// ```
+    /// use forms_ask::{SqliteStore, Store, Timestamp};
+    /// # let dir = std::env::temp_dir().join(format!("forms-ask-once-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let store = SqliteStore::open(dir.join("asks.db")).unwrap();
+    /// let now = Timestamp::from_millis(1_000);
+    /// let until = Timestamp::from_millis(61_000);
+    /// assert!(store.claim_once("state:1", until, now).unwrap());
+    /// assert!(!store.claim_once("state:1", until, now).unwrap());
+    /// // Once expired, the record is gone.
+    /// assert!(store.claim_once("state:1", until, until).unwrap());
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    fn claim_once(
+        &self,
+        key: &str,
+        expires_at: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+}
+
+/// The longest key [`Store::claim_once`] takes, in bytes.
+pub const ONCE_KEY_BYTES_MAX: usize = 256;
+
+/// How many expired keys one claim prunes at most.
+pub(crate) const ONCE_PRUNE_MAX: i64 = 256;
+
+/// Refuses a key longer than [`ONCE_KEY_BYTES_MAX`].
+pub(crate) fn check_once_key(key: &str) -> Result<(), StoreError> {
+    if key.len() > ONCE_KEY_BYTES_MAX {
+        return Err(StoreError::Other(format!(
+            "a single-use key has at most {ONCE_KEY_BYTES_MAX} bytes, got {}",
+            key.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Opens the store a location names: a `postgres://` or `postgresql://` URL is a
+/// PostgreSQL database, anything else the path of a SQLite file.
+pub fn open_location(location: &str) -> Result<Arc<dyn Store>, StoreError> {
+    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        Ok(Arc::new(PostgresStore::connect(location)?))
+    } else {
+        Ok(Arc::new(SqliteStore::open(location)?))
+    }
 }
 
 /// How many changes the feed keeps for readers that fall behind; a reader further behind is

@@ -209,7 +209,26 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX member_events_by_conversation ON member_events (conversation, seq);
     CREATE INDEX requests_by_conversation ON requests (conversation);",
+    // 6: single-use keys (`Store::claim_once`), kept until they expire.
+    "CREATE TABLE forms_ask_once (
+        key TEXT PRIMARY KEY,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX forms_ask_once_by_expiry ON forms_ask_once (expires_at);",
 ];
+
+/// Claims a single-use key in one statement: prunes up to `$4` expired keys (skipping rows
+/// another claim holds, so claims never wait on each other's pruning), then inserts the key;
+/// a concurrent claim of the same key waits on the inserted row and then finds it recorded.
+/// A recorded key counts only while it has not expired. Returns a row when claimed.
+const CLAIM_ONCE: &str = "WITH pruned AS (
+        DELETE FROM forms_ask_once WHERE key IN (
+            SELECT key FROM forms_ask_once WHERE expires_at <= $3 AND key <> $1
+            ORDER BY expires_at LIMIT $4 FOR UPDATE SKIP LOCKED))
+    INSERT INTO forms_ask_once (key, expires_at) VALUES ($1, $2)
+    ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at
+        WHERE forms_ask_once.expires_at <= $3
+    RETURNING 1";
 
 /// What a listener runs: listens, forgets the watches of backends that are gone, and takes
 /// over those of the backend it replaces (after a reconnection); returns its pid.
@@ -979,6 +998,28 @@ impl Store for PostgresStore {
                     }
                 }
             }
+        })
+    }
+
+    fn claim_once(
+        &self,
+        key: &str,
+        expires_at: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        super::check_once_key(key)?;
+        self.with(|c| {
+            let st = c.prepare(CLAIM_ONCE)?;
+            let rows = c.client.query(
+                &st,
+                &[
+                    &key,
+                    &expires_at.millis(),
+                    &now.millis(),
+                    &super::ONCE_PRUNE_MAX,
+                ],
+            )?;
+            Ok(!rows.is_empty())
         })
     }
 

@@ -84,6 +84,12 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX member_events_by_conversation ON member_events (conversation, seq);
     CREATE INDEX requests_by_conversation ON requests (conversation);",
+    // 4: single-use keys (`Store::claim_once`), kept until they expire.
+    "CREATE TABLE once_keys (
+        key TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX once_keys_by_expiry ON once_keys (expires_at);",
 ];
 
 /// Options for [`SqliteStore::open_with`].
@@ -668,6 +674,35 @@ impl Store for SqliteStore {
         drop(conn);
         self.changes.push(written(commit));
         Ok(Committed::Done)
+    }
+
+    fn claim_once(
+        &self,
+        key: &str,
+        expires_at: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        super::check_once_key(key)?;
+        self.writable()?;
+        let mut conn = self.conn()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.prepare_cached(
+            "DELETE FROM once_keys WHERE key IN (
+                SELECT key FROM once_keys WHERE expires_at <= ?1 AND key <> ?2
+                ORDER BY expires_at LIMIT ?3)",
+        )?
+        .execute(params![now.millis(), key, super::ONCE_PRUNE_MAX])?;
+        // A key already recorded counts only while it has not expired.
+        let claimed = tx
+            .prepare_cached(
+                "INSERT INTO once_keys (key, expires_at) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at
+                 WHERE once_keys.expires_at <= ?3",
+            )?
+            .execute(params![key, expires_at.millis(), now.millis()])?;
+        tx.commit()?;
+        drop(conn);
+        Ok(claimed == 1)
     }
 
     fn changes(&self) -> Result<Arc<Changes>, StoreError> {
