@@ -27,15 +27,19 @@
 
 use crate::auth::{Caller, Tokens};
 use forms_ask::{
-    ops, wire, Action, AskError, Asks, ConversationId, ExecutionStatus, Kind, NewRequest, Outcome,
-    Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
+    ops, wire, Action, AsPrincipal, AskError, Asks, ConversationId, ExecutionStatus, Kind,
+    NewRequest, Outcome, Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
 };
-use rmcp::model::{CallToolResult, Tool};
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{CallToolResponse, CallToolResult, Tool};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -125,26 +129,30 @@ impl std::fmt::Debug for AskTools {
     }
 }
 
-/// The tool names, in listing order.
-pub const TOOL_NAMES: [&str; 17] = [
-    "ask_open",
-    "ask_show",
-    "ask_respond",
-    "ask_wait",
-    "ask_cancel",
-    "ask_replace",
-    "ask_supersede",
-    "ask_log",
-    "ask_message",
-    "ask_redeem",
-    "ask_report",
-    "ask_list",
-    "ask_members",
-    "ask_join",
-    "ask_remove",
-    "ask_revoke",
-    "ask_restore",
-];
+/// What a tool runs as the session's principal: a synchronous operation on the store (run
+/// on the blocking pool), or `ask_wait`, which holds no thread while it waits.
+#[derive(Clone)]
+enum Run {
+    Blocking(Arc<Operation>),
+    Wait,
+}
+
+/// A synchronous operation: its checked arguments in, the payload or the refusal out.
+type Operation = dyn Fn(&AsPrincipal<'_>, Value) -> Result<Value, Value> + Send + Sync;
+
+/// An operation taking its arguments as `A` (a closed struct: an unknown property, a
+/// principal among them, is refused as `invalid_arguments`).
+fn blocking<A: DeserializeOwned + 'static>(
+    f: fn(&AsPrincipal<'_>, A) -> Result<Value, Value>,
+) -> Run {
+    Run::Blocking(Arc::new(move |handle, arguments| {
+        f(handle, args(arguments)?)
+    }))
+}
+
+/// A boxed tool-call future, as rmcp's router takes it.
+type RouteFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<CallToolResponse, rmcp::ErrorData>> + Send + 'a>>;
 
 impl AskTools {
     /// The tools over `asks`, acting as the principal `principals` finds for each call.
@@ -155,20 +163,65 @@ impl AskTools {
         }
     }
 
-    /// Whether `name` is one of these tools.
-    pub fn has(name: &str) -> bool {
-        TOOL_NAMES.contains(&name)
+    /// One route of rmcp's router per tool, in a router for any server `S`: the descriptor
+    /// from the operation's shared description ([`forms_ask::ops`]), the call run as the
+    /// session's principal.
+    pub fn router<S: Send + Sync + 'static>(&self) -> ToolRouter<S> {
+        let routes = [
+            ("ask_open", blocking(open)),
+            ("ask_show", blocking(show)),
+            ("ask_respond", blocking(respond)),
+            ("ask_wait", Run::Wait),
+            ("ask_cancel", blocking(cancel)),
+            ("ask_replace", blocking(replace)),
+            ("ask_supersede", blocking(supersede)),
+            ("ask_log", blocking(log)),
+            ("ask_message", blocking(message)),
+            ("ask_redeem", blocking(redeem)),
+            ("ask_report", blocking(report)),
+            ("ask_list", blocking(list)),
+            ("ask_members", blocking(members)),
+            ("ask_join", blocking(join)),
+            ("ask_remove", blocking(remove)),
+            ("ask_revoke", blocking(revoke)),
+            ("ask_restore", blocking(restore)),
+        ];
+        let mut router = ToolRouter::new();
+        for (name, run) in routes {
+            if let Some(route) = self.route(name, run) {
+                router.add_route(route);
+            }
+        }
+        router
     }
 
-    /// The tools as listed.
-    pub fn tools() -> Vec<Tool> {
-        TOOL_NAMES.iter().filter_map(|name| tool(name)).collect()
+    /// The route of the tool `name`, running `run`.
+    fn route<S: Send + Sync + 'static>(&self, name: &str, run: Run) -> Option<ToolRoute<S>> {
+        let tool = tool(name)?;
+        let tools = self.clone();
+        Some(ToolRoute::new_dyn(
+            tool,
+            move |ctx: ToolCallContext<'_, S>| {
+                let tools = tools.clone();
+                let run = run.clone();
+                let ToolCallContext {
+                    request_context,
+                    arguments,
+                    ..
+                } = ctx;
+                let call: RouteFuture<'_> = Box::pin(async move {
+                    let result = tools.call(run, arguments, &request_context).await;
+                    Ok(CallToolResponse::Complete(result))
+                });
+                call
+            },
+        ))
     }
 
     /// One call: the payload, or the refusal, as a tool result.
-    pub async fn call(
+    async fn call(
         &self,
-        name: &str,
+        run: Run,
         arguments: Option<serde_json::Map<String, Value>>,
         ctx: &RequestContext<RoleServer>,
     ) -> CallToolResult {
@@ -180,21 +233,28 @@ impl AskTools {
         let Some(asks) = self.asks.0.clone() else {
             return result(refusal("store", "the store is closed"), true);
         };
-        let name = name.to_owned();
         let blocking = |e: tokio::task::JoinError| refusal("store", &e.to_string());
         let run = async move {
-            if name != "ask_wait" {
-                let run = tokio::task::spawn_blocking(move || run(&asks, &me, &name, arguments));
-                return run.await.map_err(blocking)?;
+            match run {
+                Run::Blocking(operation) => {
+                    let run = tokio::task::spawn_blocking(move || {
+                        operation(&asks.as_principal(&me), arguments)
+                    });
+                    run.await.map_err(blocking)?
+                }
+                // The first read on the blocking pool; the wait itself holds no thread, and
+                // dropping its handle (a cancelled or abandoned call) releases it at once.
+                Run::Wait => {
+                    let start = tokio::task::spawn_blocking(move || {
+                        start_wait(&asks.as_principal(&me), arguments)
+                    });
+                    let waiting = start.await.map_err(blocking)??;
+                    waiting
+                        .await
+                        .map(|r| request_json(&r))
+                        .map_err(|e| ask_error(&e))
+                }
             }
-            // The first read on the blocking pool; the wait itself holds no thread, and
-            // dropping its handle (a cancelled or abandoned call) releases it at once.
-            let start = tokio::task::spawn_blocking(move || start_wait(&asks, &me, arguments));
-            let waiting = start.await.map_err(blocking)??;
-            waiting
-                .await
-                .map(|r| request_json(&r))
-                .map_err(|e| ask_error(&e))
         };
         let outcome = tokio::select! {
             outcome = run => outcome,
@@ -378,76 +438,200 @@ struct MembershipArgs {
     principals: Vec<String>,
 }
 
-/// `ask_list`, `ask_members` and the membership changes (`ask_join`, `ask_remove`,
-/// `ask_revoke`, `ask_restore`), as the session's principal: a change is refused with
-/// `not_manager` unless it is an active manager of the conversation.
-fn run_conversation(
-    asks: &Asks,
-    me: &Principal,
-    name: &str,
-    arguments: Value,
-) -> Result<Value, Value> {
-    let handle = asks.as_principal(me);
+fn open(handle: &AsPrincipal<'_>, a: OpenArgs) -> Result<Value, Value> {
     let e = |e: AskError| ask_error(&e);
-    match name {
-        "ask_list" => {
-            let a: ListArgs = args(arguments)?;
-            let conversation = ConversationId::new(a.conversation).map_err(e)?;
-            let limit = a.limit.unwrap_or(forms_ask::LIST_DEFAULT);
-            if limit == 0 {
-                return Err(refusal("invalid_arguments", "limit: at least 1"));
-            }
-            Ok(wire::requests(
-                &handle.list(&conversation, limit).map_err(e)?,
-            ))
-        }
-        "ask_members" => {
-            let a: ConversationArgs = args(arguments)?;
-            let conversation = ConversationId::new(a.conversation).map_err(e)?;
-            let members = handle.members(&conversation).map_err(e)?;
-            let events = handle.member_log(&conversation).map_err(e)?;
-            Ok(json!({"conversation": conversation, "members": members, "events": events}))
-        }
-        _ => {
-            let a: MembershipArgs = args(arguments)?;
-            let conversation = ConversationId::new(a.conversation).map_err(e)?;
-            if a.principals.is_empty() || a.principals.len() > forms_ask::AUDIENCE_MAX {
-                return Err(refusal(
-                    "invalid_arguments",
-                    &format!(
-                        "principals: from 1 to {} principals, got {}",
-                        forms_ask::AUDIENCE_MAX,
-                        a.principals.len()
-                    ),
-                ));
-            }
-            let principals = a
-                .principals
-                .into_iter()
-                .map(Principal::new)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(e)?;
-            for p in &principals {
-                match name {
-                    "ask_join" => handle.join(&conversation, p),
-                    "ask_remove" => handle.remove_member(&conversation, p),
-                    "ask_revoke" => handle.revoke_contact(&conversation, p),
-                    _ => handle.restore_contact(&conversation, p),
-                }
-                .map_err(e)?;
-            }
-            let members = handle.members(&conversation).map_err(e)?;
-            Ok(json!({"conversation": conversation, "members": members}))
-        }
+    let conversation = ConversationId::new(a.conversation).map_err(e)?;
+    let mut new = match a.kind.unwrap_or_default() {
+        Kind::Question => NewRequest::question(a.body),
+        Kind::Approval => NewRequest::approval(a.body),
+        Kind::Task => NewRequest::task(a.body),
+    };
+    if let Some(t) = a.title {
+        new = new.title(t);
     }
+    if let Some(choices) = a.choices {
+        new = new.choices(choices);
+    }
+    if let Some(list) = a.audience {
+        let list = list
+            .into_iter()
+            .map(Principal::new)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(e)?;
+        new = new.audience(list);
+    }
+    if let Some(at) = timestamp(a.expires_at.as_deref())? {
+        new = new.expires_at(at);
+    }
+    if let Some(action) = a.action {
+        new = new.action(Action {
+            executor: action.executor,
+            resource_version: action.resource_version,
+            arguments: action.arguments,
+            operation_key: action.operation_key,
+        });
+    }
+    let r = handle.open(&conversation, new, &a.key).map_err(e)?;
+    Ok(request_json(&r))
+}
+
+fn show(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
+    Ok(request_json(
+        &handle.show(&id(&a.id)?).map_err(|e| ask_error(&e))?,
+    ))
+}
+
+fn log(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
+    let events = handle.log(&id(&a.id)?).map_err(|e| ask_error(&e))?;
+    Ok(json!({ "events": events }))
+}
+
+fn respond(handle: &AsPrincipal<'_>, a: RespondArgs) -> Result<Value, Value> {
+    let r = handle
+        .respond(
+            &id(&a.id)?,
+            a.version,
+            a.outcome,
+            a.answer.as_deref(),
+            &a.key,
+        )
+        .map_err(|e| ask_error(&e))?;
+    Ok(request_json(&r))
+}
+
+fn cancel(handle: &AsPrincipal<'_>, a: VersionArgs) -> Result<Value, Value> {
+    let r = handle
+        .cancel(&id(&a.id)?, a.version, &a.key)
+        .map_err(|e| ask_error(&e))?;
+    Ok(request_json(&r))
+}
+
+fn supersede(handle: &AsPrincipal<'_>, a: VersionArgs) -> Result<Value, Value> {
+    let r = handle
+        .supersede(&id(&a.id)?, a.version, &a.key)
+        .map_err(|e| ask_error(&e))?;
+    Ok(request_json(&r))
+}
+
+fn replace(handle: &AsPrincipal<'_>, a: ReplaceArgs) -> Result<Value, Value> {
+    let change = Replacement {
+        body: a.body,
+        title: a.title,
+        expires_at: timestamp(a.expires_at.as_deref())?,
+    };
+    let Replaced {
+        previous,
+        replacement,
+    } = handle
+        .replace(&id(&a.id)?, a.version, change, &a.key)
+        .map_err(|e| ask_error(&e))?;
+    Ok(json!({
+        "previous": request_json(&previous),
+        "replacement": request_json(&replacement),
+    }))
+}
+
+fn message(handle: &AsPrincipal<'_>, a: MessageArgs) -> Result<Value, Value> {
+    let event = handle
+        .message(&id(&a.id)?, &a.text, &a.key)
+        .map_err(|e| ask_error(&e))?;
+    serde_json::to_value(event).map_err(|x| refusal("store", &x.to_string()))
+}
+
+fn redeem(handle: &AsPrincipal<'_>, a: RedeemArgs) -> Result<Value, Value> {
+    let presented = Redeem {
+        executor: a.action.executor,
+        resource_version: a.action.resource_version,
+        arguments: a.action.arguments,
+        operation_key: a.action.operation_key,
+    };
+    let r = handle
+        .redeem(&id(&a.id)?, &presented, &a.key)
+        .map_err(|e| ask_error(&e))?;
+    Ok(request_json(&r))
+}
+
+fn report(handle: &AsPrincipal<'_>, a: ReportArgs) -> Result<Value, Value> {
+    let r = handle
+        .report_execution(
+            &id(&a.id)?,
+            &a.operation_key,
+            a.status,
+            a.detail.as_deref(),
+            &a.key,
+        )
+        .map_err(|e| ask_error(&e))?;
+    Ok(request_json(&r))
+}
+
+fn list(handle: &AsPrincipal<'_>, a: ListArgs) -> Result<Value, Value> {
+    let e = |e: AskError| ask_error(&e);
+    let conversation = ConversationId::new(a.conversation).map_err(e)?;
+    let limit = a.limit.unwrap_or(forms_ask::LIST_DEFAULT);
+    if limit == 0 {
+        return Err(refusal("invalid_arguments", "limit: at least 1"));
+    }
+    Ok(wire::requests(
+        &handle.list(&conversation, limit).map_err(e)?,
+    ))
+}
+
+fn members(handle: &AsPrincipal<'_>, a: ConversationArgs) -> Result<Value, Value> {
+    let e = |e: AskError| ask_error(&e);
+    let conversation = ConversationId::new(a.conversation).map_err(e)?;
+    let members = handle.members(&conversation).map_err(e)?;
+    let events = handle.member_log(&conversation).map_err(e)?;
+    Ok(json!({"conversation": conversation, "members": members, "events": events}))
+}
+
+/// One membership change of the session's principal, applied to each principal named: refused
+/// with `not_manager` unless it is an active manager of the conversation.
+type Change = fn(&AsPrincipal<'_>, &ConversationId, &Principal) -> Result<(), AskError>;
+
+fn membership(handle: &AsPrincipal<'_>, a: MembershipArgs, change: Change) -> Result<Value, Value> {
+    let e = |e: AskError| ask_error(&e);
+    let conversation = ConversationId::new(a.conversation).map_err(e)?;
+    if a.principals.is_empty() || a.principals.len() > forms_ask::AUDIENCE_MAX {
+        return Err(refusal(
+            "invalid_arguments",
+            &format!(
+                "principals: from 1 to {} principals, got {}",
+                forms_ask::AUDIENCE_MAX,
+                a.principals.len()
+            ),
+        ));
+    }
+    let principals = a
+        .principals
+        .into_iter()
+        .map(Principal::new)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(e)?;
+    for p in &principals {
+        change(handle, &conversation, p).map_err(e)?;
+    }
+    let members = handle.members(&conversation).map_err(e)?;
+    Ok(json!({"conversation": conversation, "members": members}))
+}
+
+fn join(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
+    membership(handle, a, |h, c, p| h.join(c, p))
+}
+
+fn remove(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
+    membership(handle, a, |h, c, p| h.remove_member(c, p))
+}
+
+fn revoke(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
+    membership(handle, a, |h, c, p| h.revoke_contact(c, p))
+}
+
+fn restore(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
+    membership(handle, a, |h, c, p| h.restore_contact(c, p))
 }
 
 /// Starts `ask_wait`: checks its arguments and reads the request once.
-fn start_wait(
-    asks: &Asks,
-    me: &Principal,
-    arguments: Value,
-) -> Result<forms_ask::WaitHandle, Value> {
+fn start_wait(handle: &AsPrincipal<'_>, arguments: Value) -> Result<forms_ask::WaitHandle, Value> {
     let a: WaitArgs = args(arguments)?;
     let secs = a.timeout_seconds.unwrap_or(30.0);
     if !(secs.is_finite() && (0.0..=WAIT_SECONDS_MAX).contains(&secs)) {
@@ -456,147 +640,9 @@ fn start_wait(
             &format!("timeout_seconds is from 0 to {WAIT_SECONDS_MAX}, not {secs}"),
         ));
     }
-    asks.as_principal(me)
+    handle
         .start_wait(&id(&a.id)?, Duration::from_secs_f64(secs))
         .map_err(|e| ask_error(&e))
-}
-
-/// Runs one tool as `me` (blocking: the store is synchronous).
-fn run(asks: &Asks, me: &Principal, name: &str, arguments: Value) -> Result<Value, Value> {
-    let handle = asks.as_principal(me);
-    let e = |e: AskError| ask_error(&e);
-    match name {
-        "ask_open" => {
-            let a: OpenArgs = args(arguments)?;
-            let conversation = ConversationId::new(a.conversation).map_err(e)?;
-            let mut new = match a.kind.unwrap_or_default() {
-                Kind::Question => NewRequest::question(a.body),
-                Kind::Approval => NewRequest::approval(a.body),
-                Kind::Task => NewRequest::task(a.body),
-            };
-            if let Some(t) = a.title {
-                new = new.title(t);
-            }
-            if let Some(choices) = a.choices {
-                new = new.choices(choices);
-            }
-            if let Some(list) = a.audience {
-                let list = list
-                    .into_iter()
-                    .map(Principal::new)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(e)?;
-                new = new.audience(list);
-            }
-            if let Some(at) = timestamp(a.expires_at.as_deref())? {
-                new = new.expires_at(at);
-            }
-            if let Some(action) = a.action {
-                new = new.action(Action {
-                    executor: action.executor,
-                    resource_version: action.resource_version,
-                    arguments: action.arguments,
-                    operation_key: action.operation_key,
-                });
-            }
-            let r = handle.open(&conversation, new, &a.key).map_err(e)?;
-            Ok(request_json(&r))
-        }
-        "ask_show" => {
-            let a: IdArgs = args(arguments)?;
-            Ok(request_json(&handle.show(&id(&a.id)?).map_err(e)?))
-        }
-        "ask_log" => {
-            let a: IdArgs = args(arguments)?;
-            let events = handle.log(&id(&a.id)?).map_err(e)?;
-            Ok(json!({ "events": events }))
-        }
-        "ask_respond" => {
-            let a: RespondArgs = args(arguments)?;
-            let r = handle
-                .respond(
-                    &id(&a.id)?,
-                    a.version,
-                    a.outcome,
-                    a.answer.as_deref(),
-                    &a.key,
-                )
-                .map_err(e)?;
-            Ok(request_json(&r))
-        }
-        "ask_wait" => {
-            let r = start_wait(asks, me, arguments)?.wait().map_err(e)?;
-            Ok(request_json(&r))
-        }
-        "ask_cancel" | "ask_supersede" => {
-            let a: VersionArgs = args(arguments)?;
-            let rid = id(&a.id)?;
-            let r = if name == "ask_cancel" {
-                handle.cancel(&rid, a.version, &a.key)
-            } else {
-                handle.supersede(&rid, a.version, &a.key)
-            }
-            .map_err(e)?;
-            Ok(request_json(&r))
-        }
-        "ask_replace" => {
-            let a: ReplaceArgs = args(arguments)?;
-            let change = Replacement {
-                body: a.body,
-                title: a.title,
-                expires_at: timestamp(a.expires_at.as_deref())?,
-            };
-            let Replaced {
-                previous,
-                replacement,
-            } = handle
-                .replace(&id(&a.id)?, a.version, change, &a.key)
-                .map_err(e)?;
-            Ok(json!({
-                "previous": request_json(&previous),
-                "replacement": request_json(&replacement),
-            }))
-        }
-        "ask_message" => {
-            let a: MessageArgs = args(arguments)?;
-            let event = handle.message(&id(&a.id)?, &a.text, &a.key).map_err(e)?;
-            serde_json::to_value(event).map_err(|x| refusal("store", &x.to_string()))
-        }
-        "ask_redeem" => {
-            let a: RedeemArgs = args(arguments)?;
-            let presented = Redeem {
-                executor: a.action.executor,
-                resource_version: a.action.resource_version,
-                arguments: a.action.arguments,
-                operation_key: a.action.operation_key,
-            };
-            let r = handle.redeem(&id(&a.id)?, &presented, &a.key).map_err(e)?;
-            Ok(request_json(&r))
-        }
-        "ask_report" => {
-            let a: ReportArgs = args(arguments)?;
-            let r = handle
-                .report_execution(
-                    &id(&a.id)?,
-                    &a.operation_key,
-                    a.status,
-                    a.detail.as_deref(),
-                    &a.key,
-                )
-                .map_err(e)?;
-            Ok(request_json(&r))
-        }
-        "ask_list" | "ask_members" | "ask_join" | "ask_remove" | "ask_revoke" | "ask_restore" => {
-            run_conversation(asks, me, name, arguments)
-        }
-        other => Err(refusal(
-            "invalid_arguments",
-            &format!(
-                "unknown tool {:?}",
-                other.chars().take(80).collect::<String>()
-            ),
-        )),
-    }
 }
 
 /// The descriptor of one tool, from the operation's shared description

@@ -5,6 +5,9 @@ use crate::call::FormCall;
 use crate::state::StateKeyError;
 use forms_runtime::mcp::{tool_descriptor, ToolResult, TOOL_NAME};
 use forms_runtime::DataForm;
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
@@ -13,6 +16,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -42,7 +47,24 @@ pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 #[derive(Debug, Clone)]
 pub struct FormsServer {
     asker: FormAsker,
-    replies: Option<crate::replies::AskTools>,
+    tools: ToolRouter<FormsServer>,
+}
+
+/// A boxed tool-call future, as rmcp's router takes it.
+type RouteFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<CallToolResponse, McpError>> + Send + 'a>>;
+
+/// The router of the Data tool: its one route, listed with the runtime's descriptor.
+fn data_router() -> ToolRouter<FormsServer> {
+    ToolRouter::new().with_route(ToolRoute::new_dyn(tool(), data_call))
+}
+
+/// A call of the Data tool, routed.
+fn data_call(mut ctx: ToolCallContext<'_, FormsServer>) -> RouteFuture<'_> {
+    Box::pin(async move {
+        let call = FormCall::from_context_part(&mut ctx)?;
+        Ok(ctx.service.ask_data(&call).await)
+    })
 }
 
 impl FormsServer {
@@ -51,7 +73,7 @@ impl FormsServer {
     pub fn new(timeout: Duration) -> FormsServer {
         FormsServer {
             asker: FormAsker::new(timeout).with_core_fallback(false),
-            replies: None,
+            tools: data_router(),
         }
     }
 
@@ -60,14 +82,15 @@ impl FormsServer {
     pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
         Ok(FormsServer {
             asker: FormAsker::with_state_key(timeout, key)?.with_core_fallback(false),
-            replies: None,
+            tools: data_router(),
         })
     }
 
     /// The same server with the requested-reply tools (`ask_open` …) over a store
-    /// ([`crate::replies`]). Without them only the Data tool is listed.
+    /// ([`crate::replies`]), routed beside the Data tool. Without them only the Data tool is
+    /// listed.
     pub fn with_replies(mut self, tools: crate::replies::AskTools) -> FormsServer {
-        self.replies = Some(tools);
+        self.tools.merge(tools.router());
         self
     }
 
@@ -102,16 +125,17 @@ impl FormsServer {
         request: &CallToolRequestParams,
         ctx: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
-        let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+        self.ask_data(&FormCall::new(request, ctx)).await
+    }
+
+    /// The Data tool's call `call`: its arguments are the form.
+    async fn ask_data(&self, call: &FormCall) -> CallToolResponse {
+        let arguments = serde_json::Value::Object(call.arguments().cloned().unwrap_or_default());
         let form = match DataForm::from_value(&arguments) {
             Ok(form) => form,
             Err(error) => return error_response(&error),
         };
-        match self
-            .asker
-            .ask_data(&form, &FormCall::new(request, ctx))
-            .await
-        {
+        match self.asker.ask_data(&form, call).await {
             Asked::Done(result) => envelope(&ToolResult::from_result(&result)),
             Asked::InputRequired(result) => CallToolResponse::InputRequired(result),
         }
@@ -193,20 +217,11 @@ impl ServerHandler for FormsServer {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools = vec![tool()];
-        if self.replies.is_some() {
-            tools.extend(crate::replies::AskTools::tools());
-        }
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        if self.replies.is_some() && crate::replies::AskTools::has(name) {
-            return crate::replies::AskTools::tools()
-                .into_iter()
-                .find(|t| t.name == name);
-        }
-        (name == TOOL_NAME).then(tool)
+        self.tools.get(name).cloned()
     }
 
     async fn call_tool(
@@ -214,13 +229,7 @@ impl ServerHandler for FormsServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if let Some(replies) = &self.replies {
-            if crate::replies::AskTools::has(&request.name) {
-                let result = replies.call(&request.name, request.arguments, &ctx).await;
-                return Ok(CallToolResponse::Complete(result));
-            }
-        }
-        if request.name != TOOL_NAME {
+        if !self.tools.has_route(&request.name) {
             return Err(McpError::invalid_params(
                 format!(
                     "unknown tool {:?}",
@@ -229,6 +238,8 @@ impl ServerHandler for FormsServer {
                 None,
             ));
         }
-        Ok(self.run_call(&request, &ctx).await)
+        self.tools
+            .call(ToolCallContext::new(self, request, ctx))
+            .await
     }
 }

@@ -14,7 +14,8 @@ mod common;
 
 use common::*;
 use forms_ask::{Asks, ConversationId, Principal};
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::service::PeerRequestOptions;
 use rmcp::service::RunningService;
 use rmcp::RoleClient;
 use serde_json::{json, Value};
@@ -251,31 +252,32 @@ async fn the_principal_is_never_an_argument_every_schema_is_closed() {
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let tools = agent.list_all_tools().await.unwrap();
+    // rmcp's router lists its tools by name.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
         [
-            "form_elicitation_v2_request",
-            "ask_open",
-            "ask_show",
-            "ask_respond",
-            "ask_wait",
             "ask_cancel",
-            "ask_replace",
-            "ask_supersede",
-            "ask_log",
-            "ask_message",
-            "ask_redeem",
-            "ask_report",
-            "ask_list",
-            "ask_members",
             "ask_join",
+            "ask_list",
+            "ask_log",
+            "ask_members",
+            "ask_message",
+            "ask_open",
+            "ask_redeem",
             "ask_remove",
+            "ask_replace",
+            "ask_report",
+            "ask_respond",
+            "ask_restore",
             "ask_revoke",
-            "ask_restore"
+            "ask_show",
+            "ask_supersede",
+            "ask_wait",
+            "form_elicitation_v2_request",
         ]
     );
-    for tool in tools.iter().skip(1) {
+    for tool in tools.iter().filter(|t| t.name.starts_with("ask_")) {
         let schema = Value::Object((*tool.input_schema).clone());
         assert_eq!(schema["type"], "object", "{}", tool.name);
         assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
@@ -617,6 +619,69 @@ async fn the_tools_work_the_same_on_protocol_2026_07_28() {
     for client in [agent, ana] {
         client.cancel().await.unwrap();
     }
+}
+
+/// A cancelled `ask_wait` gives its wait back at once: with every wait the engine allows
+/// a principal held, one more is refused; once the held calls are cancelled, the next wait
+/// runs, long before the held ones would have timed out.
+#[tokio::test]
+async fn a_cancelled_ask_wait_releases_its_wait() {
+    let dir = TempDir::new();
+    let chat = Chat::new(dir.db());
+    let agent = chat.stdio_as(&chat.agent).await;
+    let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
+    let id = r["id"].as_str().unwrap().to_owned();
+    let wait = |timeout: u64| {
+        let arguments = json!({"id": id, "timeout_seconds": timeout});
+        ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("ask_wait")
+                .with_arguments(arguments.as_object().unwrap().clone()),
+        ))
+    };
+    let try_wait = || async {
+        let ServerResult::CallToolResult(result) = agent.send_request(wait(0)).await.unwrap()
+        else {
+            panic!("not a complete tool result")
+        };
+        serde_json::to_value(&result).unwrap()["structuredContent"].clone()
+    };
+    let mut held = Vec::new();
+    for _ in 0..forms_ask::WAITS_PER_PRINCIPAL {
+        let handle = agent
+            .send_cancellable_request(wait(900), PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        held.push(handle);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let refused = try_wait().await;
+        if refused["error"]["code"] == "too_many_waits" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the held waits never filled: {refused}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for handle in held {
+        handle.cancel(Some("closed".into())).await.unwrap();
+    }
+    loop {
+        let seen = try_wait().await;
+        if seen["id"] == id.as_str() {
+            assert_eq!(seen["state"], "open", "{seen}");
+            break;
+        }
+        assert_eq!(seen["error"]["code"], "too_many_waits", "{seen}");
+        assert!(
+            Instant::now() < deadline,
+            "cancelled waits were kept: {seen}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    agent.cancel().await.unwrap();
 }
 
 // ------------------------------------------------------------ one surface with the CLI
