@@ -159,8 +159,9 @@ impl FormAsker {
     }
 
     /// Whether a client without the extension but with core form elicitation is asked
-    /// through a core `elicitation/create` compiled from the same form ([`crate::core`]
-    /// describes the schema); on by default. Off, such a client gets `unsupported_client`,
+    /// through a core `elicitation/create` compiled from the same form (text as a string with
+    /// its limits, choices and resources as titled enums of their ids and URIs, images
+    /// dropped; a `files` question gives `unsupported_client` naming it); on by default. Off, such a client gets `unsupported_client`,
     /// as the Data tool's contract says.
     pub fn with_core_fallback(mut self, on: bool) -> FormAsker {
         self.core_fallback = on;
