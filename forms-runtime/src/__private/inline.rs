@@ -17,11 +17,11 @@ pub use crate::data::{
 };
 pub use crate::{DataForm, FormError};
 pub use forms_macros::form as form_impl;
-pub use once_cell::sync::Lazy;
 pub use std::clone::Clone;
 pub use std::option::Option::{self, None, Some};
 pub use std::result::Result;
 pub use std::string::String;
+pub use std::sync::LazyLock as Lazy;
 pub use std::vec::Vec;
 
 /// Validates `spec` (rules R1–R27) and compiles its native request.

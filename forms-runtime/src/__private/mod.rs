@@ -6,7 +6,7 @@ pub mod inline;
 
 pub use decode::*;
 pub use forms_rules as rules;
-pub use once_cell::sync::Lazy;
+pub use std::sync::LazyLock as Lazy;
 
 pub use crate::answer::Outcome;
 pub use crate::data::{

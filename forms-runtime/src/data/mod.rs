@@ -11,9 +11,9 @@ pub use model::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceO
 
 use crate::error::FormError;
 use forms_rules::SelectionLimits;
-use once_cell::sync::OnceCell;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::OnceLock;
 
 /// Limits of one question with their defaults filled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,11 +54,11 @@ pub struct DataForm {
 struct Inner {
     spec: FormSpec,
     resolved: Vec<Resolved>,
-    native_json: OnceCell<String>,
+    native_json: OnceLock<String>,
     /// Per question, the decoded local path of each offered option a user could also add as
     /// a file (R27), for telling one file named twice in an answer (V6); computed the first
     /// time an answer needs it.
-    offered_paths: OnceCell<Vec<Vec<Option<String>>>>,
+    offered_paths: OnceLock<Vec<Vec<Option<String>>>>,
 }
 
 impl PartialEq for DataForm {
@@ -93,8 +93,8 @@ impl DataForm {
             inner: Arc::new(Inner {
                 spec,
                 resolved,
-                native_json: OnceCell::new(),
-                offered_paths: OnceCell::new(),
+                native_json: OnceLock::new(),
+                offered_paths: OnceLock::new(),
             }),
         }
     }
