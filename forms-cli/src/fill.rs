@@ -1042,20 +1042,15 @@ impl Question {
     }
 }
 
-/// Whether `path` passes an `accept` filter. Extensions (`.csv`) are checked; a MIME type
-/// entry (`text/csv`, `image/*`) cannot be judged from a name, so a filter holding one
-/// accepts every file, as a picker that cannot tell would.
+/// Whether `path` passes an `accept` filter ([`forms_mcp::host::accepts`]): extensions are
+/// checked on the name; a path typed in a terminal has no known type, so a MIME type entry
+/// takes every file.
 fn accepted(accept: &[String], path: &Path) -> bool {
-    if accept.is_empty() || accept.iter().any(|a| !a.starts_with('.')) {
-        return true;
-    }
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
+        .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    accept
-        .iter()
-        .any(|a| name.ends_with(&a.to_lowercase()) && name.len() > a.len())
+    forms_mcp::host::accepts(accept, &name, None)
 }
 
 /// The form's message in bold, the top of every screen.

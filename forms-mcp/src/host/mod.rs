@@ -25,7 +25,7 @@ mod page;
 mod trace;
 pub mod visible;
 
-pub use page::{PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
+pub use page::{accepts, PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CustomRequest, CustomResult,

@@ -24,6 +24,7 @@
 //!   minutes.
 
 mod files;
+pub use files::accepts;
 
 use axum::body::{Body, HttpBody};
 use axum::extract::{Request, State};
