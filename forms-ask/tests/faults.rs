@@ -274,11 +274,34 @@ fn is_root() -> bool {
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
+/// A copy of this test binary that `nobody` may run: the build directory may sit under a
+/// directory only its owner can enter (a checkout in a `mktemp -d` folder).
+fn exe_for_nobody() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    static EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("forms-ask-faults-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let exe = dir.join("faults");
+        std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    })
+    .clone()
+}
+
 /// Spawns a child; with `unprivileged` and as root, as the user `nobody` (65534), so that
 /// file permissions bind it.
 fn spawn_child_as(task: Value, unprivileged: bool) -> (Child, BufReader<ChildStdout>) {
     use std::os::unix::process::CommandExt;
-    let mut command = Command::new(std::env::current_exe().unwrap());
+    let unprivileged = unprivileged && is_root();
+    let exe = if unprivileged {
+        exe_for_nobody()
+    } else {
+        std::env::current_exe().unwrap()
+    };
+    let mut command = Command::new(exe);
     command
         .args([
             "--exact",
@@ -290,7 +313,7 @@ fn spawn_child_as(task: Value, unprivileged: bool) -> (Child, BufReader<ChildStd
         .env_remove("CI") // the child needs no PostgreSQL check of its own
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
-    if unprivileged && is_root() {
+    if unprivileged {
         command.uid(65_534).gid(65_534);
     }
     let mut child = command.spawn().unwrap();

@@ -1084,14 +1084,34 @@ fn chmod(path: &std::path::Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
+/// A copy of `forms` that `nobody` may run: the build directory may sit under a directory
+/// only its owner can enter (a checkout in a `mktemp -d` folder).
+fn forms_for_nobody() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    static EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("forms-cli-ask-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let exe = dir.join("forms");
+        std::fs::copy(env!("CARGO_BIN_EXE_forms"), &exe).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    })
+    .clone()
+}
+
 /// `forms` run by a user the file permissions bind (as root: `nobody`).
 fn forms_unprivileged(args: &[&str]) -> Run {
     use std::os::unix::process::CommandExt;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_forms"));
-    command.args(args).stdin(Stdio::null());
-    if is_root() {
+    let mut command = if is_root() {
+        let mut command = Command::new(forms_for_nobody());
         command.uid(65_534).gid(65_534);
-    }
+        command
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_forms"))
+    };
+    command.args(args).stdin(Stdio::null());
     let out = command.output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
