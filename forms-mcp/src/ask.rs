@@ -51,8 +51,8 @@
 //! ```
 
 use crate::call::FormCall;
-use crate::capability::{legacy_form_support, mrtr_form_support};
-use crate::mrtr::{self, Round};
+use crate::capability::{legacy_form_support, input_round_form_support};
+use crate::input_round::{self, Round};
 use crate::state::{random_key, StateKeyError, States};
 use crate::{core, legacy};
 use forms_runtime::data::{FormSpec, Question, QuestionSpec};
@@ -252,7 +252,7 @@ impl FormAsker {
         let caps = ctx.client_capabilities();
         let multi_round_trip = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
         let native = if multi_round_trip {
-            mrtr_form_support(caps.as_ref())
+            input_round_form_support(caps.as_ref())
         } else {
             legacy_form_support(caps.as_ref())
         };
@@ -264,7 +264,7 @@ impl FormAsker {
         if multi_round_trip {
             let binding = tool_call_binding(call);
             return Ok(
-                match mrtr::round(&self.states, form, &binding, call, self.timeout, core).await? {
+                match input_round::round(&self.states, form, &binding, call, self.timeout, core).await? {
                     Round::Answer(answer) => Raw::Answer(answer),
                     Round::InputRequired(result) => Raw::InputRequired(result),
                 },

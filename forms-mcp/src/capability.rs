@@ -13,7 +13,7 @@ pub(crate) fn legacy_form_support(caps: Option<&ClientCapabilities>) -> bool {
 
 /// Whether `caps` advertise both `elicitation.form` and
 /// `extensions["openai/elicitation"].form`, as the multi-round-trip transport needs.
-pub(crate) fn mrtr_form_support(caps: Option<&ClientCapabilities>) -> bool {
+pub(crate) fn input_round_form_support(caps: Option<&ClientCapabilities>) -> bool {
     caps.is_some_and(|caps| core_forms(caps) && native_forms(caps))
 }
 
@@ -55,18 +55,18 @@ mod tests {
         let native = json!({"openai/elicitation": {"form": {}}});
         let both = caps(json!({"elicitation": {"form": {}}, "extensions": native}));
         assert!(legacy_form_support(Some(&both)));
-        assert!(mrtr_form_support(Some(&both)));
+        assert!(input_round_form_support(Some(&both)));
         let extension_only = caps(json!({"extensions": native}));
         assert!(legacy_form_support(Some(&extension_only)));
-        assert!(!mrtr_form_support(Some(&extension_only)));
+        assert!(!input_round_form_support(Some(&extension_only)));
         let core_only = caps(json!({"elicitation": {"form": {}}}));
         assert!(!legacy_form_support(Some(&core_only)));
-        assert!(!mrtr_form_support(Some(&core_only)));
+        assert!(!input_round_form_support(Some(&core_only)));
         for form in [json!(null), json!(false)] {
             let off = caps(json!({"elicitation": {"form": {}},
                 "extensions": {"openai/elicitation": {"form": form}}}));
             assert!(!legacy_form_support(Some(&off)), "{form}");
-            assert!(!mrtr_form_support(Some(&off)), "{form}");
+            assert!(!input_round_form_support(Some(&off)), "{form}");
         }
         for form in [json!(true), json!({"files": true})] {
             let on = caps(json!({"extensions": {"openai/elicitation": {"form": form}}}));
@@ -75,8 +75,8 @@ mod tests {
         let no_form = caps(json!({"extensions": {"openai/elicitation": {}}}));
         assert!(!legacy_form_support(Some(&no_form)));
         let null_core = caps(json!({"elicitation": {"form": null}, "extensions": native}));
-        assert!(!mrtr_form_support(Some(&null_core)));
+        assert!(!input_round_form_support(Some(&null_core)));
         assert!(!legacy_form_support(None));
-        assert!(!mrtr_form_support(None));
+        assert!(!input_round_form_support(None));
     }
 }

@@ -50,7 +50,7 @@ fn accept_pdf() -> Value {
 }
 
 #[tokio::test]
-async fn mrtr_rmcp_client_rounds_reach_an_accepted_answer() {
+async fn input_round_rmcp_client_rounds_reach_an_accepted_answer() {
     let host = Host::new(native_caps(), |params| {
         // The real schema travels under _meta; the core schema is empty.
         assert_eq!(
@@ -73,7 +73,7 @@ async fn mrtr_rmcp_client_rounds_reach_an_accepted_answer() {
 }
 
 #[tokio::test]
-async fn mrtr_input_required_carries_the_native_schema_under_meta() {
+async fn input_round_input_required_carries_the_native_schema_under_meta() {
     let client = connect_stdio(modern(native_caps()), 5_000).await;
     let result = first_round(&client, report_form()).await;
     let wire = serde_json::to_value(&result).unwrap();
@@ -101,7 +101,7 @@ async fn mrtr_input_required_carries_the_native_schema_under_meta() {
 }
 
 #[tokio::test]
-async fn mrtr_answers_are_checked_as_raw_json() {
+async fn input_round_answers_are_checked_as_raw_json() {
     let client = connect_stdio(modern(native_caps()), 5_000).await;
     for (answer, rule) in [
         // Unknown top-level keys and `content: null` are seen on this path (V1).
@@ -141,7 +141,7 @@ async fn mrtr_answers_are_checked_as_raw_json() {
 }
 
 #[tokio::test]
-async fn mrtr_tampered_foreign_and_replayed_states_are_invalid_responses() {
+async fn input_round_tampered_foreign_and_replayed_states_are_invalid_responses() {
     let client = connect_stdio(modern(native_caps()), 5_000).await;
     // Tampered: one character of the tag changed.
     let state = first_round(&client, report_form())
@@ -203,7 +203,7 @@ async fn mrtr_tampered_foreign_and_replayed_states_are_invalid_responses() {
 }
 
 #[tokio::test]
-async fn mrtr_an_expired_state_is_a_timeout() {
+async fn input_round_an_expired_state_is_a_timeout() {
     let client = connect_stdio(modern(native_caps()), 200).await;
     let state = first_round(&client, report_form()).await.request_state;
     tokio::time::sleep(Duration::from_millis(350)).await;
@@ -213,7 +213,7 @@ async fn mrtr_an_expired_state_is_a_timeout() {
 }
 
 #[tokio::test]
-async fn mrtr_needs_both_form_capabilities() {
+async fn input_round_needs_both_form_capabilities() {
     for caps in [
         core_caps(),
         json!({"extensions": {"openai/elicitation": {"form": {}}}}),
@@ -231,7 +231,7 @@ async fn mrtr_needs_both_form_capabilities() {
 }
 
 #[tokio::test]
-async fn mrtr_instances_sharing_forms_state_key_accept_each_others_states() {
+async fn input_round_instances_sharing_forms_state_key_accept_each_others_states() {
     let key = "0123456789abcdef".repeat(4);
     let with_key = || {
         let mut command = server_command(5_000);
@@ -257,7 +257,7 @@ async fn mrtr_instances_sharing_forms_state_key_accept_each_others_states() {
 }
 
 #[tokio::test]
-async fn mrtr_http_a_state_is_bound_to_its_caller() {
+async fn input_round_http_a_state_is_bound_to_its_caller() {
     let server = start_http(5_000).await;
     let alice = connect_http_as(modern(native_caps()), &server, Some("alice-token")).await;
     let bob = connect_http_as(modern(native_caps()), &server, Some("bob-token")).await;
