@@ -14,6 +14,9 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/bins.rs"]
+mod bins;
+
 use forms_runtime::{DataForm, FileRefView, Outcome};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -520,25 +523,9 @@ fn without_a_terminal_on_stdin_fill_exits_2_with_a_message() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `forms-mcp`, built as `forms-cli/tests/host.rs` builds it (same features, so neither
-/// rebuilds it for the other).
+/// `forms-mcp`, built on demand.
 fn forms_mcp() -> PathBuf {
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "forms-mcp",
-            "--features",
-            "host",
-            "--bin",
-            "forms-mcp",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p forms-mcp");
-    Path::new(env!("CARGO_BIN_EXE_forms"))
-        .with_file_name(format!("forms-mcp{}", std::env::consts::EXE_SUFFIX))
+    bins::bin("forms-mcp")
 }
 
 #[test]
@@ -645,16 +632,9 @@ fn fill_shows_escape_sequences_of_the_form_as_text_and_the_clipboard_stays_unset
     );
 }
 
-/// An example server of this crate, built once.
+/// An example server of this crate, built on demand.
 fn example(name: &str) -> PathBuf {
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "-q", "-p", "forms-cli", "--example", name])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build --example {name}");
-    Path::new(env!("CARGO_BIN_EXE_forms"))
-        .with_file_name("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    bins::example(name)
 }
 
 /// `forms host --terminal` against `examples/core_server.rs`, calling `tool`.

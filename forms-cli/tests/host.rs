@@ -9,61 +9,25 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/bins.rs"]
+mod bins;
 mod browser;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
-fn bin_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_forms"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-/// Builds the servers once: `forms-mcp`, its example and the malformed test server.
-fn servers() -> &'static PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        for args in [
-            &[
-                "-p",
-                "forms-mcp",
-                "--features",
-                "host",
-                "--bin",
-                "forms-mcp",
-                "--example",
-                "report_server",
-            ][..],
-            &["-p", "forms-cli", "--example", "malformed_server"][..],
-        ] {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "-q"])
-                .args(args)
-                .status()
-                .unwrap();
-            assert!(status.success(), "cargo build {args:?}");
-        }
-        bin_dir()
-    })
-}
-
 fn forms_mcp() -> PathBuf {
-    servers().join(format!("forms-mcp{}", std::env::consts::EXE_SUFFIX))
+    bins::bin("forms-mcp")
 }
 
 fn example(name: &str) -> PathBuf {
-    servers()
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    bins::example(name)
 }
 
 fn scratch(name: &str) -> PathBuf {

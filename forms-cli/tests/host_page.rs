@@ -11,6 +11,8 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/bins.rs"]
+mod bins;
 mod browser;
 
 use forms_runtime::Url;
@@ -19,37 +21,15 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
-/// Builds `forms-mcp` once.
+/// `forms-mcp`, built on demand.
 fn forms_mcp() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "forms-mcp",
-                    "--features",
-                    "host",
-                    "--bin",
-                ])
-                .arg("forms-mcp")
-                .status()
-                .unwrap();
-            assert!(status.success(), "cargo build forms-mcp");
-            Path::new(env!("CARGO_BIN_EXE_forms"))
-                .parent()
-                .unwrap()
-                .join(format!("forms-mcp{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
+    bins::bin("forms-mcp")
 }
 
 fn scratch(name: &str) -> PathBuf {

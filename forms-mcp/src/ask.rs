@@ -51,7 +51,7 @@
 //! ```
 
 use crate::call::FormCall;
-use crate::capability::{legacy_form_support, input_round_form_support};
+use crate::capability::{input_round_form_support, legacy_form_support};
 use crate::input_round::{self, Round};
 use crate::state::{random_key, StateKeyError, States};
 use crate::{core, legacy};
@@ -264,7 +264,9 @@ impl FormAsker {
         if multi_round_trip {
             let binding = tool_call_binding(call);
             return Ok(
-                match input_round::round(&self.states, form, &binding, call, self.timeout, core).await? {
+                match input_round::round(&self.states, form, &binding, call, self.timeout, core)
+                    .await?
+                {
                     Round::Answer(answer) => Raw::Answer(answer),
                     Round::InputRequired(result) => Raw::InputRequired(result),
                 },

@@ -87,8 +87,8 @@ mod core;
 #[cfg(feature = "host")]
 pub mod host;
 pub mod http;
-mod legacy;
 mod input_round;
+mod legacy;
 pub mod replies;
 mod server;
 pub mod state;
@@ -97,6 +97,6 @@ pub mod transport;
 pub use ask::{error_response, Asked, FormAsker};
 pub use call::FormCall;
 pub use capability::EXTENSION;
-pub use legacy::ELICITATION_METHOD;
 pub use input_round::INPUT_KEY;
+pub use legacy::ELICITATION_METHOD;
 pub use server::{call_tool_result, tool, FormsServer, MAX_PROTOCOL_VERSION};

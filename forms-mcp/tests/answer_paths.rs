@@ -17,13 +17,14 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/bins.rs"]
+mod bins;
 mod common;
 
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -262,20 +263,9 @@ fn one_line(answer: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // `forms answer`.
 
-/// The `forms` binary, built once next to `forms-mcp`.
+/// The `forms` binary, built on demand.
 fn forms_cli() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let status = std::process::Command::new(env!("CARGO"))
-                .args(["build", "-q", "-p", "forms-cli", "--bin", "forms"])
-                .status()
-                .unwrap();
-            assert!(status.success(), "cargo build -p forms-cli");
-            Path::new(env!("CARGO_BIN_EXE_forms-mcp"))
-                .with_file_name(format!("forms{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
+    bins::bin("forms")
 }
 
 struct TempDir(PathBuf);

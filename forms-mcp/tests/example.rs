@@ -7,6 +7,8 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/bins.rs"]
+mod bins;
 mod common;
 
 use common::*;
@@ -15,34 +17,9 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use tokio::process::Command;
 
-/// The example's binary, built on demand (cargo builds examples for `cargo test`, but not
-/// for `cargo test --test example`).
+/// The example's binary, built on demand.
 fn example_binary() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT.get_or_init(build_example).clone()
-}
-
-fn build_example() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forms-mcp"));
-    let path = bin
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(format!("report_server{}", std::env::consts::EXE_SUFFIX));
-    let status = std::process::Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "forms-mcp",
-            "--example",
-            "report_server",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(path.exists(), "{}", path.display());
-    path
+    bins::example("report_server")
 }
 
 fn example_command() -> Command {

@@ -17,6 +17,8 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/bins.rs"]
+mod bins;
 #[path = "interop/harness.rs"]
 mod harness;
 
@@ -26,30 +28,7 @@ use std::path::PathBuf;
 
 /// The example's binary, built on demand.
 fn report_server() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let bin = PathBuf::from(env!("CARGO_BIN_EXE_forms-mcp"));
-            let path = bin
-                .parent()
-                .unwrap()
-                .join("examples")
-                .join(format!("report_server{}", std::env::consts::EXE_SUFFIX));
-            let status = std::process::Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "forms-mcp",
-                    "--example",
-                    "report_server",
-                ])
-                .status()
-                .unwrap();
-            assert!(status.success());
-            path
-        })
-        .clone()
+    bins::example("report_server")
 }
 
 /// The host's answers, for a form whose format options are `[pdf, html]`.
