@@ -103,7 +103,6 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
     Ok(Outcome::Done(visible_json(&response).into_owned()))
 }
 
-
 /// Why a form could not be filled in: the terminal failed, or the request holds a field the
 /// terminal cannot ask.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,7 +194,6 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
