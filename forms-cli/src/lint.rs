@@ -122,6 +122,23 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
         let title = q.title.as_deref().unwrap_or("");
         let qpath = question_path(index, id);
 
+        if let QuestionKind::Unreadable { reason } = &q.kind {
+            out.push(Warning {
+                id: "unreadable-question",
+                path: qpath.clone(),
+                message: format!("the host cannot show this field: {reason}"),
+                fix: "Use a field the host renders: text, a choice (`oneOf`, `items.anyOf`), resources (`x-openai-input`), a number or a boolean.".into(),
+            });
+        }
+        for note in &q.notes {
+            out.push(Warning {
+                id: "unreadable-option",
+                path: qpath.clone(),
+                message: format!("the host leaves out an option: {note}"),
+                fix: "Give every choice option a string `const` and every resource a string `uri`.".into(),
+            });
+        }
+
         if shape == Shape::Text && properties.len() == 1 {
             let (m, t) = (
                 forms_runtime::rules::js_trim(message),
