@@ -135,7 +135,8 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
                 id: "unreadable-option",
                 path: qpath.clone(),
                 message: format!("the host leaves out an option: {note}"),
-                fix: "Give every choice option a string `const` and every resource a string `uri`.".into(),
+                fix: "Give every choice option a string `const` and every resource a string `uri`."
+                    .into(),
             });
         }
 

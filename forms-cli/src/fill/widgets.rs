@@ -39,6 +39,8 @@ pub(super) enum Kind {
         min: usize,
         max: Option<usize>,
         picker: Option<Picker>,
+        /// Every option starts picked (`"selection":"implicit"`).
+        implicit: bool,
     },
     /// A core `integer` or `number` field, typed and checked when leaving it.
     Number {
@@ -136,6 +138,7 @@ impl Question {
                 min: 0,
                 max: None,
                 picker: None,
+                implicit: false,
             },
             QuestionKind::MultiSelect {
                 options,
@@ -148,6 +151,7 @@ impl Question {
                 min: limit(*min_items).unwrap_or(0),
                 max: limit(*max_items),
                 picker: None,
+                implicit: false,
             },
             QuestionKind::Resource { options, files } => Kind::Choice {
                 options: resource_options(options),
@@ -155,19 +159,21 @@ impl Question {
                 min: 0,
                 max: None,
                 picker: picker(files),
+                implicit: false,
             },
             QuestionKind::Resources {
                 options,
                 files,
                 min_items,
                 max_items,
-                ..
+                selection,
             } => Kind::Choice {
                 options: resource_options(options),
                 multi: true,
                 min: limit(*min_items).unwrap_or(0),
                 max: limit(*max_items),
                 picker: picker(files),
+                implicit: selection.as_deref() == Some("implicit"),
             },
             QuestionKind::Number {
                 integer,
@@ -273,6 +279,17 @@ impl Question {
                     state.selected = vec![i];
                     state.cursor = i;
                 }
+            }
+            (
+                Kind::Choice {
+                    options,
+                    implicit: true,
+                    max,
+                    ..
+                },
+                _,
+            ) => {
+                state.selected = (0..options.len().min(max.unwrap_or(usize::MAX))).collect();
             }
             _ => {}
         }
@@ -955,6 +972,30 @@ mod tests {
         let chosen = size.initial();
         assert_eq!(size.answer(&chosen), Some(json!("m")));
         assert_eq!(size.summary(&chosen), "Medium");
+    }
+
+    #[test]
+    fn an_implicit_selection_starts_with_every_option_picked() {
+        let form = read_form(
+            &json!({"message": "Sources", "requestedSchema": {"type": "object", "properties": {
+                "docs": {"type": "array", "title": "Docs", "maxItems": 5, "x-openai-input": {
+                    "type": "resource", "selection": "implicit", "options": [
+                        {"uri": "https://e.com/1", "name": "one"},
+                        {"uri": "https://e.com/2", "name": "two"}]}},
+                "pick": {"type": "array", "title": "Pick", "x-openai-input": {
+                    "type": "resource", "selection": "explicit", "options": [
+                        {"uri": "https://e.com/3", "name": "three"}]}}}}})
+            .to_string(),
+        )
+        .unwrap();
+        let [docs, pick] = &form.questions[..] else {
+            panic!("two questions")
+        };
+        assert_eq!(
+            docs.answer(&docs.initial()),
+            Some(json!(["https://e.com/1", "https://e.com/2"]))
+        );
+        assert_eq!(pick.answer(&pick.initial()), None);
     }
 
     #[test]
