@@ -1,9 +1,11 @@
 //! `forms check --lint`: warnings about forms that are valid but render badly.
 //!
-//! The lints read the native request, as the host does, so a Data form and a native request
-//! are judged alike; a warning's path is written in the vocabulary of the input (Data paths
-//! such as `questions[1].options[0]` for a Data form, native paths such as
-//! `requestedSchema.properties.format.oneOf[0]` for a native request).
+//! The lints read the native request through the host's view of it
+//! ([`forms_runtime::native::NativeView`]), so a Data form and a native request are judged
+//! alike, and a field or option the host cannot read is itself a warning. A warning's path is
+//! written in the vocabulary of the input (Data paths such as `questions[1].options[0]` for a
+//! Data form, native paths such as `requestedSchema.properties.format.oneOf[0]` for a native
+//! request).
 
 use forms_runtime::native::{NativeQuestion, NativeView, QuestionKind};
 use serde::Serialize;

@@ -6,7 +6,9 @@
 //! loads is the form's own images (its Content-Security-Policy allows nothing else). It
 //! renders the native request, so a Data form is first validated and compiled by the
 //! runtime; a native request (`{mode, message, requestedSchema}`, or a whole JSON-RPC
-//! `openai/elicitation/create` request) is rendered as it is. The form is embedded as JSON in
+//! `openai/elicitation/create` request) is rendered as it is. Either way the page gets the
+//! host's view of the request ([`forms_runtime::native::NativeView`], serialized), not the
+//! request itself, so its script reads one shape. The form is embedded as JSON in
 //! a `<script type="application/json">` element with `<`, `>`, `&`, U+2028 and U+2029
 //! escaped, so no text of the form can close the element or start markup.
 
