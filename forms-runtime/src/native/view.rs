@@ -989,6 +989,84 @@ mod tests {
         );
     }
 
+    /// Every JSON pointer to a value inside `value`.
+    fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let key = k.replace('~', "~0").replace('/', "~1");
+                    pointers(v, format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(list) => {
+                for (i, v) in list.iter().enumerate() {
+                    pointers(v, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+        out.push(at);
+    }
+
+    #[test]
+    fn every_value_replaced_by_any_type_still_reads_or_fails_cleanly() {
+        let request = json!({"mode": "form", "message": "m", "requestedSchema": {
+            "type": "object", "required": ["a", "r"], "properties": {
+                "a": {"type": "string", "title": "A", "oneOf": [
+                    {"const": "x", "title": "X", "x-openai-thumbnail": {"src": "https://e.com/t"}}]},
+                "m": {"type": "array", "items": {"anyOf": [{"const": "y"}]}, "minItems": 1},
+                "e": {"type": "array", "items": {"enum": ["p"], "enumNames": ["P"]}},
+                "r": {"type": "array", "minItems": 0, "maxItems": 2, "x-openai-input": {
+                    "type": "resource", "selection": "explicit",
+                    "userOptions": {"kind": "file", "accept": [".csv"]},
+                    "options": [{"uri": "https://e.com/1", "name": "n", "icons": [{"src": "i"}],
+                                 "_meta": {"openai/thumbnail": {"src": "t"}}}]}},
+                "n": {"type": "number", "minimum": 0, "default": 1},
+                "t": {"type": "string", "maxLength": 3}}}});
+        let mut all = Vec::new();
+        pointers(&request, String::new(), &mut all);
+        let replacements = [
+            json!(null),
+            json!(true),
+            json!(-1),
+            json!(1.5),
+            json!(""),
+            json!("object"),
+            json!([]),
+            json!([{}]),
+            json!({}),
+        ];
+        let mut read = 0;
+        for pointer in &all {
+            for replacement in &replacements {
+                let mut mutated = request.clone();
+                match mutated.pointer_mut(pointer) {
+                    Some(slot) => *slot = replacement.clone(),
+                    None => continue,
+                }
+                let text = mutated.to_string();
+                match NativeView::from_json(&text) {
+                    Ok(v) => {
+                        read += 1;
+                        let properties = mutated
+                            .pointer("/requestedSchema/properties")
+                            .and_then(Value::as_object)
+                            .map_or(0, |p| p.len());
+                        assert_eq!(v.questions.len(), properties, "{text}");
+                        assert_eq!(v, NativeView::from_value(&mutated).unwrap(), "{text}");
+                        serde_json::to_string(&v).unwrap();
+                    }
+                    Err(e) => assert!(!e.reason().is_empty()),
+                }
+                // Truncated text fails cleanly.
+                for cut in [1, text.len() / 2, text.len() - 1] {
+                    assert!(NativeView::from_json(text.get(..cut).unwrap_or("")).is_err());
+                }
+            }
+        }
+        assert!(read > all.len(), "{read} of {} read", all.len());
+    }
+
     #[test]
     fn any_text_reads_without_panicking() {
         for text in [
