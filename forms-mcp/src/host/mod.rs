@@ -8,7 +8,8 @@
 //! are the native request; from 2026-07-28 it arrives as an input-required round whose
 //! `elicitation/create` input request carries the native schema under
 //! `_meta["openai/elicitation"].requestedSchema` (the core schema is then empty), and rmcp's
-//! client retries the call with the answer. Either way the form is shown by an [`Answerer`]
+//! client retries the call with the answer. Either way the request is read once, as
+//! [`forms_runtime::native::NativeView`], the form is shown from that view by an [`Answerer`],
 //! and its answer sent back as given.
 //!
 //! With [`HostOptions::core_only`] (`forms host --core-only`) the host withholds the
