@@ -4,6 +4,7 @@
 
 use crate::lossy;
 use forms_mcp::host::{self, Answerer, HostOptions, PageOptions, Target};
+use forms_runtime::native::NativeView;
 use serde_json::{Map, Value};
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -109,16 +110,14 @@ fn parse(args: Vec<OsString>) -> Result<Option<HostOptions>, String> {
         (Some(path), false) => Answerer::from_answer_file(&read(&path, "the answer file")?)
             .map_err(|e| format!("the answer file {path} {e}"))?,
         // Each form is asked in the terminal, as `forms fill` asks it.
-        (None, true) => Answerer::Custom(Arc::new(|native: &serde_json::Value| {
-            let response =
-                crate::fill::fill_native(&native.to_string()).map_err(|e| e.to_string())?;
-            serde_json::from_str(&response).map_err(|e| e.to_string())
+        (None, true) => Answerer::Custom(Arc::new(|form: &NativeView| {
+            crate::fill::fill_view(form).map_err(|e| e.to_string())
         })),
         (None, false) => Answerer::Page(
-            Arc::new(|native: &str| {
-                crate::preview::render(native, "forms host")
+            Arc::new(|form: &NativeView| {
+                crate::preview::render_view(form, "forms host")
                     .map(|page| page.html)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| format!("cannot make the page: {e}"))
             }),
             page,
         ),

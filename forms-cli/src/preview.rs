@@ -6,12 +6,15 @@
 //! loads is the form's own images (its Content-Security-Policy allows nothing else). It
 //! renders the native request, so a Data form is first validated and compiled by the
 //! runtime; a native request (`{mode, message, requestedSchema}`, or a whole JSON-RPC
-//! `openai/elicitation/create` request) is rendered as it is. The form is embedded as JSON in
+//! `openai/elicitation/create` request) is rendered as it is. Either way the page gets the
+//! host's view of the request ([`forms_runtime::native::NativeView`], serialized), not the
+//! request itself, so its script reads one shape. The form is embedded as JSON in
 //! a `<script type="application/json">` element with `<`, `>`, `&`, U+2028 and U+2029
 //! escaped, so no text of the form can close the element or start markup.
 
-use crate::lint::{self, NativeView, PathStyle, Warning};
+use crate::lint::{self, PathStyle, Warning};
 use crate::{lossy, utf8, Document, Input, Outcome, Usage};
+use forms_runtime::native::NativeView;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -159,46 +162,87 @@ fn classify(text: &str) -> Result<Source<'_>, FormError> {
     }
 }
 
-/// The native request params of `text`, read as [`render`] reads it: a Data form is validated
-/// and compiled (and returned too, for checking the answer); a native request, bare or as a
-/// JSON-RPC request, is returned as it is.
-pub(crate) fn native_params(text: &str) -> Result<(String, Option<DataForm>), FormError> {
-    Ok(match classify(text)? {
-        Source::Data(form) => (form.native_json().to_owned(), Some(form)),
-        Source::Native(params) => (params.to_owned(), None),
-    })
+/// A form read as [`render`] reads it: the host's view of its native request, and, for a
+/// Data form, the validated form (for checking the answer).
+pub(crate) struct Read {
+    /// The native request, as a host reads it.
+    pub view: NativeView,
+    /// The Data form it was compiled from, when the input was one.
+    pub data: Option<DataForm>,
+}
+
+/// Reads `text` as [`render`] does: a Data form is validated and compiled; a native request,
+/// bare or as a JSON-RPC request, is read as a host reads it and must have a schema of type
+/// `"object"`.
+pub(crate) fn read(text: &str) -> Result<Read, FormError> {
+    match classify(text)? {
+        Source::Data(form) => {
+            let view = NativeView::from_json(form.native_json())
+                .map_err(|e| arguments_error(format!("cannot read the native request: {e}")))?;
+            Ok(Read {
+                view,
+                data: Some(form),
+            })
+        }
+        Source::Native(params) => {
+            let view = NativeView::from_json(params)
+                .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
+            match view.schema_type.as_deref() {
+                Some("object") => Ok(Read { view, data: None }),
+                other => Err(arguments_error(format!(
+                    "requestedSchema.type: must be \"object\", found {}",
+                    other.map_or_else(|| "none".to_owned(), json_string)
+                ))),
+            }
+        }
+    }
 }
 
 /// Renders `text` (a Data form or a native request) as the preview page; `name` is shown in
 /// the page's banner.
 pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
-    let (source, native_text, warnings) = match classify(text)? {
-        Source::Data(form) => {
-            let warnings = lint::lint_data(&form)
-                .map_err(|e| arguments_error(format!("cannot read the native request: {e}")))?;
-            ("data", form.native_json().to_owned(), warnings)
-        }
-        Source::Native(params) => {
-            let view = NativeView::from_json(params)
-                .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
-            if view.schema.ty != "object" {
-                return Err(arguments_error(format!(
-                    "requestedSchema.type: must be \"object\", found \"{}\"",
-                    view.schema.ty
-                )));
-            }
-            let warnings = lint::lint_native(&view, PathStyle::Native);
-            ("native", params.to_owned(), warnings)
-        }
+    let read = read(text)?;
+    let (source, style) = match read.data {
+        Some(_) => ("data", PathStyle::Data),
+        None => ("native", PathStyle::Native),
     };
-    let data = format!(
-        "{{\"source\":{},\"file\":{},\"request\":{},\"warnings\":{}}}",
-        json_string(source),
-        json_string(name),
-        native_text,
-        serde_json::to_string(&warnings)
-            .map_err(|e| arguments_error(format!("cannot serialize the warnings: {e}")))?
-    );
+    let warnings = lint::lint_native(&read.view, style);
+    page(&read.view, source, name, warnings)
+        .map_err(|e| arguments_error(format!("cannot serialize the page data: {e}")))
+}
+
+/// The page of a native request a server sent (`forms host`'s browser answerer), with the
+/// author's warnings in native paths.
+pub fn render_view(view: &NativeView, name: &str) -> Result<Page, serde_json::Error> {
+    page(
+        view,
+        "native",
+        name,
+        lint::lint_native(view, PathStyle::Native),
+    )
+}
+
+/// The page: the template with `{"source","file","view","warnings"}` embedded, where `view`
+/// is the [`NativeView`] as it serializes (the one shape the page's script reads).
+fn page(
+    view: &NativeView,
+    source: &str,
+    name: &str,
+    warnings: Vec<Warning>,
+) -> Result<Page, serde_json::Error> {
+    #[derive(serde::Serialize)]
+    struct PageData<'a> {
+        source: &'a str,
+        file: &'a str,
+        view: &'a NativeView,
+        warnings: &'a [Warning],
+    }
+    let data = serde_json::to_string(&PageData {
+        source,
+        file: name,
+        view,
+        warnings: &warnings,
+    })?;
     let html = TEMPLATE.replacen(SLOT, &escape_script_json(&data), 1);
     Ok(Page { html, warnings })
 }
@@ -245,7 +289,7 @@ mod tests {
         );
         let v: Value = serde_json::from_str(embedded).unwrap();
         assert_eq!(
-            v["request"]["message"],
+            v["view"]["message"],
             "</script><script>alert(1)</script> & <!--"
         );
         assert_eq!(v["file"], "</script>.json");
