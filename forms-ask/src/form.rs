@@ -150,20 +150,7 @@ impl<T> FormReply<T> {
     }
 }
 
-impl<T: Form> FormRequest<T> {
-    /// Rebuilds the handle of request `id` for a form built with its parts (`T::build`):
-    /// the stored form must be exactly `form`'s, else the request is refused as
-    /// `invalid_input` (decoding another form's answers into `T` would be a guess).
-    pub fn resume_with(
-        me: &AsPrincipal<'_>,
-        id: &RequestId,
-        form: TypedForm<T>,
-    ) -> Result<FormRequest<T>, AskError> {
-        let request = me.show(id)?;
-        check_same_form(&request, &form)?;
-        Ok(FormRequest { request, form })
-    }
-
+impl<T> FormRequest<T> {
     /// The request's ID.
     pub fn id(&self) -> &RequestId {
         &self.request.id
@@ -177,6 +164,21 @@ impl<T: Form> FormRequest<T> {
     /// The typed form.
     pub fn form(&self) -> &TypedForm<T> {
         &self.form
+    }
+}
+
+impl<T: Form> FormRequest<T> {
+    /// Rebuilds the handle of request `id` for a form built with its parts (`T::build`):
+    /// the stored form must be exactly `form`'s, else the request is refused as
+    /// `invalid_input` (decoding another form's answers into `T` would be a guess).
+    pub fn resume_with(
+        me: &AsPrincipal<'_>,
+        id: &RequestId,
+        form: TypedForm<T>,
+    ) -> Result<FormRequest<T>, AskError> {
+        let request = me.show(id)?;
+        check_same_form(&request, &form)?;
+        Ok(FormRequest { request, form })
     }
 
     /// The request as it is now, with its saved response decoded.
