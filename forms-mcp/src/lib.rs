@@ -88,8 +88,8 @@ pub mod durable;
 #[cfg(feature = "host")]
 pub mod host;
 pub mod http;
-mod input_round;
 mod legacy;
+mod input_round;
 pub mod replies;
 mod server;
 pub mod state;
@@ -98,6 +98,6 @@ pub mod transport;
 pub use ask::{error_response, Asked, FormAsker};
 pub use call::FormCall;
 pub use capability::EXTENSION;
-pub use input_round::INPUT_KEY;
 pub use legacy::ELICITATION_METHOD;
+pub use input_round::INPUT_KEY;
 pub use server::{call_tool_result, tool, FormsServer, MAX_PROTOCOL_VERSION};
