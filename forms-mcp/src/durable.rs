@@ -88,10 +88,25 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Where forms that wait are kept: one engine over a store, shared by clones.
+/// Where forms that wait are kept: one engine over a store, shared by clones. The engine is
+/// dropped off the asynchronous runtime (the synchronous PostgreSQL client blocks on its own
+/// runtime when its connections close, which may not happen on a runtime thread).
 #[derive(Clone, Debug)]
 pub struct DurableForms {
-    asks: Arc<Asks>,
+    engine: Arc<Engine>,
+}
+
+#[derive(Debug)]
+struct Engine(Option<Arc<Asks>>);
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(asks) = self.0.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                std::thread::spawn(move || drop(asks));
+            }
+        }
+    }
 }
 
 /// How one call asks its form.
@@ -151,12 +166,17 @@ pub enum Asking<T> {
 impl DurableForms {
     /// Forms that wait in the store of `asks`.
     pub fn new(asks: Arc<Asks>) -> DurableForms {
-        DurableForms { asks }
+        DurableForms {
+            engine: Arc::new(Engine(Some(asks))),
+        }
     }
 
-    /// The engine.
-    pub fn asks(&self) -> &Arc<Asks> {
-        &self.asks
+    /// The engine (present until this value is dropped).
+    fn asks(&self) -> Result<Arc<Asks>, AskError> {
+        self.engine
+            .0
+            .clone()
+            .ok_or_else(|| AskError::Store(StoreError::Other("the store is closed".into())))
     }
 
     /// Asks the derived form `T`, live or durably as `delivery` says.
@@ -203,7 +223,7 @@ impl DurableForms {
         key: &str,
     ) -> Result<FormRequest<T>, AskError> {
         let (asks, form, conversation, requester, key) = (
-            Arc::clone(&self.asks),
+            self.asks()?,
             form.clone(),
             conversation.clone(),
             requester.clone(),
@@ -236,7 +256,7 @@ impl DurableForms {
         id: &RequestId,
         wait: Duration,
     ) -> Result<FormReply<T>, AskError> {
-        let (asks, reader, id) = (Arc::clone(&self.asks), reader.clone(), id.clone());
+        let (asks, reader, id) = (self.asks()?, reader.clone(), id.clone());
         // The first read on the blocking pool; the wait itself holds no thread.
         let (pending, waiting) = blocking(move || {
             let me = asks.as_principal(&reader);

@@ -439,8 +439,8 @@ async fn durable_delivery(db: String) {
         .unwrap();
     assert_eq!(again.id(), pending.id());
     ana.cancel().await.unwrap();
-    // The engine's PostgreSQL client is dropped off the runtime.
-    std::thread::spawn(move || drop(durable)).join().unwrap();
+    // Dropped on the runtime: the engine goes to a thread of its own.
+    drop(durable);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -453,5 +453,211 @@ async fn durable_delivery_sqlite() {
 async fn durable_delivery_postgres() {
     if let Some(url) = pg_url() {
         durable_delivery(url).await;
+    }
+}
+
+/// A tool server embedding the typed asking API: the tool `checklist` asks the form live or
+/// hands it to the store, as its `durable` argument says (the choice is per call); the tool
+/// `checklist_result` reads the decoded answer of a handed-over one later.
+#[derive(Clone)]
+struct ChecklistTools {
+    asker: forms_mcp::FormAsker,
+    durable: DurableForms,
+    conversation: ConversationId,
+    agent: Principal,
+}
+
+impl rmcp::ServerHandler for ChecklistTools {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        use forms_mcp::durable::{Asking, Delivery};
+        use rmcp::model::CallToolResult;
+        let args = request.arguments.clone().unwrap_or_default();
+        let decoded = |c: &Checklist| format!("{c:?}");
+        Ok(match request.name.as_ref() {
+            "checklist" => {
+                let delivery = if args.get("durable") == Some(&json!(true)) {
+                    Delivery::durable(
+                        self.conversation.clone(),
+                        self.agent.clone(),
+                        NewRequest::question("When you are back, fill in the release checklist"),
+                        args["key"].as_str().unwrap_or("checklist"),
+                    )
+                } else {
+                    Delivery::Live
+                };
+                let call = forms_mcp::FormCall::new(&request, &ctx);
+                match self
+                    .durable
+                    .ask::<Checklist>(&self.asker, &call, delivery)
+                    .await
+                {
+                    Asking::Waiting(pending) => waiting_result(&pending).into(),
+                    Asking::Done(Ok(Outcome::Accepted(c))) => {
+                        CallToolResult::structured(json!({"live": decoded(&c)})).into()
+                    }
+                    Asking::Done(Ok(other)) => {
+                        CallToolResult::structured(json!({"live": other.action()})).into()
+                    }
+                    Asking::Done(Err(e)) => forms_mcp::error_response(&e),
+                    Asking::InputRequired(result) => result.into(),
+                    Asking::Refused(e) => {
+                        CallToolResult::structured_error(forms_ask::wire::error(&e)).into()
+                    }
+                }
+            }
+            "checklist_result" => {
+                let id = RequestId::new(args["id"].as_str().unwrap_or("")).unwrap();
+                match self
+                    .durable
+                    .read::<Checklist>(&self.agent, &id, Duration::from_secs(10))
+                    .await
+                {
+                    Ok(reply) => CallToolResult::structured(json!({
+                        "state": reply.request.state,
+                        "decoded": reply.accepted().map(decoded),
+                    }))
+                    .into(),
+                    Err(e) => CallToolResult::structured_error(forms_ask::wire::error(&e)).into(),
+                }
+            }
+            _ => return Err(rmcp::ErrorData::invalid_params("no such tool", None)),
+        })
+    }
+}
+
+/// Per call, through a real MCP session (an rmcp client and this tool server over a pipe):
+/// one call asks live and the host answers at once; the next hands the form to the store and
+/// returns its ID; a real `forms-mcp` process answers as the person; a later call reads the
+/// decoded answer.
+async fn delivery_chosen_per_call(db: String) {
+    use rmcp::ServiceExt;
+    let chat = Chat::new(db.clone());
+    let asks = {
+        let db = db.clone();
+        std::thread::spawn(move || Asks::open_location(&db).unwrap())
+            .join()
+            .unwrap()
+    };
+    let tools = ChecklistTools {
+        asker: forms_mcp::FormAsker::new(Duration::from_secs(5)),
+        durable: DurableForms::new(Arc::new(asks)),
+        conversation: ConversationId::new(chat.conversation.as_str()).unwrap(),
+        agent: Principal::new(chat.agent.as_str()).unwrap(),
+    };
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = tokio::spawn(async move {
+        let running = tools
+            .serve(forms_mcp::transport::capture(server_read, server_write))
+            .await
+            .unwrap();
+        let _ = running.waiting().await;
+    });
+    let host = Host::answering(json!({"action": "accept",
+        "content": {"changelog": "Yes", "platforms": ["windows"]}}));
+    let client = host
+        .clone()
+        .serve(tokio::io::split(client_io))
+        .await
+        .unwrap();
+    let call = |arguments: Value| {
+        let client = client.peer().clone();
+        async move {
+            let Value::Object(map) = arguments else {
+                panic!()
+            };
+            payload(
+                &client
+                    .call_tool(CallToolRequestParams::new("checklist").with_arguments(map))
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+
+    // Live: the host is asked now and the call returns the typed answer.
+    let live = call(json!({"durable": false})).await;
+    assert_eq!(
+        live["live"],
+        format!(
+            "{:?}",
+            Checklist {
+                changelog: Done::Yes,
+                platforms: vec![Platform::Windows],
+                notes: None
+            }
+        ),
+        "{live}"
+    );
+    assert_eq!(host.requests().len(), 1);
+
+    // Durable: nothing is asked of the host; the model gets the request ID at once.
+    let started = Instant::now();
+    let handed = call(json!({"durable": true, "key": "per-call-1"})).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(handed["status"], "waiting", "{handed}");
+    assert_eq!(host.requests().len(), 1, "the host was not asked");
+    let id = handed["id"].as_str().unwrap().to_owned();
+
+    let ana = chat.stdio_as(&chat.ana).await;
+    let done = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
+               "answer": {"action": "accept", "content": {"changelog": "No",
+                          "platforms": ["linux", "mac"], "notes": "tomorrow"}}}),
+    )
+    .await;
+    assert_eq!(code(&done), None, "{done}");
+
+    let read = payload(
+        &client
+            .peer()
+            .call_tool(
+                CallToolRequestParams::new("checklist_result")
+                    .with_arguments(json!({"id": id}).as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap(),
+    );
+    assert_eq!(read["state"], "resolved", "{read}");
+    assert_eq!(
+        read["decoded"],
+        format!(
+            "{:?}",
+            Checklist {
+                changelog: Done::No,
+                platforms: vec![Platform::Linux, Platform::Mac],
+                notes: Some("tomorrow".into())
+            }
+        )
+    );
+    ana.cancel().await.unwrap();
+    client.cancel().await.unwrap();
+    server.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivery_chosen_per_call_sqlite() {
+    let dir = TempDir::new();
+    delivery_chosen_per_call(dir.db()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivery_chosen_per_call_postgres() {
+    if let Some(url) = pg_url() {
+        delivery_chosen_per_call(url).await;
     }
 }
