@@ -57,7 +57,9 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
             print!("{}", overview());
             return ExitCode::SUCCESS;
         }
-        Some("fill") => return crate::ask_form::fill(args.into_iter().skip(1).collect()),
+        Some(op @ ("fill" | "page")) => {
+            return crate::ask_form::main(op, args.into_iter().skip(1).collect())
+        }
         Some(name) => match ops::find(name).filter(|_| !name.starts_with("ask_")) {
             Some(op) => op,
             None => {

@@ -1,26 +1,32 @@
-//! `forms ask fill REQ --db PATH|URL --as NAME [--key KEY]`: answer a form request in the
-//! terminal, as NAME.
+//! `forms ask fill REQ --db PATH|URL --as NAME [--key KEY]` and `forms ask page REQ …`:
+//! answer a form request as NAME, in the terminal or on a local page.
 //!
 //! The request is read as NAME (who must be allowed to see it); its stored Data form is asked
-//! with the terminal filler of `forms fill` (the same screens, keys and protections), and
-//! the host response is submitted through `respond` with the version read, so a request
-//! answered or replaced meanwhile is a `conflict` carrying the latest state, and a response
-//! the form's answer rules refuse is `invalid_response` with nothing saved. The result is
-//! one line of JSON on standard output, as every `forms ask` command prints it.
+//! with the terminal filler of `forms fill` (the same screens, keys and protections), or
+//! served as the page of `forms host` (127.0.0.1, a secret URL printed on standard error,
+//! `Host` and `Origin` checks, added files copied into a private directory and answered by
+//! the copy's path). The host response is submitted through `respond` with the version read,
+//! so a request answered or replaced meanwhile is a `conflict` carrying the latest state, and
+//! a response the form's answer rules refuse is `invalid_response` with nothing saved. The
+//! result is one line of JSON on standard output, as every `forms ask` command prints it.
 
 use crate::Usage;
 use forms_ask::{wire, Asks, Outcome, Principal, RequestId};
+use forms_mcp::host::{PageOptions, PageServer};
 use forms_runtime::DataForm;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: forms ask fill REQ --db PATH|URL --as NAME [--key KEY]
+       forms ask page REQ --db PATH|URL --as NAME [--key KEY]
 
-Answers a request that carries a form in the terminal, as NAME, and submits the response
-with the version read (a request decided or replaced meanwhile is a conflict). The keys are
-those of `forms fill`: Enter next / submit, <- back, Space or 1-9 pick, Ctrl-D decline,
-Ctrl-C cancel; declining and cancelling are saved as the person's answer.
+Answers a request that carries a form as NAME, and submits the response with the version
+read (a request decided or replaced meanwhile is a conflict). `fill` asks in the terminal,
+with the keys of `forms fill` (Enter next / submit, <- back, Space or 1-9 pick, Ctrl-D
+decline, Ctrl-C cancel); `page` serves the form's page on 127.0.0.1 at a secret URL, printed
+on standard error, as `forms host` does. Declining and cancelling are saved as the person's
+answer.
 
   --db PATH|URL        a SQLite file, or a postgres:// URL
   --as NAME            the principal answering (in the request's audience)
@@ -79,9 +85,21 @@ fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
     })
 }
 
-/// `forms ask fill …`: exit 0 with the resolved request, 1 with a refusal (conflict,
-/// invalid_response, not_eligible …), 2 for a usage error or a terminal that failed.
-pub(crate) fn fill(args: Vec<OsString>) -> ExitCode {
+/// Where the person answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Surface {
+    Terminal,
+    Page,
+}
+
+/// `forms ask fill|page …`: exit 0 with the resolved request, 1 with a refusal (conflict,
+/// invalid_response, not_eligible …), 2 for a usage error or a terminal or page that failed.
+pub(crate) fn main(op: &str, args: Vec<OsString>) -> ExitCode {
+    let surface = if op == "page" {
+        Surface::Page
+    } else {
+        Surface::Terminal
+    };
     if args
         .iter()
         .any(|a| a.to_str().is_some_and(|a| a == "--help" || a == "-h"))
@@ -91,7 +109,7 @@ pub(crate) fn fill(args: Vec<OsString>) -> ExitCode {
     }
     let usage = |Usage(message): Usage| {
         eprint!(
-            "forms ask fill: {}\n\n{USAGE}",
+            "forms ask {op}: {}\n\n{USAGE}",
             crate::fill::visible(&message)
         );
         ExitCode::from(2)
@@ -100,14 +118,14 @@ pub(crate) fn fill(args: Vec<OsString>) -> ExitCode {
         Ok(a) => a,
         Err(u) => return usage(u),
     };
-    if !std::io::stdin().is_terminal() {
+    if surface == Surface::Terminal && !std::io::stdin().is_terminal() {
         return usage(Usage(
             "`ask fill` needs a terminal on standard input to read the answers from; to answer \
              from a script use `forms ask respond --answer JSON`"
                 .into(),
         ));
     }
-    let (line, code) = match run(&args) {
+    let (line, code) = match run(&args, surface) {
         Ok(Ok(line)) => (line, ExitCode::SUCCESS),
         Ok(Err(line)) => (line, ExitCode::from(1)),
         Err(u) => return usage(u),
@@ -119,7 +137,7 @@ pub(crate) fn fill(args: Vec<OsString>) -> ExitCode {
 }
 
 /// The line to print: `Ok` for the saved request, `Err` for a refusal.
-fn run(args: &Args) -> Result<Result<String, String>, Usage> {
+fn run(args: &Args, surface: Surface) -> Result<Result<String, String>, Usage> {
     let refused = |e: forms_ask::AskError| Ok(Err(wire::error(&e).to_string()));
     let asks = match Asks::open_location(&args.db) {
         Ok(a) => a,
@@ -145,8 +163,12 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         .to_string()));
     };
     let form = DataForm::from_value(form).map_err(|e| Usage(format!("the stored form: {e}")))?;
-    let response =
-        crate::fill::fill_native(form.native_json()).map_err(|e| Usage(e.to_string()))?;
+    let response = match surface {
+        Surface::Terminal => {
+            crate::fill::fill_native(form.native_json()).map_err(|e| Usage(e.to_string()))?
+        }
+        Surface::Page => page(&form).map_err(Usage)?,
+    };
     let key = args
         .key
         .clone()
@@ -161,4 +183,26 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         Ok(r) => Ok(Ok(wire::request(&r).to_string())),
         Err(e) => refused(e),
     }
+}
+
+/// Serves the form's page (the preview page, as `forms host` serves it) and waits for its
+/// submit; the host response as JSON text. The store is not touched while the runtime runs.
+fn page(form: &DataForm) -> Result<String, String> {
+    let html = crate::preview::render(&form.to_json(), "forms ask")
+        .map_err(|e| e.to_string())?
+        .html;
+    let native: serde_json::Value =
+        serde_json::from_str(form.native_json()).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime
+        .block_on(async {
+            let server = PageServer::start(PageOptions::default())
+                .await
+                .map_err(|e| format!("cannot serve the page on 127.0.0.1: {e}"))?;
+            server.ask(&native, html).await
+        })
+        .map(|response| response.to_string())
 }
