@@ -216,7 +216,7 @@ pub const OPS: &[Op] = &[
             ),
             arg(
                 "form",
-                Cli::None,
+                Cli::Flag("form"),
                 ArgKind::Form,
                 false,
                 "a question's Data form, {message, questions} (checked with rules R1-R27): its \

@@ -419,6 +419,13 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
                 let action: Action = action_json(a)?;
                 new = new.action(action);
             }
+            if let Some(form) = c.flag("form") {
+                new.form = Some(serde_json::from_str(form).map_err(|e| {
+                    Usage(format!(
+                        "`--form` must be JSON {{\"message\",\"questions\"}}: {e}"
+                    ))
+                })?);
+            }
             let r = asks
                 .as_principal(&me)
                 .open(&conversation, new, c.need("key")?)?;

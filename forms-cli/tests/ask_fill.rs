@@ -318,3 +318,108 @@ fn ask_fill_without_a_terminal_or_a_form_is_refused() {
     assert_eq!(r.version, 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// From a shell alone: `forms ask open --form JSON` opens a form request (an invalid form is
+/// refused with the findings), `forms ask respond --answer JSON` answers it with a host
+/// response checked against the form, and `forms ask show` prints the saved response.
+#[test]
+fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-form-cli-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let (t, _) = setup(&db, 0);
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    let forms = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let line: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap(), line)
+    };
+    let chat = format!("chat-{t}");
+    let (code, bad) = forms(&[
+        "ask",
+        "open",
+        "--db",
+        &db,
+        "--as",
+        &agent,
+        "--conversation",
+        &chat,
+        "--body",
+        "b",
+        "--form",
+        r#"{"message":"Pick","questions":[]}"#,
+        "--key",
+        "k0",
+    ]);
+    assert_eq!(code, 1, "{bad}");
+    assert_eq!(bad["error"]["code"], "invalid_arguments");
+    assert_eq!(bad["error"]["findings"][0]["rule"], "R2", "{bad}");
+    let (code, opened) = forms(&[
+        "ask",
+        "open",
+        "--db",
+        &db,
+        "--as",
+        &agent,
+        "--conversation",
+        &chat,
+        "--body",
+        "When you are back, fill in the checklist",
+        "--form",
+        &form().to_json(),
+        "--key",
+        "k1",
+    ]);
+    assert_eq!(code, 0, "{opened}");
+    let id = opened["id"].as_str().unwrap().to_owned();
+    let (code, wrong) = forms(&[
+        "ask",
+        "respond",
+        "--db",
+        &db,
+        "--as",
+        &ana,
+        &id,
+        "--version",
+        "1",
+        "--outcome",
+        "answered",
+        "--answer",
+        r#"{"action":"accept","content":{"changelog":"maybe"}}"#,
+        "--key",
+        "r1",
+    ]);
+    assert_eq!(code, 1, "{wrong}");
+    assert_eq!(wrong["error"]["code"], "invalid_response");
+    assert_eq!(wrong["error"]["findings"][0]["rule"], "V4", "{wrong}");
+    let answer = r#"{"action":"accept","content":{"changelog":"yes"}}"#;
+    let (code, saved) = forms(&[
+        "ask",
+        "respond",
+        "--db",
+        &db,
+        "--as",
+        &ana,
+        &id,
+        "--version",
+        "1",
+        "--outcome",
+        "answered",
+        "--answer",
+        answer,
+        "--key",
+        "r2",
+    ]);
+    assert_eq!(code, 0, "{saved}");
+    let (_, shown) = forms(&["ask", "show", "--db", &db, "--as", &agent, &id]);
+    assert_eq!(shown, saved);
+    assert_eq!(
+        shown["response"],
+        serde_json::from_str::<Value>(answer).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
