@@ -10,8 +10,8 @@
     clippy::indexing_slicing
 )]
 
-use forms_ask::{Asks, ConversationId, NewRequest, Outcome, Principal, RequestId};
-use forms_runtime::DataForm;
+use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Outcome, Principal, RequestId};
+use forms_runtime::{DataForm, Form, StaticForm};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -160,13 +160,26 @@ impl Drop for Pane {
     }
 }
 
+/// The form, as the asking program declares it in Rust.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Release checklist")]
+struct Checklist {
+    /// Changelog written?
+    changelog: Done,
+    /// Notes
+    #[form(max_length = 40)]
+    notes: Option<String>,
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(rename_all = "snake_case")]
+enum Done {
+    Yes,
+    No,
+}
+
 fn form() -> DataForm {
-    DataForm::from_value(&json!({"message": "Release checklist", "questions": [
-        {"id": "changelog", "type": "single_select", "title": "Changelog written?",
-         "required": true, "options": [{"id": "yes", "title": "Yes"}, {"id": "no", "title": "No"}]},
-        {"id": "notes", "type": "text", "title": "Notes", "required": false, "maxLength": 40},
-    ]}))
-    .unwrap()
+    Checklist::form().data().clone()
 }
 
 /// A conversation with agent, ana and bob, and `n` form requests opened by agent.
@@ -222,6 +235,22 @@ fn fill_in_the_terminal(db: &str, name: &str) {
         json!({"action": "accept", "content": {"changelog": "no", "notes": "docs pending"}})
     );
     drop(p);
+    // Decoded into the Rust type by an engine that did not open it.
+    {
+        let asks = Asks::open_location(db).unwrap();
+        let me = asks.as_principal(&Principal::new(format!("agent-{t}")).unwrap());
+        let reply = FormRequest::<Checklist>::resume(&me, &ids[0])
+            .unwrap()
+            .show(&me)
+            .unwrap();
+        assert_eq!(
+            reply.accepted(),
+            Some(&Checklist {
+                changelog: Done::No,
+                notes: Some("docs pending".into()),
+            })
+        );
+    }
 
     // Declining (Ctrl-D) is saved as the person's answer.
     let p = Pane::start(

@@ -13,8 +13,8 @@
 
 mod browser;
 
-use forms_ask::{Asks, ConversationId, NewRequest, Principal, RequestId};
-use forms_runtime::DataForm;
+use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, RequestId};
+use forms_runtime::{DataForm, Form, Outcome, StaticForm};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -43,16 +43,26 @@ fn pg_url() -> Option<String> {
     }
 }
 
+/// The form, as the asking program declares it in Rust.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Set up your weekly report")]
+struct Report {
+    /// What would you like to understand?
+    goal: Option<String>,
+    /// Report format
+    format: Format,
+}
+
+#[derive(Form, Debug, PartialEq)]
+enum Format {
+    #[form(id = "pdf", title = "PDF")]
+    Pdf,
+    #[form(id = "html", title = "Web page")]
+    Html,
+}
+
 fn report_form() -> DataForm {
-    DataForm::from_value(
-        &json!({"message": "Set up your weekly report", "questions": [
-            {"id": "goal", "type": "text", "title": "What would you like to understand?",
-             "required": false},
-            {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-             "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-        ]}),
-    )
-    .unwrap()
+    Report::form().data().clone()
 }
 
 /// A raw HTTP/1.1 request to the page server; the status code.
@@ -178,15 +188,22 @@ fn answer_on_the_page(db: &str) {
         saved["response"],
         json!({"action": "accept", "content": {"goal": "churn", "format": "html"}})
     );
-    // Stored as printed.
+    // Stored as printed, and decoded into the Rust type by an engine that did not open it.
     let asks = Asks::open_location(db).unwrap();
-    let shown = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .show(&RequestId::new(opened.id.as_str()).unwrap())
+    let me = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let id = RequestId::new(opened.id.as_str()).unwrap();
+    let shown = me.show(&id).unwrap();
+    assert_eq!(forms_ask::wire::request(&shown), saved);
+    let reply = FormRequest::<Report>::resume(&me, &id)
+        .unwrap()
+        .show(&me)
         .unwrap();
     assert_eq!(
-        serde_json::to_value(forms_ask::wire::request(&shown)).unwrap(),
-        saved
+        reply.outcome,
+        Some(Outcome::Accepted(Report {
+            goal: Some("churn".into()),
+            format: Format::Html,
+        }))
     );
 }
 
