@@ -9,7 +9,7 @@
 //!
 //! # How a form request maps onto the kinds, states and outcomes
 //! - **Kind**: `question`. Its only outcome stays `answered`.
-//! - **Opening** checks the form with rules R1–R27 ([`DataForm::from_value`]); a form it
+//! - **Opening** checks the form with rules R1–R27 ([`forms_runtime::DataForm::from_value`]); a form it
 //!   refuses is [`AskError::Form`] (`invalid_arguments`, with the findings) and nothing is
 //!   stored. A question carries choices or a form, never both; approvals and tasks carry none.
 //! - **Responding**: the answer is the host response, `{"action":"accept","content":{…}}`,
