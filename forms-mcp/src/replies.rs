@@ -508,14 +508,26 @@ fn log(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
 }
 
 fn respond(handle: &AsPrincipal<'_>, a: RespondArgs) -> Result<Value, Value> {
+    let request = id(&a.id)?;
     let answer = match a.answer {
         None => None,
         Some(AnswerArg::Text(text)) => Some(text),
         // The host response, checked against the stored form (rules V1–V8) as its JSON text.
-        Some(AnswerArg::Response(object)) => Some(Value::Object(object).to_string()),
+        Some(AnswerArg::Response(object)) => {
+            // An object answers a form; to a question without one it would be saved as text.
+            let r = handle.show(&request).map_err(|e| ask_error(&e))?;
+            if r.form.is_none() {
+                return Err(refusal(
+                    "invalid_arguments",
+                    "answer: an object (a host response) answers a question carrying a form; \
+                     this request carries none, so its answer is text",
+                ));
+            }
+            Some(Value::Object(object).to_string())
+        }
     };
     let r = handle
-        .respond(&id(&a.id)?, a.version, a.outcome, answer.as_deref(), &a.key)
+        .respond(&request, a.version, a.outcome, answer.as_deref(), &a.key)
         .map_err(|e| ask_error(&e))?;
     Ok(request_json(&r))
 }

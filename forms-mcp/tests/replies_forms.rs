@@ -309,6 +309,26 @@ async fn forms_over_mcp(db: String) {
         }))
     );
 
+    // An object answers only a question carrying a form.
+    let plain = call_ask(
+        &agent,
+        "ask_open",
+        json!({"conversation": chat.conversation, "key": "open-plain", "body": "Name?"}),
+    )
+    .await;
+    let object = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": plain["id"], "version": 1, "outcome": "answered", "key": "p1",
+               "answer": {"action": "accept", "content": {}}}),
+    )
+    .await;
+    assert_eq!(code(&object), Some("invalid_arguments"), "{object}");
+    assert_eq!(
+        call_ask(&ana, "ask_show", json!({"id": plain["id"]})).await["state"],
+        "open"
+    );
+
     // A text answer to a form is read as the host response's JSON text.
     let second = call_ask(
         &agent,
