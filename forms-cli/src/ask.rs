@@ -57,6 +57,9 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
             print!("{}", overview());
             return ExitCode::SUCCESS;
         }
+        Some(op @ ("fill" | "page")) => {
+            return crate::ask_form::main(op, args.into_iter().skip(1).collect())
+        }
         Some(name) => match ops::find(name).filter(|_| !name.starts_with("ask_")) {
             Some(op) => op,
             None => {
@@ -415,6 +418,13 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
             if let Some(a) = c.flag("action") {
                 let action: Action = action_json(a)?;
                 new = new.action(action);
+            }
+            if let Some(form) = c.flag("form") {
+                new.form = Some(serde_json::from_str(form).map_err(|e| {
+                    Usage(format!(
+                        "`--form` must be JSON {{\"message\",\"questions\"}}: {e}"
+                    ))
+                })?);
             }
             let r = asks
                 .as_principal(&me)

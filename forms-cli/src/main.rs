@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 mod ask;
+mod ask_form;
 mod fill;
 mod host;
 mod lint;
