@@ -385,7 +385,18 @@ fn spawn_child_as(task: Value, unprivileged: bool) -> (Child, BufReader<ChildStd
     if unprivileged {
         command.uid(65_534).gid(65_534);
     }
-    let mut child = command.spawn().unwrap();
+    // A copy just written may still be open for writing in a child another test thread forked
+    // and has not yet exec'd: exec then fails with ETXTBSY for a moment.
+    let mut tries = 0;
+    let mut child = loop {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
     let out = BufReader::new(child.stdout.take().unwrap());
     (child, out)
 }

@@ -1112,7 +1112,18 @@ fn forms_unprivileged(args: &[&str]) -> Run {
         Command::new(env!("CARGO_BIN_EXE_forms"))
     };
     command.args(args).stdin(Stdio::null());
-    let out = command.output().unwrap();
+    // A copy just written may still be open for writing in a child another test thread forked
+    // and has not yet exec'd: exec then fails with ETXTBSY for a moment.
+    let mut tries = 0;
+    let out = loop {
+        match command.output() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8(out.stdout).unwrap(),
