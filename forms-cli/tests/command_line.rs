@@ -159,7 +159,7 @@ fn completions_cover_every_subcommand_for_each_shell() {
         }
         if cfg!(feature = "ask") {
             // The operations of `ask` and their flags, from the shared description.
-            for word in ["respond", "supersede", "--conversation", "--expires"] {
+            for word in ["respond", "supersede", "conversation", "expires"] {
                 assert!(script.contains(word), "{shell} lacks {word}");
             }
         }
@@ -393,35 +393,16 @@ fn host_says_it_is_not_built_in() {
 }
 
 #[cfg(feature = "host")]
+#[path = "../../tests/support/bins.rs"]
+mod bins;
+
+#[cfg(feature = "host")]
 mod host {
     use super::*;
     use std::io::{BufRead, BufReader};
-    use std::path::Path;
-    use std::sync::OnceLock;
 
-    /// Builds `forms-mcp` once, as the other host tests do.
-    fn forms_mcp() -> &'static PathBuf {
-        static BUILT: OnceLock<PathBuf> = OnceLock::new();
-        BUILT.get_or_init(|| {
-            let args = [
-                "-p",
-                "forms-mcp",
-                "--features",
-                "host",
-                "--bin",
-                "forms-mcp",
-            ];
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "-q"])
-                .args(args)
-                .status()
-                .unwrap();
-            assert!(status.success(), "cargo build {args:?}");
-            Path::new(env!("CARGO_BIN_EXE_forms"))
-                .parent()
-                .unwrap()
-                .join(format!("forms-mcp{}", std::env::consts::EXE_SUFFIX))
-        })
+    fn forms_mcp() -> PathBuf {
+        bins::bin("forms-mcp")
     }
 
     /// `forms-mcp --http=127.0.0.1:0` and `forms host --url=URL …`, every value flag written
