@@ -76,7 +76,7 @@ impl std::fmt::Display for FillError {
     }
 }
 
-pub use forms_mcp::host::visible::{visible, visible_json};
+pub use forms_runtime::rules::visible::{visible, visible_json};
 
 /// A screen being composed. The program's own text and escape sequences (bold, colors, the
 /// cursor) are `'static` literals, added with [`Screen::code`]; everything else (the form's
@@ -1009,7 +1009,7 @@ impl Question {
     }
 }
 
-/// Whether `path` passes an `accept` filter ([`forms_mcp::host::accepts`]): extensions are
+/// Whether `path` passes an `accept` filter ([`forms_runtime::rules::accepts`]): extensions are
 /// checked on the name; a path typed in a terminal has no known type, so a MIME type entry
 /// takes every file.
 fn accepted(accept: &[String], path: &Path) -> bool {
@@ -1017,7 +1017,7 @@ fn accepted(accept: &[String], path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    forms_mcp::host::accepts(accept, &name, None)
+    forms_runtime::rules::accepts(accept, &name, None)
 }
 
 /// The form's message in bold, the top of every screen.
@@ -1118,7 +1118,7 @@ mod tests {
         clippy::indexing_slicing
     )]
     use super::*;
-    use forms_mcp::host::visible::is_hidden;
+    use forms_runtime::rules::visible::is_hidden;
     use std::borrow::Cow;
 
     #[test]
