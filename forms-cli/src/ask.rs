@@ -15,6 +15,7 @@ use forms_ask::{
     NewRequest, Outcome, Principal, Redeem, Replacement, RequestId, Timestamp, LIST_DEFAULT,
     WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
+use forms_runtime::rules::visible::visible;
 use serde::Serialize;
 use serde_json::json;
 use std::process::ExitCode;
@@ -205,7 +206,7 @@ pub fn main(command: AskArgs) -> ExitCode {
         Ok(line) => (line, ExitCode::SUCCESS),
         Err(Failure::Refused(line)) => (line, ExitCode::from(1)),
         Err(Failure::Usage(Usage(message))) => {
-            return usage_error(&["ask", command.op.name], &crate::fill::visible(&message))
+            return usage_error(&["ask", command.op.name], &visible(&message))
         }
     };
     match print_line(&line) {

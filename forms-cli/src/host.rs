@@ -5,6 +5,7 @@
 use crate::cli::{usage_error, HostArgs};
 use crate::io::{print_line, Usage};
 use forms_mcp::host::{self, Answerer, HostOptions, PageOptions, Target};
+use forms_runtime::rules::visible::{visible, visible_json};
 use serde_json::{Map, Value};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -99,12 +100,12 @@ pub fn main(args: HostArgs) -> ExitCode {
     };
     match host::run(options) {
         // The result and the message hold the server's text: printed as the terminal shows it.
-        Ok(result) => match print_line(&crate::fill::visible_json(&result.to_string())) {
+        Ok(result) => match print_line(&visible_json(&result.to_string())) {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::from(2),
         },
         Err(message) => {
-            eprintln!("forms host: {}", crate::fill::visible(&message));
+            eprintln!("forms host: {}", visible(&message));
             ExitCode::FAILURE
         }
     }
