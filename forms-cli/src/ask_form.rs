@@ -10,85 +10,111 @@
 //! a response the form's answer rules refuse is `invalid_response` with nothing saved. The
 //! result is one line of JSON on standard output, as every `forms ask` command prints it.
 
-use crate::Usage;
+use crate::cli::usage_error;
+use crate::io::{print_line, Usage};
 use forms_ask::{wire, Asks, Outcome, Principal, RequestId};
+#[cfg(feature = "host")]
 use forms_mcp::host::{PageOptions, PageServer};
 use forms_runtime::native::NativeView;
+use forms_runtime::rules::visible::visible;
 use forms_runtime::DataForm;
-use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
+#[cfg(feature = "host")]
 use std::sync::Arc;
 
-const USAGE: &str = "usage: forms ask fill REQ --db PATH|URL --as NAME [--key KEY]
-       forms ask page REQ --db PATH|URL --as NAME [--key KEY]
+/// The long help of `fill` and `page`.
+const ABOUT: &str = "Answers a request that carries a form as NAME, and submits the response \
+with the version read (a request decided or replaced meanwhile is a conflict). `fill` asks in \
+the terminal, with the keys of `forms fill` (Enter next / submit, <- back, Space or 1-9 pick, \
+Ctrl-D decline, Ctrl-C cancel); `page` serves the form's page on 127.0.0.1 at a secret URL, \
+printed on standard error, as `forms host` does. Declining and cancelling are saved as the \
+person's answer.";
 
-Answers a request that carries a form as NAME, and submits the response with the version
-read (a request decided or replaced meanwhile is a conflict). `fill` asks in the terminal,
-with the keys of `forms fill` (Enter next / submit, <- back, Space or 1-9 pick, Ctrl-D
-decline, Ctrl-C cancel); `page` serves the form's page on 127.0.0.1 at a secret URL, printed
-on standard error, as `forms host` does. Declining and cancelling are saved as the person's
-answer.
-
-  --db PATH|URL        a SQLite file, or a postgres:// URL
-  --as NAME            the principal answering (in the request's audience)
-  --key KEY            the retry key (default: fill-REQ-vVERSION)
-";
-
-struct Args {
+/// A parsed `forms ask fill|page` command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    surface: Surface,
     id: String,
     db: String,
     acting: String,
     key: Option<String>,
 }
 
-fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
-    let mut args = args.into_iter();
-    let (mut id, mut db, mut acting, mut key) = (None, None, None, None);
-    while let Some(arg) = args.next() {
-        let arg = arg
-            .into_string()
-            .map_err(|a| Usage(format!("argument `{}` is not UTF-8", a.to_string_lossy())))?;
-        let (name, inline) = match arg.strip_prefix("--") {
-            Some(flag) => match flag.split_once('=') {
-                Some((n, v)) => (Some(n.to_owned()), Some(v.to_owned())),
-                None => (Some(flag.to_owned()), None),
+/// `forms ask fill` (`page` = false) or `forms ask page`.
+pub fn command(page: bool) -> clap::Command {
+    let (name, about) = if page {
+        ("page", "Answer a form request on a local page, as NAME.")
+    } else {
+        ("fill", "Answer a form request in the terminal, as NAME.")
+    };
+    clap::Command::new(name)
+        .about(about)
+        .long_about(ABOUT)
+        .arg(
+            clap::Arg::new("id")
+                .value_name("REQ")
+                .required(true)
+                .help("the request that carries the form"),
+        )
+        .arg(
+            clap::Arg::new("db")
+                .long("db")
+                .value_name("PATH|URL")
+                .required(true)
+                .help("a SQLite file, or a postgres:// URL"),
+        )
+        .arg(
+            clap::Arg::new("as")
+                .long("as")
+                .value_name("NAME")
+                .required(true)
+                .help("the principal answering (in the request's audience)"),
+        )
+        .arg(
+            clap::Arg::new("key")
+                .long("key")
+                .value_name("KEY")
+                .help("the retry key (default: fill-REQ-vVERSION)"),
+        )
+}
+
+impl Args {
+    /// The values of `forms ask fill|page`, from its matches.
+    pub fn from_matches(name: &str, m: &clap::ArgMatches) -> Result<Args, clap::Error> {
+        let text = |id: &str| -> Result<Option<String>, clap::Error> {
+            m.try_get_one::<String>(id)
+                .map(|v| v.cloned())
+                .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, e))
+        };
+        let need = |id: &str| -> Result<String, clap::Error> {
+            text(id)?
+                .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingRequiredArgument))
+        };
+        Ok(Args {
+            surface: if name == "page" {
+                Surface::Page
+            } else {
+                Surface::Terminal
             },
-            None => (None, None),
-        };
-        let Some(name) = name else {
-            if id.replace(arg).is_some() {
-                return Err(Usage("`ask fill` takes one request ID".into()));
-            }
-            continue;
-        };
-        let slot = match name.as_str() {
-            "db" => &mut db,
-            "as" => &mut acting,
-            "key" => &mut key,
-            other => return Err(Usage(format!("unknown option `--{other}` for `ask fill`"))),
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => args
-                .next()
-                .and_then(|v| v.into_string().ok())
-                .ok_or_else(|| Usage(format!("`--{name}` needs a value")))?,
-        };
-        if slot.replace(value).is_some() {
-            return Err(Usage(format!("`--{name}` given twice")));
+            id: need("id")?,
+            db: need("db")?,
+            acting: need("as")?,
+            key: text("key")?,
+        })
+    }
+
+    /// The subcommand's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self.surface {
+            Surface::Terminal => "fill",
+            Surface::Page => "page",
         }
     }
-    Ok(Args {
-        id: id.ok_or_else(|| Usage("`ask fill` needs a request ID".into()))?,
-        db: db.ok_or_else(|| Usage("`ask fill` needs `--db PATH|URL`".into()))?,
-        acting: acting.ok_or_else(|| Usage("`ask fill` needs `--as NAME`".into()))?,
-        key,
-    })
 }
 
 /// Where the person answers.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Surface {
     Terminal,
     Page,
@@ -96,50 +122,28 @@ enum Surface {
 
 /// `forms ask fill|page …`: exit 0 with the resolved request, 1 with a refusal (conflict,
 /// invalid_response, not_eligible …), 2 for a usage error or a terminal or page that failed.
-pub(crate) fn main(op: &str, args: Vec<OsString>) -> ExitCode {
-    let surface = if op == "page" {
-        Surface::Page
-    } else {
-        Surface::Terminal
-    };
-    if args
-        .iter()
-        .any(|a| a.to_str().is_some_and(|a| a == "--help" || a == "-h"))
-    {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    let usage = |Usage(message): Usage| {
-        eprint!(
-            "forms ask {op}: {}\n\n{USAGE}",
-            crate::fill::visible(&message)
-        );
-        ExitCode::from(2)
-    };
-    let args = match parse(args) {
-        Ok(a) => a,
-        Err(u) => return usage(u),
-    };
-    if surface == Surface::Terminal && !std::io::stdin().is_terminal() {
+pub fn main(args: Args) -> ExitCode {
+    let usage = |Usage(message): Usage| usage_error(&["ask", args.name()], &visible(&message));
+    if args.surface == Surface::Terminal && !std::io::stdin().is_terminal() {
         return usage(Usage(
             "`ask fill` needs a terminal on standard input to read the answers from; to answer \
              from a script use `forms ask respond --answer JSON`"
                 .into(),
         ));
     }
-    let (line, code) = match run(&args, surface) {
+    let (line, code) = match run(&args) {
         Ok(Ok(line)) => (line, ExitCode::SUCCESS),
         Ok(Err(line)) => (line, ExitCode::from(1)),
         Err(u) => return usage(u),
     };
-    match crate::print_line(&line) {
+    match print_line(&line) {
         Ok(()) => code,
         Err(_) => ExitCode::from(2),
     }
 }
 
 /// The line to print: `Ok` for the saved request, `Err` for a refusal.
-fn run(args: &Args, surface: Surface) -> Result<Result<String, String>, Usage> {
+fn run(args: &Args) -> Result<Result<String, String>, Usage> {
     let refused = |e: forms_ask::AskError| Ok(Err(wire::error(&e).to_string()));
     let asks = match Asks::open_location(&args.db) {
         Ok(a) => a,
@@ -165,7 +169,7 @@ fn run(args: &Args, surface: Surface) -> Result<Result<String, String>, Usage> {
         .to_string()));
     };
     let form = DataForm::from_value(form).map_err(|e| Usage(format!("the stored form: {e}")))?;
-    let response = match surface {
+    let response = match args.surface {
         Surface::Terminal => {
             let view = NativeView::from_json(form.native_json())
                 .map_err(|e| Usage(format!("the stored form: {e}")))?;
@@ -173,7 +177,14 @@ fn run(args: &Args, surface: Surface) -> Result<Result<String, String>, Usage> {
                 .map_err(|e| Usage(e.to_string()))?
                 .to_string()
         }
+        #[cfg(feature = "host")]
         Surface::Page => page(&form).map_err(Usage)?,
+        #[cfg(not(feature = "host"))]
+        Surface::Page => {
+            return Err(Usage(
+                "`ask page` is not built in (it needs the `host` feature)".into(),
+            ))
+        }
     };
     let key = args
         .key
@@ -191,6 +202,7 @@ fn run(args: &Args, surface: Surface) -> Result<Result<String, String>, Usage> {
     }
 }
 
+#[cfg(feature = "host")]
 /// Serves the form's page (the preview page, as `forms host` serves it) and waits for its
 /// submit; the host response as JSON text. The store is not touched while the runtime runs.
 fn page(form: &DataForm) -> Result<String, String> {

@@ -7,6 +7,7 @@
 //! Data form, native paths such as `requestedSchema.properties.format.oneOf[0]` for a native
 //! request).
 
+use crate::io::{load_form, Document, Input, Printed, Usage};
 use forms_runtime::native::{NativeQuestion, NativeView, QuestionKind};
 use serde::Serialize;
 
@@ -222,23 +223,15 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
     out
 }
 
-/// Parses the arguments of `forms check --lint [FILE|-]`.
-pub fn parse(args: Vec<std::ffi::OsString>) -> Result<crate::Input, crate::Usage> {
-    crate::single_input(
-        "check",
-        args.into_iter().filter(|a| a != "--lint").collect(),
-    )
-}
-
 /// Runs `forms check --lint`: the report of a valid form, or the same contract error as
 /// `forms check`.
-pub fn run(input: &crate::Input) -> Result<crate::Outcome, crate::Usage> {
-    Ok(match crate::load_form(input)? {
+pub fn run(input: &Input) -> Result<Printed, Usage> {
+    Ok(match load_form(input)? {
         Ok(form) => match check_report(&form) {
-            Ok(line) => crate::Outcome::Done(line),
-            Err(e) => crate::Outcome::Failed(crate::Document::Arguments.error(e.to_string())),
+            Ok(line) => Printed::Done(line),
+            Err(e) => Printed::Failed(Document::Arguments.error(e.to_string())),
         },
-        Err(e) => crate::Outcome::Failed(e),
+        Err(e) => Printed::Failed(e),
     })
 }
 

@@ -12,14 +12,13 @@
 //! a `<script type="application/json">` element with `<`, `>`, `&`, U+2028 and U+2029
 //! escaped, so no text of the form can close the element or start markup.
 
+use crate::cli::PreviewArgs;
+use crate::io::{lossy, utf8, Document, Input, Printed, Usage};
 use crate::lint::{self, PathStyle, Warning};
-use crate::{lossy, utf8, Document, Input, Outcome, Usage};
 use forms_runtime::native::NativeView;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::ffi::OsString;
-use std::path::PathBuf;
 
 /// The page template; `/*FORMS_DATA*/` is replaced by the embedded form.
 const TEMPLATE: &str = include_str!("../assets/preview.html");
@@ -27,64 +26,12 @@ const TEMPLATE: &str = include_str!("../assets/preview.html");
 /// The placeholder of the embedded form in [`TEMPLATE`].
 const SLOT: &str = "/*FORMS_DATA*/";
 
-/// The parsed arguments of `forms preview`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Args {
-    input: Input,
-    out: Option<PathBuf>,
-}
-
-/// Parses `[FILE|-] [--out PATH]`.
-pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
-    let mut input = None;
-    let mut out = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let value = if arg == "--out" || arg == "-o" {
-            Some(
-                args.next()
-                    .ok_or_else(|| Usage("`--out` needs a PATH".into()))?,
-            )
-        } else {
-            arg.to_str()
-                .and_then(|s| s.strip_prefix("--out="))
-                .map(OsString::from)
-        };
-        if let Some(value) = value {
-            if out.is_some() {
-                return Err(Usage("`--out` given twice".into()));
-            }
-            if value.is_empty() {
-                return Err(Usage("`--out` needs a PATH".into()));
-            }
-            out = Some(PathBuf::from(value));
-            continue;
-        }
-        if crate::is_flag(&arg) {
-            return Err(Usage(format!(
-                "unknown option `{}` for `preview`",
-                lossy(&arg)
-            )));
-        }
-        if input.is_some() {
-            return Err(Usage(format!(
-                "unexpected argument `{}`: `preview` takes at most one input",
-                lossy(&arg)
-            )));
-        }
-        input = Some(arg);
-    }
-    Ok(Args {
-        input: Input::from_arg(input),
-        out,
-    })
-}
-
 /// Runs `forms preview`: the page on standard output, or written to `--out` with a one-line
 /// JSON summary (`{"page":PATH,"warnings":N}`) on standard output.
-pub fn run(args: &Args) -> Result<Outcome, Usage> {
-    let bytes = args.input.read()?;
-    let name = match &args.input {
+pub fn run(args: &PreviewArgs) -> Result<Printed, Usage> {
+    let input = args.input();
+    let bytes = input.read()?;
+    let name = match &input {
         Input::Stdin => "standard input".to_owned(),
         Input::File(path) => path
             .file_name()
@@ -92,10 +39,10 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
     };
     let page = match utf8(&bytes, Document::Arguments).and_then(|text| render(text, &name)) {
         Ok(page) => page,
-        Err(e) => return Ok(Outcome::Failed(e)),
+        Err(e) => return Ok(Printed::Failed(e)),
     };
     let Some(out) = &args.out else {
-        return Ok(Outcome::Done(page.html));
+        return Ok(Printed::Done(page.html));
     };
     std::fs::write(out, page.html.as_bytes())
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
@@ -103,7 +50,7 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
         "page": out.display().to_string(),
         "warnings": page.warnings.len(),
     });
-    Ok(Outcome::Done(summary.to_string()))
+    Ok(Printed::Done(summary.to_string()))
 }
 
 /// A rendered page and the warnings shown in its side panel.
@@ -213,6 +160,7 @@ pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
 
 /// The page of a native request a server sent (`forms host`'s browser answerer), with the
 /// author's warnings in native paths.
+#[cfg(feature = "host")]
 pub fn render_view(view: &NativeView, name: &str) -> Result<Page, serde_json::Error> {
     page(
         view,
@@ -293,27 +241,5 @@ mod tests {
             "</script><script>alert(1)</script> & <!--"
         );
         assert_eq!(v["file"], "</script>.json");
-    }
-
-    #[test]
-    fn parses_arguments() {
-        let p = |a: &[&str]| parse(a.iter().map(OsString::from).collect());
-        assert_eq!(
-            p(&["f.json", "--out", "p.html"]).unwrap(),
-            Args {
-                input: Input::File("f.json".into()),
-                out: Some("p.html".into())
-            }
-        );
-        assert_eq!(p(&[]).unwrap().input, Input::Stdin);
-        for bad in [
-            &["--out"][..],
-            &["a", "b"],
-            &["--x"],
-            &["--out="],
-            &["-o", "a", "-o", "b"],
-        ] {
-            assert!(p(bad).is_err(), "{bad:?}");
-        }
     }
 }

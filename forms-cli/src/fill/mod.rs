@@ -29,52 +29,18 @@
 mod term;
 mod widgets;
 
-use crate::{lossy, utf8, Document, Input, Outcome, Usage};
+use crate::cli::FillArgs;
+use crate::io::{utf8, Document, Input, Printed, Usage};
 use forms_runtime::native::NativeView;
 use serde_json::{json, Map, Value};
-use std::ffi::OsString;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use term::{Key, Screen, Terminal};
 use widgets::{review_screen, Form, Question, State, Step};
-
-/// The parsed arguments of `forms fill`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Args {
-    input: PathBuf,
-}
-
-/// Parses `FILE`: standard input is the keyboard, so the form must come from a file.
-pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
-    let mut input = None;
-    for arg in args {
-        if crate::is_flag(&arg) {
-            return Err(Usage(format!(
-                "unknown option `{}` for `fill`",
-                lossy(&arg)
-            )));
-        }
-        if arg == "-" {
-            return Err(Usage(
-                "`fill` reads the keyboard on standard input: give the form as a FILE".into(),
-            ));
-        }
-        if input.is_some() {
-            return Err(Usage(format!(
-                "unexpected argument `{}`: `fill` takes one FILE",
-                lossy(&arg)
-            )));
-        }
-        input = Some(PathBuf::from(arg));
-    }
-    let input = input.ok_or_else(|| Usage("`fill` needs a FILE".into()))?;
-    Ok(Args { input })
-}
 
 /// Runs `forms fill`: the response line on standard output (exit 0, also for a decline or a
 /// cancel), a contract failure of the form (exit 1), or a usage error (exit 2), among them
 /// standard input not being a terminal.
-pub fn run(args: &Args) -> Result<Outcome, Usage> {
+pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
     if !std::io::stdin().is_terminal() {
         return Err(Usage(
             "`fill` needs a terminal on standard input to read the answers from; \
@@ -85,11 +51,11 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
     let bytes = Input::File(args.input.clone()).read()?;
     let text = match utf8(&bytes, Document::Arguments) {
         Ok(t) => t,
-        Err(e) => return Ok(Outcome::Failed(e)),
+        Err(e) => return Ok(Printed::Failed(e)),
     };
     let read = match crate::preview::read(text) {
         Ok(read) => read,
-        Err(e) => return Ok(Outcome::Failed(e)),
+        Err(e) => return Ok(Printed::Failed(e)),
     };
     let response = fill_view(&read.view)
         .map_err(|e| Usage(e.to_string()))?
@@ -97,10 +63,10 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
     if let Some(form) = read.data {
         // The runtime's own check: a response this command builds must pass it.
         if let Err(e) = form.check_response(&response) {
-            return Ok(Outcome::Failed(e));
+            return Ok(Printed::Failed(e));
         }
     }
-    Ok(Outcome::Done(visible_json(&response).into_owned()))
+    Ok(Printed::Done(visible_json(&response).into_owned()))
 }
 
 /// Why a form could not be filled in: the terminal failed, or the request holds a field the
@@ -116,7 +82,7 @@ impl std::fmt::Display for FillError {
     }
 }
 
-pub use forms_mcp::host::visible::{visible, visible_json};
+pub use forms_runtime::rules::visible::{visible, visible_json};
 
 /// Asks the form `view` in the terminal on standard input and returns the host response:
 /// `{"action":"accept","content":{…}}`, `{"action":"decline"}` or `{"action":"cancel"}`.
@@ -204,17 +170,8 @@ mod tests {
         clippy::indexing_slicing
     )]
     use super::*;
-    use forms_mcp::host::visible::is_hidden;
+    use forms_runtime::rules::visible::is_hidden;
     use std::borrow::Cow;
-
-    #[test]
-    fn parses_arguments() {
-        let p = |a: &[&str]| parse(a.iter().map(OsString::from).collect());
-        assert_eq!(p(&["f.json"]).unwrap().input, PathBuf::from("f.json"));
-        for bad in [&[][..], &["-"], &["a", "b"], &["--x"]] {
-            assert!(p(bad).is_err(), "{bad:?}");
-        }
-    }
 
     #[test]
     fn visible_escapes_every_control_but_newline_and_tab() {

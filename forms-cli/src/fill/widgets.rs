@@ -761,7 +761,7 @@ impl Question {
     }
 }
 
-/// Whether `path` passes an `accept` filter ([`forms_mcp::host::accepts`]): extensions are
+/// Whether `path` passes an `accept` filter ([`forms_runtime::rules::accepts`]): extensions are
 /// checked on the name; a path typed in a terminal has no known type, so a MIME type entry
 /// takes every file.
 fn accepted(accept: &[String], path: &Path) -> bool {
@@ -769,7 +769,7 @@ fn accepted(accept: &[String], path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    forms_mcp::host::accepts(accept, &name, None)
+    forms_runtime::rules::accepts(accept, &name, None)
 }
 
 /// The form's message in bold, the top of every screen.
@@ -804,7 +804,7 @@ pub(super) fn review_screen(form: &Form, states: &[State], status: &str) -> Scre
 mod tests {
     use super::*;
     use crate::fill::FillError;
-    use forms_mcp::host::visible::is_hidden;
+    use forms_runtime::rules::visible::is_hidden;
     use serde_json::json;
 
     fn read_form(params: &str) -> Result<Form, FillError> {
