@@ -44,9 +44,9 @@ pub struct Args {
 /// `forms ask fill` (`page` = false) or `forms ask page`.
 pub fn command(page: bool) -> clap::Command {
     let (name, about) = if page {
-        ("page", "Answer a form request on a local page, as NAME.")
+        ("page", "Answers a form request on a local page, as NAME.")
     } else {
-        ("fill", "Answer a form request in the terminal, as NAME.")
+        ("fill", "Answers a form request in the terminal, as NAME.")
     };
     clap::Command::new(name)
         .about(about)
