@@ -43,6 +43,7 @@ use forms_rules::is_js_blank;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// Why a request could not be read as a form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -419,7 +420,9 @@ impl NativeView {
             }
             None => return Err(NativeError::new("`requestedSchema.properties` is missing")),
         };
-        let required: Vec<&str> = array(schema, "required")
+        // Sets, not lists: a request from a server or a file may hold many thousands of
+        // properties, and each is looked up once.
+        let required: HashSet<&str> = array(schema, "required")
             .unwrap_or_default()
             .iter()
             .filter_map(Value::as_str)
@@ -427,15 +430,17 @@ impl NativeView {
         let mut entries: Vec<(&String, &Value)> = Vec::with_capacity(properties.len());
         match order {
             Some(order) => {
+                let mut seen: HashSet<&str> = HashSet::with_capacity(properties.len());
                 for key in order {
-                    let fresh = !entries.iter().any(|(k, _)| *k == key);
-                    if let (true, Some((k, v))) = (fresh, properties.get_key_value(key)) {
-                        entries.push((k, v));
+                    if let Some((k, v)) = properties.get_key_value(key) {
+                        if seen.insert(k.as_str()) {
+                            entries.push((k, v));
+                        }
                     }
                 }
                 // Anything the probe missed keeps the map's order, after the rest.
                 for (k, v) in properties {
-                    if !entries.iter().any(|(seen, _)| *seen == k) {
+                    if seen.insert(k.as_str()) {
                         entries.push((k, v));
                     }
                 }
@@ -444,7 +449,7 @@ impl NativeView {
         }
         let questions = entries
             .into_iter()
-            .map(|(id, property)| question(id, property, required.contains(&id.as_str())))
+            .map(|(id, property)| question(id, property, required.contains(id.as_str())))
             .collect();
         Ok(NativeView {
             mode: text(object, "mode"),
@@ -825,6 +830,36 @@ mod tests {
         let v = NativeView::from_json(text).unwrap();
         let ids: Vec<&str> = v.questions.iter().map(|q| q.id.as_str()).collect();
         assert_eq!(ids, ["zeta", "alpha", "mid"]);
+    }
+
+    #[test]
+    fn many_properties_read_in_document_order_with_their_required_flags() {
+        // 20,000 properties, every third required, the text's order the reverse of the
+        // map's sorted one: reading must not compare every key with every other.
+        let n = 20_000;
+        let mut text =
+            String::from(r#"{"message":"m","requestedSchema":{"type":"object","properties":{"#);
+        for i in (0..n).rev() {
+            if i + 1 != n {
+                text.push(',');
+            }
+            text.push_str(&format!(r#""q{i:05}":{{"type":"string"}}"#));
+        }
+        text.push_str(r#"},"required":["#);
+        let required: Vec<String> = (0..n)
+            .filter(|i| i % 3 == 0)
+            .map(|i| format!(r#""q{i:05}""#))
+            .collect();
+        text.push_str(&required.join(","));
+        text.push_str("]}}");
+        let started = std::time::Instant::now();
+        let v = NativeView::from_json(&text).unwrap();
+        eprintln!("{n} properties read in {:?}", started.elapsed());
+        assert_eq!(v.questions.len(), n);
+        for (q, i) in v.questions.iter().zip((0..n).rev()) {
+            assert_eq!(q.id, format!("q{i:05}"));
+            assert_eq!(q.required, i % 3 == 0, "{}", q.id);
+        }
     }
 
     #[test]
