@@ -14,7 +14,6 @@
 //! assert_eq!(open.tool(), "ask_open");
 //! let schema = open.input_schema();
 //! assert_eq!(schema["properties"]["body"]["maxLength"], 16_000);
-//! assert!(open.help().contains("--expires"));
 //! ```
 
 use crate::limits::{
@@ -424,7 +423,8 @@ pub const OPS: &[Op] = &[
         name: "list",
         summary: "The caller's requests in a conversation (opened by it, asking it, or naming \
                   it as a bound action's executor), open ones first, then the most recently \
-                  changed. Returns {requests}.",
+                  changed. Returns {requests}, each without its form and saved host response: \
+                  has_form and response_action instead (show has them).",
         args: &[
             CONVERSATION,
             arg(
@@ -636,93 +636,6 @@ impl Op {
             "required": required,
             "additionalProperties": false,
         })
-    }
-
-    /// `forms ask <name> --help`: the usage line, what the operation does, and each
-    /// argument with its limit and its tool argument.
-    pub fn help(&self) -> String {
-        let mut usage = format!("usage: forms ask {} --db PATH|URL", self.name);
-        usage.push_str(if self.operator {
-            " [--as NAME]"
-        } else {
-            " --as NAME"
-        });
-        for a in self.args {
-            let part = match a.cli {
-                Cli::Flag(f) => format!("--{f} {}", placeholder(a)),
-                Cli::Repeated(f) => format!("--{f} {}...", placeholder(a)),
-                Cli::Positional => match a.kind {
-                    ArgKind::Ids(_) => "PRINCIPAL...".to_owned(),
-                    _ => placeholder(a),
-                },
-                Cli::None => continue,
-            };
-            if a.required {
-                usage.push_str(&format!(" {part}"));
-            } else {
-                usage.push_str(&format!(" [{part}]"));
-            }
-        }
-        let mut out = format!("{usage}\n\n{}\n\n", self.summary);
-        out.push_str("  --db PATH|URL        a SQLite file, or a postgres:// URL\n");
-        if self.operator {
-            out.push_str(
-                "  --as NAME            act as this principal (checked as a manager); without \
-                 it, as the operator\n",
-            );
-        } else {
-            out.push_str("  --as NAME            the principal acting\n");
-        }
-        for a in self.args {
-            let left = match a.cli {
-                Cli::Flag(f) | Cli::Repeated(f) => format!("--{f} {}", placeholder(a)),
-                Cli::Positional => placeholder(a),
-                Cli::None => continue,
-            };
-            let repeat = if matches!(a.cli, Cli::Repeated(_)) {
-                ", repeated for each"
-            } else {
-                ""
-            };
-            let tool = if self.tool && a.name != "role" {
-                format!("; tool argument `{}`", a.name)
-            } else {
-                String::new()
-            };
-            out.push_str(&format!(
-                "  {left:<20} {}{} ({}{repeat}{tool})\n",
-                a.help,
-                if a.required { "" } else { ", optional" },
-                a.takes(),
-            ));
-        }
-        if self.tool {
-            out.push_str(&format!("\nAs an MCP tool: {}.\n", self.tool()));
-        }
-        out
-    }
-}
-
-fn placeholder(a: &Arg) -> String {
-    match a.kind {
-        ArgKind::Ids(_) if matches!(a.cli, Cli::Positional) => "PRINCIPAL...".into(),
-        ArgKind::Ids(_) => "NAME".into(),
-        ArgKind::Version => "N".into(),
-        ArgKind::Seconds(..) => "SECONDS".into(),
-        ArgKind::Count(..) => "N".into(),
-        ArgKind::Action | ArgKind::Form => "JSON".into(),
-        ArgKind::DateTime => "TIME|DURATION".into(),
-        ArgKind::OneOf(_)
-        | ArgKind::Text(_)
-        | ArgKind::Texts(..)
-        | ArgKind::Id
-        | ArgKind::Answer(_) => {
-            if a.name == "id" {
-                "ID".into()
-            } else {
-                a.name.to_uppercase().replace('_', "-")
-            }
-        }
     }
 }
 
