@@ -903,6 +903,9 @@ impl AsPrincipal<'_> {
             // The read observed the store's high-water mark: `now` is not behind it.
             let now = self.asks.now();
             self.eligibility_with(&r, member)?;
+            // The version and the state first: a late responder learns of the decision
+            // already saved (and sees it), whatever its own answer would have been.
+            check_current(&r, version)?;
             if !r.kind.outcomes().contains(&outcome) {
                 return Err(AskError::InvalidOutcome {
                     kind: r.kind,
@@ -940,7 +943,6 @@ impl AsPrincipal<'_> {
                     Some(_) => {}
                 }
             }
-            check_current(&r, version)?;
             let mut next = transition(&r, State::Resolved, now.max(r.updated_at));
             next.outcome = Some(outcome);
             next.responder = Some(self.me.clone());

@@ -2,7 +2,8 @@
 //! alike): a request, a refusal, and how times and durations are read.
 //!
 //! A request is its serialized form plus `deadline`: the expiry as a time, or `null` when
-//! there is none, so the wire's `9999-01-01T00:00:00Z` is never presented as a deadline. A
+//! there is none, so the wire's `9999-01-01T00:00:00Z` is never presented as a deadline. In
+//! a list a request leaves out its form and saved host response ([`listed`]). A
 //! refusal is `{"error":{"code","message"}}`, the code one of [`AskError::code`]'s (or a
 //! surface's own: `invalid_arguments`, `unauthenticated`); a conflict or an expiry carries
 //! `latest`, the request as it is now.
@@ -32,9 +33,28 @@ pub fn request(r: &Request) -> Value {
     v
 }
 
-/// Several requests: `{"requests": [...]}`.
+/// Several requests: `{"requests": [...]}`, each in its list form ([`listed`]).
 pub fn requests(list: &[Request]) -> Value {
-    json!({ "requests": list.iter().map(request).collect::<Vec<_>>() })
+    json!({ "requests": list.iter().map(listed).collect::<Vec<_>>() })
+}
+
+/// A request as a list gives it: [`request`] without the form and the saved host response
+/// (each up to a mebibyte, so a list of hundreds would be a gigabyte); instead `has_form`
+/// says whether it carries a form, and `response_action` is the saved response's action
+/// (`"accept"`, `"decline"` or `"cancel"`; `null` while unanswered or without a form). Show
+/// and wait give the whole request.
+pub fn listed(r: &Request) -> Value {
+    let mut v = request(r);
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("form");
+        obj.remove("response");
+        obj.insert("has_form".into(), Value::Bool(r.form.is_some()));
+        let action = r
+            .response_action()
+            .map_or(Value::Null, |a| Value::String(a.to_owned()));
+        obj.insert("response_action".into(), action);
+    }
+    v
 }
 
 /// A replacement: `{previous, replacement}`.

@@ -654,6 +654,163 @@ fn form_plain_questions_keep_their_answer_limit(w: &World) {
     );
 }
 
+fn form_a_late_responder_with_a_wrong_answer_gets_the_conflict_and_the_winners_answer(w: &World) {
+    let opened = open_form(w, &every_type(), "open-late");
+    let done = w
+        .asks
+        .as_principal(&w.ana)
+        .respond_form(&opened.id, 1, GOOD, "ana-1")
+        .unwrap();
+    let bob = w.asks.as_principal(&w.bob);
+    // Answers the form refuses (V2: a required answer missing; not JSON; none at all), at the
+    // version bob read and at the current one: the decision already saved comes first.
+    let wrong = [
+        Some(r#"{"action":"accept","content":{"notes":"bob"}}"#),
+        Some("yes"),
+        None,
+    ];
+    for (i, answer) in wrong.into_iter().enumerate() {
+        for version in [1, 2] {
+            let e = bob
+                .respond(
+                    &opened.id,
+                    version,
+                    Outcome::Answered,
+                    answer,
+                    &format!("bob-{i}-{version}"),
+                )
+                .unwrap_err();
+            let latest = conflict_latest(e);
+            assert_eq!(latest, done, "{answer:?} at {version}");
+            assert_eq!(
+                latest.response.as_ref().unwrap()["content"]["notes"],
+                "all green"
+            );
+        }
+    }
+    // The same for a question with choices and an answer that is not one of them.
+    let me = w.asks.as_principal(&w.agent);
+    let lunch = me
+        .open(
+            &w.chat,
+            NewRequest::question("Lunch?").choices(["pizza", "salad"]),
+            "open-lunch",
+        )
+        .unwrap();
+    let first = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&lunch.id, 1, Outcome::Answered, Some("pizza"), "ana-lunch")
+        .unwrap();
+    let e = bob
+        .respond(&lunch.id, 1, Outcome::Answered, Some("soup"), "bob-lunch")
+        .unwrap_err();
+    assert_eq!(conflict_latest(e).answer.as_deref(), Some("pizza"));
+    assert_eq!(me.show(&lunch.id).unwrap(), first);
+}
+
+fn form_lists_carry_has_form_and_the_action_not_the_form_and_the_response(w: &World) {
+    let opened = open_form(w, &every_type(), "open-listed");
+    let me = w.asks.as_principal(&w.agent);
+    let plain = me
+        .open(&w.chat, NewRequest::question("Lunch?"), "open-plain")
+        .unwrap();
+    let listed = |who: &forms_ask::Principal| {
+        let list = w.asks.as_principal(who).list(&w.chat, 10).unwrap();
+        wire::requests(&list)["requests"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let find = |list: &[Value], id: &forms_ask::RequestId| -> Value {
+        list.iter()
+            .find(|r| r["id"] == id.as_str())
+            .cloned()
+            .unwrap()
+    };
+    let before = listed(&w.agent);
+    assert_eq!(before.len(), 2, "{before:?}");
+    let entry = find(&before, &opened.id);
+    assert!(entry.get("form").is_none(), "{entry}");
+    assert_eq!(entry["has_form"], true, "{entry}");
+    assert_eq!(entry["response_action"], Value::Null, "{entry}");
+    assert_eq!(entry["state"], "open");
+    assert!(entry.get("deadline").is_some(), "{entry}");
+    let entry = find(&before, &plain.id);
+    assert_eq!(entry["has_form"], false, "{entry}");
+    assert_eq!(entry["body"], "Lunch?");
+    w.asks
+        .as_principal(&w.ana)
+        .respond_form(&opened.id, 1, GOOD, "ana-1")
+        .unwrap();
+    let after = listed(&w.ana);
+    let entry = find(&after, &opened.id);
+    assert!(
+        entry.get("form").is_none() && entry.get("response").is_none(),
+        "{entry}"
+    );
+    assert_eq!(entry["response_action"], "accept", "{entry}");
+    assert_eq!(entry["state"], "resolved");
+    // Show keeps both.
+    let shown = wire::request(&me.show(&opened.id).unwrap());
+    assert_eq!(
+        shown["response"],
+        serde_json::from_str::<Value>(GOOD).unwrap()
+    );
+    assert_eq!(shown["form"]["questions"][0]["id"], "changelog");
+}
+
+fn nul_characters_in_bodies_titles_choices_and_answers_are_stored_as_given(w: &World) {
+    let me = w.asks.as_principal(&w.agent);
+    let body = "before\u{0}after";
+    let asked = me
+        .open(
+            &w.chat,
+            NewRequest::question(body)
+                .title("t\u{0}t")
+                .choices(["a\u{0}b", "c"]),
+            "open-nul",
+        )
+        .unwrap();
+    assert_eq!(asked.body, body);
+    let done = w
+        .asks
+        .as_principal(&w.ana)
+        .respond(&asked.id, 1, Outcome::Answered, Some("a\u{0}b"), "ana-nul")
+        .unwrap();
+    assert_eq!(done.answer.as_deref(), Some("a\u{0}b"));
+    let other = w.second_engine();
+    assert_eq!(other.as_principal(&w.bob).show(&asked.id).unwrap(), done);
+    // A form request whose body and answer hold one.
+    let form = DataForm::from_value(&json!({
+        "message": "Notes",
+        "questions": [{"id": "notes", "type": "text", "title": "Notes", "required": true}],
+    }))
+    .unwrap();
+    let opened = me
+        .open(
+            &w.chat,
+            NewRequest::question(body).form(&form),
+            "open-nul-form",
+        )
+        .unwrap();
+    let answer = r#"{"action":"accept","content":{"notes":"x\u0000y"}}"#;
+    let done = w
+        .asks
+        .as_principal(&w.ana)
+        .respond_form(&opened.id, 1, answer, "ana-nul-form")
+        .unwrap();
+    assert_eq!(
+        done.response.as_ref().unwrap()["content"]["notes"],
+        "x\u{0}y"
+    );
+    assert_eq!(other.as_principal(&w.bob).show(&opened.id).unwrap(), done);
+    assert_eq!(
+        other.as_principal(&w.bob).list(&w.chat, 10).unwrap().len(),
+        2
+    );
+}
+
 macro_rules! on_every_store {
     ($($rule:ident),* $(,)?) => {
         mod memory {
@@ -681,4 +838,7 @@ on_every_store!(
     form_follow_up_messages_leave_it_open,
     form_typed_handle_is_rebuilt_from_the_id_and_the_type_by_another_engine,
     form_plain_questions_keep_their_answer_limit,
+    form_a_late_responder_with_a_wrong_answer_gets_the_conflict_and_the_winners_answer,
+    form_lists_carry_has_form_and_the_action_not_the_form_and_the_response,
+    nul_characters_in_bodies_titles_choices_and_answers_are_stored_as_given,
 );

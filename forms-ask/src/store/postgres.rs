@@ -216,20 +216,19 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX forms_ask_once_by_expiry ON forms_ask_once (expires_at);",
     // 7: questions that carry a Data form (answered with a host response checked against
-    // it). A trigger marks them from the document when they are written (a request's form
-    // never changes: a replacement is a new row), so the commit function keeps its
-    // signature and the table is not rewritten. The schema version itself keeps older
-    // programs out: one would answer such a question with plain text and drop its form on
-    // its next write, and a database it finds newer than it knows is refused.
-    "ALTER TABLE requests ADD COLUMN has_form BOOLEAN NOT NULL DEFAULT FALSE;
-    CREATE FUNCTION forms_ask_requests_has_form() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN
-        NEW.has_form := (NEW.doc::jsonb ? 'form');
-        RETURN NEW;
-    END
-    $fn$;
-    CREATE TRIGGER requests_has_form BEFORE INSERT ON requests
-        FOR EACH ROW EXECUTE FUNCTION forms_ask_requests_has_form();",
+    // it). The documents hold them as they are; the version is the change: it keeps older
+    // programs out, which would answer such a question with plain text and drop its form on
+    // their next write (a database found newer than a program knows is refused).
+    // Also: an event's time is read from its text, not by parsing the document as `jsonb`,
+    // which refuses the `\u0000` an answer or a body may hold. The event's `at` is its first
+    // `"at":"` (it comes before `detail`, and a quote inside a JSON string is escaped);
+    // a document written otherwise is still read as `jsonb`.
+    "CREATE OR REPLACE FUNCTION forms_ask_event_at(doc TEXT) RETURNS BIGINT LANGUAGE sql
+        STABLE AS $fn$
+        SELECT round(extract(epoch FROM coalesce(
+            substring(doc FROM '\"at\":\"([^\"]*)\"'),
+            doc::jsonb ->> 'at')::timestamptz) * 1000)::bigint
+        $fn$;",
 ];
 
 /// Claims a single-use key in one statement: prunes up to `$4` expired keys (skipping rows
