@@ -176,6 +176,16 @@ fn allowed_host(text: &str) -> Result<String, String> {
     }
 }
 
+/// An environment variable's text: `None` when it is not set, an error naming it when it is
+/// not UTF-8 (never silently left out).
+fn env_text(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Ok(text) => Ok(Some(text)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("{name} is not UTF-8")),
+    }
+}
+
 /// Reads `NAME=TOKEN`.
 fn token_pair(pair: &str) -> Result<(String, String), String> {
     pair.split_once('=')
@@ -200,7 +210,7 @@ fn replies(options: &Options) -> Result<Option<(AskTools, Arc<dyn Store>, Tokens
         for pair in &options.tokens {
             pairs.push(token_pair(pair).map_err(|e| format!("`--principal-token`: {e}"))?);
         }
-        if let Ok(text) = std::env::var(TOKENS_ENV) {
+        if let Some(text) = env_text(TOKENS_ENV)? {
             for pair in text.split_whitespace() {
                 pairs.push(token_pair(pair).map_err(|e| format!("{TOKENS_ENV}: {e}"))?);
             }
@@ -228,7 +238,7 @@ fn replies(options: &Options) -> Result<Option<(AskTools, Arc<dyn Store>, Tokens
         }
         let name = match &options.principal {
             Some(name) => name.clone(),
-            None => std::env::var(PRINCIPAL_ENV).map_err(|_| {
+            None => env_text(PRINCIPAL_ENV)?.ok_or_else(|| {
                 format!("`--asks` over stdio needs `--principal NAME` (or {PRINCIPAL_ENV})")
             })?,
         };

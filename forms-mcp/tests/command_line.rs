@@ -143,3 +143,79 @@ fn usage_errors_exit_2_with_the_usage() {
         assert!(!stderr.contains("listening"), "{stderr}");
     }
 }
+
+/// A principal variable that is not UTF-8 is a usage error naming it (exit 2), never left
+/// out: with a valid `--principal-token` beside it the server would otherwise start without
+/// the tokens of the variable.
+#[test]
+fn principal_variables_that_are_not_utf8_are_usage_errors() {
+    let db = std::env::temp_dir().join(format!("forms-mcp-env-{}.db", std::process::id()));
+    let db = db.to_str().unwrap().to_owned();
+    let bad = OsStr::from_bytes(b"ana=s\xe9cret");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "--http=127.0.0.1:0",
+                "--asks",
+                &db,
+                "--principal-token",
+                "bob=0123456789abcdef0123456789abcdef",
+            ],
+            "FORMS_ASK_PRINCIPAL_TOKENS",
+        ),
+        (
+            vec!["--http=127.0.0.1:0", "--asks", &db],
+            "FORMS_ASK_PRINCIPAL_TOKENS",
+        ),
+        (vec!["--asks", &db], "FORMS_ASK_PRINCIPAL"),
+    ];
+    for (args, var) in cases {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
+            .args(&args)
+            .env_remove("FORMS_ASK_PRINCIPAL")
+            .env_remove("FORMS_ASK_PRINCIPAL_TOKENS")
+            .env(var, bad)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A server that starts instead would never exit: give it 20 s.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("{args:?} with {var} not UTF-8: the server started");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let mut stdout = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{var} is not UTF-8")),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("listening") && stdout.is_empty(),
+            "{stdout}{stderr}"
+        );
+    }
+    let _ = std::fs::remove_file(&db);
+}
