@@ -12,7 +12,9 @@
 
 use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
-use forms_ask::{wire, Asks, Outcome, Principal, RequestId};
+use forms_ask::{
+    wire, AskError, Asks, Ineligible, Outcome, Principal, Request, RequestId, State, StoreError,
+};
 #[cfg(feature = "host")]
 use forms_mcp::host::{PageOptions, PageServer};
 use forms_runtime::native::NativeView;
@@ -71,12 +73,12 @@ pub fn command(page: bool) -> clap::Command {
                 .required(true)
                 .help("the principal answering (in the request's audience)"),
         )
-        .arg(
-            clap::Arg::new("key")
-                .long("key")
-                .value_name("KEY")
-                .help("the retry key (default: fill-REQ-vVERSION)"),
-        )
+        .arg(clap::Arg::new("key").long("key").value_name("KEY").help(
+            "the retry key of the submission (default: fill-REQ-vVERSION, with the \
+                     version read). Once a submission under the default key is saved, any \
+                     later one (another run, other answers, a run whose result was lost) is \
+                     refused as a conflict carrying the saved request",
+        ))
 }
 
 impl Args {
@@ -156,11 +158,17 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         (Ok(me), Ok(id)) => (me, id),
         (Err(e), _) | (_, Err(e)) => return refused(e),
     };
+    let acting = me.clone();
     let me = asks.as_principal(&me);
     let request = match me.show(&id) {
         Ok(r) => r,
         Err(e) => return refused(e),
     };
+    // Refused before anything is shown, as `respond` would refuse it: nobody answers a form
+    // whose answer cannot be saved.
+    if let Err(e) = answerable(&asks, &acting, &request) {
+        return refused(e);
+    }
     let Some(form) = request.form.as_ref() else {
         return Ok(Err(wire::refusal(
             "invalid_input",
@@ -168,17 +176,26 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         )
         .to_string()));
     };
-    let form = DataForm::from_value(form).map_err(|e| Usage(format!("the stored form: {e}")))?;
+    // A stored form the runtime cannot read is the store's failure, not the command line's.
+    let unreadable = |e: &dyn std::fmt::Display| {
+        AskError::Store(StoreError::Corrupt(format!(
+            "the stored form of request {id}: {e}"
+        )))
+    };
+    let form = match DataForm::from_value(form) {
+        Ok(form) => form,
+        Err(e) => return refused(unreadable(&e)),
+    };
+    let view = match NativeView::from_json(form.native_json()) {
+        Ok(view) => view,
+        Err(e) => return refused(unreadable(&e)),
+    };
     let response = match args.surface {
-        Surface::Terminal => {
-            let view = NativeView::from_json(form.native_json())
-                .map_err(|e| Usage(format!("the stored form: {e}")))?;
-            crate::fill::fill_view(&view)
-                .map_err(|e| Usage(e.to_string()))?
-                .to_string()
-        }
+        Surface::Terminal => crate::fill::fill_view(&view)
+            .map_err(|e| Usage(e.to_string()))?
+            .to_string(),
         #[cfg(feature = "host")]
-        Surface::Page => page(&form).map_err(Usage)?,
+        Surface::Page => page(&form, view).map_err(Usage)?,
         #[cfg(not(feature = "host"))]
         Surface::Page => {
             return Err(Usage(
@@ -186,10 +203,10 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
             ))
         }
     };
-    let key = args
-        .key
-        .clone()
-        .unwrap_or_else(|| format!("fill-{id}-v{}", request.version));
+    let key = match &args.key {
+        Some(key) => key.clone(),
+        None => default_key(&id, request.version),
+    };
     match me.respond(
         &id,
         request.version,
@@ -198,27 +215,88 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         &key,
     ) {
         Ok(r) => Ok(Ok(wire::request(&r).to_string())),
+        // The default key names the request and the version read: it was used before only
+        // by a response of this principal that was saved at that version (a run whose result
+        // was lost), so the request has moved on. Refused as a conflict with the latest state,
+        // as a submission after someone else's would be.
+        Err(AskError::RetryKeyReused { .. }) if args.key.is_none() => match me.show(&id) {
+            Ok(latest) if latest.state != State::Open || latest.version != request.version => {
+                refused(moved_on(latest))
+            }
+            Ok(_) => refused(AskError::RetryKeyReused {
+                key,
+                operation: "respond",
+            }),
+            Err(e) => refused(e),
+        },
         Err(e) => refused(e),
     }
+}
+
+/// The retry key used when `--key` is not given.
+fn default_key(id: &RequestId, version: u64) -> String {
+    format!("fill-{id}-v{version}")
+}
+
+/// The refusal of a request that is no longer open, worded as the engine words it:
+/// `expired` for an expired one, `conflict` otherwise, each with the latest state.
+fn moved_on(latest: Request) -> AskError {
+    let latest = Box::new(latest);
+    if latest.state == State::Expired {
+        AskError::Expired { latest }
+    } else {
+        AskError::Conflict { latest }
+    }
+}
+
+/// Whether `me` could answer `request` now, checked as `respond` checks it (in the original
+/// audience, still a member, contact rights standing; then the request still open): the
+/// engine's own refusal otherwise.
+fn answerable(asks: &Asks, me: &Principal, request: &Request) -> Result<(), AskError> {
+    let refuse = |reason| AskError::NotEligible {
+        principal: me.clone(),
+        request: request.id.clone(),
+        reason,
+    };
+    if !request.audience.contains(me) {
+        return Err(refuse(Ineligible::NotInAudience));
+    }
+    match asks
+        .members(&request.conversation)?
+        .into_iter()
+        .find(|m| &m.principal == me)
+    {
+        Some(m) if m.removed => return Err(refuse(Ineligible::NotAMember)),
+        None => return Err(refuse(Ineligible::NotAMember)),
+        Some(m) if m.contact_revoked => return Err(refuse(Ineligible::ContactRevoked)),
+        Some(_) => {}
+    }
+    if request.state != State::Open {
+        return Err(moved_on(request.clone()));
+    }
+    Ok(())
 }
 
 #[cfg(feature = "host")]
 /// Serves the form's page (the preview page, as `forms host` serves it) and waits for its
 /// submit; the host response as JSON text. The store is not touched while the runtime runs.
-fn page(form: &DataForm) -> Result<String, String> {
+fn page(form: &DataForm, view: NativeView) -> Result<String, String> {
     let html = crate::preview::render(&form.to_json(), "forms ask")
         .map_err(|e| e.to_string())?
         .html;
-    let view = Arc::new(NativeView::from_json(form.native_json()).map_err(|e| e.to_string())?);
+    let view = Arc::new(view);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime
         .block_on(async {
-            let server = PageServer::start(PageOptions::default())
-                .await
-                .map_err(|e| format!("cannot serve the page on 127.0.0.1: {e}"))?;
+            let server = PageServer::start(PageOptions {
+                label: "forms ask page",
+                ..PageOptions::default()
+            })
+            .await
+            .map_err(|e| format!("cannot serve the page on 127.0.0.1: {e}"))?;
             server.ask(view, html).await
         })
         .map(|response| response.to_string())

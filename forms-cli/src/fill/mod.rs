@@ -69,8 +69,8 @@ pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
     Ok(Printed::Done(visible_json(&response).into_owned()))
 }
 
-/// Why a form could not be filled in: the terminal failed, or the request holds a field the
-/// terminal cannot ask.
+/// Why a form could not be filled in: the terminal failed or went away (nothing was answered,
+/// so nothing is to be submitted), or the request holds a field the terminal cannot ask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillError(pub String);
 
@@ -110,9 +110,9 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
         };
         term.draw(&screen)?;
         status.clear();
-        let key = term.key();
+        let key = term.key()?;
         match key {
-            Key::Interrupt | Key::End => {
+            Key::Interrupt => {
                 term.draw(&Screen::of("Cancelled.\n"))?;
                 return Ok(json!({"action": "cancel"}));
             }
