@@ -253,9 +253,8 @@ fn ask_page_run(db: &str, id: &RequestId, acting: &str) -> (i32, Value, String) 
     )
 }
 
-/// A request that is no longer open, a person outside its audience and a stored form the
-/// runtime cannot read are refused before the page is served, with the refusal `respond`
-/// would give (exit 1), and nothing is written.
+/// A request that is no longer open and a person outside its audience are refused before the
+/// page is served, with the refusal `respond` would give (exit 1), and nothing is written.
 #[test]
 fn ask_page_refuses_before_serving_the_page() {
     let dir = std::env::temp_dir().join(format!("forms-ask-page-refused-{}", tag()));
@@ -281,7 +280,7 @@ fn ask_page_refuses_before_serving_the_page() {
             )
             .unwrap()
     };
-    let (answered, for_ana, corrupt) = (open(0), open(1), open(2));
+    let (answered, for_ana) = (open(0), open(1));
 
     // Answered already: a conflict carrying the saved answer.
     let saved = asks
@@ -317,42 +316,12 @@ fn ask_page_refuses_before_serving_the_page() {
     );
     assert!(!stderr.contains("answer the form at"), "{stderr}");
 
-    // A stored form the runtime refuses (no questions): the store's failure, not a usage
-    // error.
-    drop(requester);
-    drop(asks);
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let changed = conn
-        .execute(
-            "UPDATE requests SET doc = json_set(doc, '$.form', json(?1)) WHERE id = ?2",
-            rusqlite::params![
-                r#"{"message":"Broken","questions":[]}"#,
-                corrupt.id.as_str()
-            ],
-        )
-        .unwrap();
-    assert_eq!(changed, 1);
-    drop(conn);
-    let (code, refused, stderr) = ask_page_run(&db, &corrupt.id, &ana);
-    assert_eq!(code, 1, "{refused} {stderr}");
-    assert_eq!(refused["error"]["code"], "store", "{refused}");
-    assert!(
-        refused["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("the stored form of request"),
-        "{refused}"
-    );
-    assert!(!stderr.contains("answer the form at"), "{stderr}");
-
     // Nothing was written.
     let asks = Asks::open_location(&db).unwrap();
     let agent = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
     assert_eq!(agent.show(&answered.id).unwrap(), saved);
-    for r in [&for_ana, &corrupt] {
-        let now = agent.show(&r.id).unwrap();
-        assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
-    }
+    let now = agent.show(&for_ana.id).unwrap();
+    assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -400,5 +369,62 @@ fn ask_page_names_itself_on_standard_error() {
         line.starts_with("forms ask page: answer the form at http://127.0.0.1:"),
         "{line}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A stored form the runtime refuses (here: no questions) is the store's failure, refused
+/// with exit 1 before the page is served, not a usage error.
+#[test]
+fn ask_page_with_an_unreadable_stored_form_is_refused() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-page-corrupt-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    for p in [&agent, &ana] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let corrupt = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .open(
+            &chat,
+            NewRequest::question("The weekly report").form(&report_form()),
+            "open-1",
+        )
+        .unwrap();
+    drop(asks);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE requests SET doc = json_set(doc, '$.form', json(?1)) WHERE id = ?2",
+            rusqlite::params![
+                r#"{"message":"Broken","questions":[]}"#,
+                corrupt.id.as_str()
+            ],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(conn);
+    let (code, refused, stderr) = ask_page_run(&db, &corrupt.id, &ana);
+    assert_eq!(code, 1, "{refused} {stderr}");
+    assert_eq!(refused["error"]["code"], "store", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the stored form of request"),
+        "{refused}"
+    );
+    assert!(!stderr.contains("answer the form at"), "{stderr}");
+
+    let asks = Asks::open_location(&db).unwrap();
+    let now = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .show(&corrupt.id)
+        .unwrap();
+    assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
     let _ = std::fs::remove_dir_all(&dir);
 }
