@@ -1,13 +1,17 @@
 //! `forms ask fill REQ --db PATH|URL --as NAME [--key KEY]` and `forms ask page REQ …`:
 //! answer a form request as NAME, in the terminal or on a local page.
 //!
-//! The request is read as NAME (who must be allowed to see it); its stored Data form is asked
+//! The request is read as NAME (who must be allowed to see it). One NAME cannot answer (not in
+//! its original audience, no longer a member, contact rights revoked: `not_eligible`) or one
+//! no longer open (`conflict`, or `expired`, with the latest state) is refused there, as
+//! `respond` would refuse it, before anything is shown. Its stored Data form is asked
 //! with the terminal filler of `forms fill` (the same screens, keys and protections), or
 //! served as the page of `forms host` (127.0.0.1, a secret URL printed on standard error,
 //! `Host` and `Origin` checks, added files copied into a private directory and answered by
 //! the copy's path). The host response is submitted through `respond` with the version read,
 //! so a request answered or replaced meanwhile is a `conflict` carrying the latest state, and
-//! a response the form's answer rules refuse is `invalid_response` with nothing saved. The
+//! a response the form's answer rules refuse is `invalid_response` with nothing saved. A
+//! terminal that goes away, or a page server that fails, submits nothing (exit 2). The
 //! result is one line of JSON on standard output, as every `forms ask` command prints it.
 
 use crate::cli::usage_error;
@@ -30,8 +34,9 @@ const ABOUT: &str = "Answers a request that carries a form as NAME, and submits 
 with the version read (a request decided or replaced meanwhile is a conflict). `fill` asks in \
 the terminal, with the keys of `forms fill` (Enter next / submit, <- back, Space or 1-9 pick, \
 Ctrl-D decline, Ctrl-C cancel); `page` serves the form's page on 127.0.0.1 at a secret URL, \
-printed on standard error, as `forms host` does. Declining and cancelling are saved as the \
-person's answer.";
+printed on standard error, as `forms host` does. A request NAME may not answer, or one no \
+longer open, is refused before anything is shown. Declining and cancelling are saved as the \
+person's answer; a terminal that goes away submits nothing (exit 2).";
 
 /// A parsed `forms ask fill|page` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,7 +128,8 @@ enum Surface {
 }
 
 /// `forms ask fill|page …`: exit 0 with the resolved request, 1 with a refusal (conflict,
-/// invalid_response, not_eligible …), 2 for a usage error or a terminal or page that failed.
+/// invalid_response, not_eligible, a stored form that cannot be read …), 2 for a usage error
+/// or a terminal or page that failed (nothing submitted).
 pub fn main(args: Args) -> ExitCode {
     let usage = |Usage(message): Usage| usage_error(&["ask", args.name()], &visible(&message));
     if args.surface == Surface::Terminal && !std::io::stdin().is_terminal() {
