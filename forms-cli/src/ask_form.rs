@@ -1,18 +1,24 @@
 //! `forms ask fill REQ --db PATH|URL --as NAME [--key KEY]` and `forms ask page REQ …`:
 //! answer a form request as NAME, in the terminal or on a local page.
 //!
-//! The request is read as NAME (who must be allowed to see it); its stored Data form is asked
+//! The request is read as NAME (who must be allowed to see it). One NAME cannot answer (not in
+//! its original audience, no longer a member, contact rights revoked: `not_eligible`) or one
+//! no longer open (`conflict`, or `expired`, with the latest state) is refused there, as
+//! `respond` would refuse it, before anything is shown. Its stored Data form is asked
 //! with the terminal filler of `forms fill` (the same screens, keys and protections), or
 //! served as the page of `forms host` (127.0.0.1, a secret URL printed on standard error,
 //! `Host` and `Origin` checks, added files copied into a private directory and answered by
 //! the copy's path). The host response is submitted through `respond` with the version read,
 //! so a request answered or replaced meanwhile is a `conflict` carrying the latest state, and
-//! a response the form's answer rules refuse is `invalid_response` with nothing saved. The
+//! a response the form's answer rules refuse is `invalid_response` with nothing saved. A
+//! terminal that goes away, or a page server that fails, submits nothing (exit 2). The
 //! result is one line of JSON on standard output, as every `forms ask` command prints it.
 
 use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
-use forms_ask::{wire, Asks, Outcome, Principal, RequestId};
+use forms_ask::{
+    wire, AskError, Asks, Ineligible, Outcome, Principal, Request, RequestId, State, StoreError,
+};
 #[cfg(feature = "host")]
 use forms_mcp::host::{PageOptions, PageServer};
 use forms_runtime::native::NativeView;
@@ -28,8 +34,9 @@ const ABOUT: &str = "Answers a request that carries a form as NAME, and submits 
 with the version read (a request decided or replaced meanwhile is a conflict). `fill` asks in \
 the terminal, with the keys of `forms fill` (Enter next / submit, <- back, Space or 1-9 pick, \
 Ctrl-D decline, Ctrl-C cancel); `page` serves the form's page on 127.0.0.1 at a secret URL, \
-printed on standard error, as `forms host` does. Declining and cancelling are saved as the \
-person's answer.";
+printed on standard error, as `forms host` does. A request NAME may not answer, or one no \
+longer open, is refused before anything is shown. Declining and cancelling are saved as the \
+person's answer; a terminal that goes away submits nothing (exit 2).";
 
 /// A parsed `forms ask fill|page` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,12 +78,12 @@ pub fn command(page: bool) -> clap::Command {
                 .required(true)
                 .help("the principal answering (in the request's audience)"),
         )
-        .arg(
-            clap::Arg::new("key")
-                .long("key")
-                .value_name("KEY")
-                .help("the retry key (default: fill-REQ-vVERSION)"),
-        )
+        .arg(clap::Arg::new("key").long("key").value_name("KEY").help(
+            "the retry key of the submission (default: fill-REQ-vVERSION, with the \
+                     version read). Once a submission under the default key is saved, any \
+                     later one (another run, other answers, a run whose result was lost) is \
+                     refused as a conflict carrying the saved request",
+        ))
 }
 
 impl Args {
@@ -121,7 +128,8 @@ enum Surface {
 }
 
 /// `forms ask fill|page …`: exit 0 with the resolved request, 1 with a refusal (conflict,
-/// invalid_response, not_eligible …), 2 for a usage error or a terminal or page that failed.
+/// invalid_response, not_eligible, a stored form that cannot be read …), 2 for a usage error
+/// or a terminal or page that failed (nothing submitted).
 pub fn main(args: Args) -> ExitCode {
     let usage = |Usage(message): Usage| usage_error(&["ask", args.name()], &visible(&message));
     if args.surface == Surface::Terminal && !std::io::stdin().is_terminal() {
@@ -156,11 +164,17 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         (Ok(me), Ok(id)) => (me, id),
         (Err(e), _) | (_, Err(e)) => return refused(e),
     };
+    let acting = me.clone();
     let me = asks.as_principal(&me);
     let request = match me.show(&id) {
         Ok(r) => r,
         Err(e) => return refused(e),
     };
+    // Refused before anything is shown, as `respond` would refuse it: nobody answers a form
+    // whose answer cannot be saved.
+    if let Err(e) = answerable(&asks, &acting, &request) {
+        return refused(e);
+    }
     let Some(form) = request.form.as_ref() else {
         return Ok(Err(wire::refusal(
             "invalid_input",
@@ -168,17 +182,26 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         )
         .to_string()));
     };
-    let form = DataForm::from_value(form).map_err(|e| Usage(format!("the stored form: {e}")))?;
+    // A stored form the runtime cannot read is the store's failure, not the command line's.
+    let unreadable = |e: &dyn std::fmt::Display| {
+        AskError::Store(StoreError::Corrupt(format!(
+            "the stored form of request {id}: {e}"
+        )))
+    };
+    let form = match DataForm::from_value(form) {
+        Ok(form) => form,
+        Err(e) => return refused(unreadable(&e)),
+    };
+    let view = match NativeView::from_json(form.native_json()) {
+        Ok(view) => view,
+        Err(e) => return refused(unreadable(&e)),
+    };
     let response = match args.surface {
-        Surface::Terminal => {
-            let view = NativeView::from_json(form.native_json())
-                .map_err(|e| Usage(format!("the stored form: {e}")))?;
-            crate::fill::fill_view(&view)
-                .map_err(|e| Usage(e.to_string()))?
-                .to_string()
-        }
+        Surface::Terminal => crate::fill::fill_view(&view)
+            .map_err(|e| Usage(e.to_string()))?
+            .to_string(),
         #[cfg(feature = "host")]
-        Surface::Page => page(&form).map_err(Usage)?,
+        Surface::Page => page(&form, view).map_err(Usage)?,
         #[cfg(not(feature = "host"))]
         Surface::Page => {
             return Err(Usage(
@@ -186,10 +209,10 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
             ))
         }
     };
-    let key = args
-        .key
-        .clone()
-        .unwrap_or_else(|| format!("fill-{id}-v{}", request.version));
+    let key = match &args.key {
+        Some(key) => key.clone(),
+        None => default_key(&id, request.version),
+    };
     match me.respond(
         &id,
         request.version,
@@ -198,27 +221,88 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         &key,
     ) {
         Ok(r) => Ok(Ok(wire::request(&r).to_string())),
+        // The default key names the request and the version read: it was used before only
+        // by a response of this principal that was saved at that version (a run whose result
+        // was lost), so the request has moved on. Refused as a conflict with the latest state,
+        // as a submission after someone else's would be.
+        Err(AskError::RetryKeyReused { .. }) if args.key.is_none() => match me.show(&id) {
+            Ok(latest) if latest.state != State::Open || latest.version != request.version => {
+                refused(moved_on(latest))
+            }
+            Ok(_) => refused(AskError::RetryKeyReused {
+                key,
+                operation: "respond",
+            }),
+            Err(e) => refused(e),
+        },
         Err(e) => refused(e),
     }
+}
+
+/// The retry key used when `--key` is not given.
+fn default_key(id: &RequestId, version: u64) -> String {
+    format!("fill-{id}-v{version}")
+}
+
+/// The refusal of a request that is no longer open, worded as the engine words it:
+/// `expired` for an expired one, `conflict` otherwise, each with the latest state.
+fn moved_on(latest: Request) -> AskError {
+    let latest = Box::new(latest);
+    if latest.state == State::Expired {
+        AskError::Expired { latest }
+    } else {
+        AskError::Conflict { latest }
+    }
+}
+
+/// Whether `me` could answer `request` now, checked as `respond` checks it (in the original
+/// audience, still a member, contact rights standing; then the request still open): the
+/// engine's own refusal otherwise.
+fn answerable(asks: &Asks, me: &Principal, request: &Request) -> Result<(), AskError> {
+    let refuse = |reason| AskError::NotEligible {
+        principal: me.clone(),
+        request: request.id.clone(),
+        reason,
+    };
+    if !request.audience.contains(me) {
+        return Err(refuse(Ineligible::NotInAudience));
+    }
+    match asks
+        .members(&request.conversation)?
+        .into_iter()
+        .find(|m| &m.principal == me)
+    {
+        Some(m) if m.removed => return Err(refuse(Ineligible::NotAMember)),
+        None => return Err(refuse(Ineligible::NotAMember)),
+        Some(m) if m.contact_revoked => return Err(refuse(Ineligible::ContactRevoked)),
+        Some(_) => {}
+    }
+    if request.state != State::Open {
+        return Err(moved_on(request.clone()));
+    }
+    Ok(())
 }
 
 #[cfg(feature = "host")]
 /// Serves the form's page (the preview page, as `forms host` serves it) and waits for its
 /// submit; the host response as JSON text. The store is not touched while the runtime runs.
-fn page(form: &DataForm) -> Result<String, String> {
+fn page(form: &DataForm, view: NativeView) -> Result<String, String> {
     let html = crate::preview::render(&form.to_json(), "forms ask")
         .map_err(|e| e.to_string())?
         .html;
-    let view = Arc::new(NativeView::from_json(form.native_json()).map_err(|e| e.to_string())?);
+    let view = Arc::new(view);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime
         .block_on(async {
-            let server = PageServer::start(PageOptions::default())
-                .await
-                .map_err(|e| format!("cannot serve the page on 127.0.0.1: {e}"))?;
+            let server = PageServer::start(PageOptions {
+                label: "forms ask page",
+                ..PageOptions::default()
+            })
+            .await
+            .map_err(|e| format!("cannot serve the page on 127.0.0.1: {e}"))?;
             server.ask(view, html).await
         })
         .map(|response| response.to_string())

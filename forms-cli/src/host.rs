@@ -30,7 +30,10 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         command,
     } = args;
     let protocol = host::parse_protocol(&protocol).map_err(Usage)?;
-    let page = PageOptions { max_file_bytes };
+    let page = PageOptions {
+        max_file_bytes,
+        ..PageOptions::default()
+    };
     let target = match (url, command) {
         (Some(url), command) if command.is_empty() => Target::Url(url),
         (None, command) if !command.is_empty() => Target::Command(command),

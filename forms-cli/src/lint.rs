@@ -53,8 +53,9 @@ enum Shape {
     Other,
 }
 
-/// One option as the renderer sees it.
-struct Opt<'a> {
+/// What the renderer will show of one option (its label and whether it has a description,
+/// thumbnail or icon), and where its list sits in the native request.
+struct RenderedOption<'a> {
     /// The visible title (a resource falls back to its name).
     label: &'a str,
     described: bool,
@@ -70,12 +71,12 @@ fn nonempty(text: Option<&str>) -> bool {
 
 /// The shape and options of one question. A plain `enum` list (a core field) has no
 /// descriptions or thumbnails to give, so it is not linted.
-fn read_question(q: &NativeQuestion) -> (Shape, Vec<Opt<'_>>) {
+fn read_question(q: &NativeQuestion) -> (Shape, Vec<RenderedOption<'_>>) {
     match &q.kind {
         QuestionKind::Resource { options, .. } | QuestionKind::Resources { options, .. } => {
             let opts = options
                 .iter()
-                .map(|r| Opt {
+                .map(|r| RenderedOption {
                     label: r.label(),
                     described: nonempty(r.description.as_deref()),
                     thumbnail: r.thumbnail.is_some(),
@@ -91,7 +92,7 @@ fn read_question(q: &NativeQuestion) -> (Shape, Vec<Opt<'_>>) {
         {
             let opts = options
                 .iter()
-                .map(|o| Opt {
+                .map(|o| RenderedOption {
                     label: o.label(),
                     described: nonempty(o.description.as_deref()),
                     thumbnail: o.thumbnail.is_some(),
@@ -115,7 +116,7 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
         PathStyle::Data => format!("questions[{index}]"),
         PathStyle::Native => format!("requestedSchema.properties.{id}"),
     };
-    let option_path = |index: usize, id: &str, opt: &Opt<'_>, j: usize| match style {
+    let option_path = |index: usize, id: &str, opt: &RenderedOption<'_>, j: usize| match style {
         PathStyle::Data => format!("questions[{index}].options[{j}]"),
         PathStyle::Native => format!("requestedSchema.properties.{id}.{}[{j}]", opt.native_list),
     };

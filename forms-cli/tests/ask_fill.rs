@@ -50,6 +50,16 @@ struct Pane {
 
 impl Pane {
     fn start(name: &str, args: &[&str]) -> Pane {
+        Pane::launch(name, args, false)
+    }
+
+    /// `start`, in a shell that ignores SIGHUP (as under `nohup`), so the command outlives
+    /// its terminal; its standard error goes to a file.
+    fn start_ignoring_hangup(name: &str, args: &[&str]) -> Pane {
+        Pane::launch(name, args, true)
+    }
+
+    fn launch(name: &str, args: &[&str], ignore_hangup: bool) -> Pane {
         let t = tag();
         let dir = std::env::temp_dir().join(format!("forms-ask-fill-{name}-{t}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -64,11 +74,22 @@ impl Pane {
             command.push(' ');
             command.push_str(&quote(a));
         }
-        let command = format!(
-            "{command} > {} ; echo $? > {}",
-            quote(&pane.dir.join("out.json").display().to_string()),
-            quote(&pane.dir.join("rc").display().to_string()),
-        );
+        let file = |name: &str| quote(&pane.dir.join(name).display().to_string());
+        let command = if ignore_hangup {
+            format!(
+                "trap '' HUP; echo $$ > {}; {command} > {} 2> {}; echo $? > {}",
+                file("shell.pid"),
+                file("out.json"),
+                file("err.txt"),
+                file("rc"),
+            )
+        } else {
+            format!(
+                "{command} > {} ; echo $? > {}",
+                file("out.json"),
+                file("rc")
+            )
+        };
         pane.tmux(&[
             "-f",
             &config.display().to_string(),
@@ -145,6 +166,42 @@ impl Pane {
         let out = std::fs::read_to_string(self.dir.join("out.json")).unwrap();
         assert_eq!(out.lines().count(), 1, "{out:?}");
         (code, serde_json::from_str(out.trim()).unwrap())
+    }
+}
+
+impl Pane {
+    /// Closes the terminal: the tmux server and its pseudo-terminals go away.
+    fn hang_up(&self) {
+        self.tmux(&["kill-server"]);
+    }
+
+    /// After `hang_up`: the exit status, standard output and standard error of a command
+    /// started with `start_ignoring_hangup`. A command still running after 15 s is killed
+    /// (it is the shell's child) and the case fails.
+    fn finish_without_terminal(&self) -> (i32, String, String) {
+        let rc = self.dir.join("rc");
+        let start = Instant::now();
+        while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
+            if start.elapsed() > Duration::from_secs(15) {
+                let shell = std::fs::read_to_string(self.dir.join("shell.pid")).unwrap();
+                let shell = shell.trim();
+                let children =
+                    std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                        .unwrap_or_default();
+                for pid in children.split_whitespace() {
+                    let _ = Command::new("kill").args(["-KILL", pid]).status();
+                }
+                panic!("forms kept running after its terminal went away");
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        let code = std::fs::read_to_string(&rc)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let read = |name: &str| std::fs::read_to_string(self.dir.join(name)).unwrap();
+        (code, read("out.json"), read("err.txt"))
     }
 }
 
@@ -449,6 +506,152 @@ fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
     assert_eq!(
         shown["response"],
         serde_json::from_str::<Value>(answer).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A terminal that goes away while the form is on screen is not the person's answer:
+/// `forms ask fill` exits 2 and submits nothing (Ctrl-C stays a cancel).
+#[test]
+fn ask_fill_whose_terminal_goes_away_submits_nothing() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let (t, ids) = setup(&db, 2);
+    let ana = format!("ana-{t}");
+
+    let p = Pane::start_ignoring_hangup(
+        "hangup",
+        &["ask", "fill", ids[0].as_str(), "--db", &db, "--as", &ana],
+    );
+    p.wait_for("Changelog written?");
+    p.keys(&["2"]);
+    p.hang_up();
+    let (code, out, err) = p.finish_without_terminal();
+    assert_eq!(code, 2, "stdout {out:?} stderr {err:?}");
+    assert_eq!(out, "", "{err}");
+    assert!(err.contains("the terminal went away"), "{err}");
+    drop(p);
+
+    // Ctrl-C is still the person's cancel, saved as such.
+    let p = Pane::start(
+        "interrupt",
+        &["ask", "fill", ids[1].as_str(), "--db", &db, "--as", &ana],
+    );
+    p.wait_for("Changelog written?");
+    p.keys(&["C-c"]);
+    let (code, saved) = p.finish();
+    assert_eq!(code, 0, "{saved}");
+    assert_eq!(saved["response"], json!({"action": "cancel"}));
+    drop(p);
+
+    let asks = Asks::open_location(&db).unwrap();
+    let gone = asks
+        .as_principal(&Principal::new(format!("agent-{t}")).unwrap())
+        .show(&ids[0])
+        .unwrap();
+    assert_eq!(
+        (gone.version, gone.state),
+        (1, forms_ask::State::Open),
+        "{gone:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A request that is no longer open, or a person outside its audience, is refused before
+/// the form is shown, with the refusal `respond` would give (exit 1).
+#[test]
+fn ask_fill_refuses_before_showing_the_form() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana, bob) = (format!("agent-{t}"), format!("ana-{t}"), format!("bob-{t}"));
+    for p in [&agent, &ana, &bob] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let opened = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .open(
+            &chat,
+            NewRequest::question("Fill in the checklist")
+                .form(&form())
+                .audience([Principal::new(ana.as_str()).unwrap()]),
+            "open-1",
+        )
+        .unwrap();
+
+    // bob is not in the audience.
+    let p = Pane::start(
+        "not-eligible",
+        &["ask", "fill", opened.id.as_str(), "--db", &db, "--as", &bob],
+    );
+    let (code, refused) = p.finish();
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(refused["error"]["code"], "not_eligible", "{refused}");
+    assert!(!p
+        .tmux(&["capture-pane", "-p"])
+        .contains("Changelog written?"));
+    drop(p);
+
+    // Cancelled by its requester: no longer open.
+    let cancelled = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .cancel(&opened.id, 1, "cancel-1")
+        .unwrap();
+    let p = Pane::start(
+        "closed",
+        &["ask", "fill", opened.id.as_str(), "--db", &db, "--as", &ana],
+    );
+    let (code, refused) = p.finish();
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(refused["error"]["code"], "conflict", "{refused}");
+    assert_eq!(
+        refused["error"]["latest"]["state"], "cancelled",
+        "{refused}"
+    );
+    assert_eq!(refused["error"]["latest"]["version"], cancelled.version);
+    assert!(!p
+        .tmux(&["capture-pane", "-p"])
+        .contains("Changelog written?"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two runs for the same person on the same version share the default retry key: the
+/// second to submit, with other answers, gets the conflict with the first one's saved
+/// answer, not a bare `retry_key_reused`.
+#[test]
+fn ask_fill_second_run_under_the_default_key_is_a_conflict() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let (t, ids) = setup(&db, 1);
+    let ana = format!("ana-{t}");
+    let args = ["ask", "fill", ids[0].as_str(), "--db", &db, "--as", &ana];
+    let first = Pane::start("first", &args);
+    let second = Pane::start("second", &args);
+    first.wait_for("Changelog written?");
+    second.wait_for("Changelog written?");
+    for (p, pick) in [(&first, "1"), (&second, "2")] {
+        p.keys(&[pick, "Enter"]);
+        p.wait_for("Notes");
+        p.keys(&["Enter"]);
+        p.wait_for("Review your answers");
+    }
+    first.keys(&["Enter"]);
+    let (code, saved) = first.finish();
+    assert_eq!(code, 0, "{saved}");
+    second.keys(&["Enter"]);
+    let (code, refused) = second.finish();
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(refused["error"]["code"], "conflict", "{refused}");
+    assert_eq!(refused["error"]["latest"], saved);
+    assert_eq!(
+        saved["response"],
+        json!({"action": "accept", "content": {"changelog": "yes"}})
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -118,7 +118,7 @@ fn answer_on_the_page(db: &str) {
     let stderr = child.stderr.take().unwrap();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.split("answer the form at ").nth(1) {
+            if let Some(url) = line.strip_prefix("forms ask page: answer the form at ") {
                 let _ = tx.send(url.trim().to_owned());
             }
         }
@@ -220,4 +220,211 @@ fn ask_page_answers_a_form_request_in_chromium_postgres() {
     if let Some(url) = pg_url() {
         answer_on_the_page(&url);
     }
+}
+
+/// `forms ask page …` run to its end (at most 20 s: a page left waiting is killed and the
+/// case fails); its exit status, the JSON line on standard output and standard error.
+fn ask_page_run(db: &str, id: &RequestId, acting: &str) -> (i32, Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(["ask", "page", id.as_str(), "--db", db, "--as", acting])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "forms ask page kept serving the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let out = child.wait_with_output().unwrap();
+    let line = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap(),
+        line,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A request that is no longer open and a person outside its audience are refused before the
+/// page is served, with the refusal `respond` would give (exit 1), and nothing is written.
+#[test]
+fn ask_page_refuses_before_serving_the_page() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-page-refused-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana, bob) = (format!("agent-{t}"), format!("ana-{t}"), format!("bob-{t}"));
+    for p in [&agent, &ana, &bob] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let requester = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let open = |i: usize| {
+        requester
+            .open(
+                &chat,
+                NewRequest::question("The weekly report")
+                    .form(&report_form())
+                    .audience([Principal::new(ana.as_str()).unwrap()]),
+                &format!("open-{i}"),
+            )
+            .unwrap()
+    };
+    let (answered, for_ana) = (open(0), open(1));
+
+    // Answered already: a conflict carrying the saved answer.
+    let saved = asks
+        .as_principal(&Principal::new(ana.as_str()).unwrap())
+        .respond(
+            &answered.id,
+            1,
+            forms_ask::Outcome::Answered,
+            Some(r#"{"action":"accept","content":{"format":"pdf"}}"#),
+            "r-1",
+        )
+        .unwrap();
+    let (code, refused, stderr) = ask_page_run(&db, &answered.id, &ana);
+    assert_eq!(code, 1, "{refused} {stderr}");
+    assert_eq!(refused["error"]["code"], "conflict", "{refused}");
+    assert_eq!(refused["error"]["latest"]["version"], saved.version);
+    assert_eq!(
+        refused["error"]["latest"]["response"],
+        json!({"action": "accept", "content": {"format": "pdf"}})
+    );
+    assert!(!stderr.contains("answer the form at"), "{stderr}");
+
+    // bob may see the request (a member of its conversation) but not answer it.
+    let (code, refused, stderr) = ask_page_run(&db, &for_ana.id, &bob);
+    assert_eq!(code, 1, "{refused} {stderr}");
+    assert_eq!(refused["error"]["code"], "not_eligible", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not in the request's original audience"),
+        "{refused}"
+    );
+    assert!(!stderr.contains("answer the form at"), "{stderr}");
+
+    // Nothing was written.
+    let asks = Asks::open_location(&db).unwrap();
+    let agent = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    assert_eq!(agent.show(&answered.id).unwrap(), saved);
+    let now = agent.show(&for_ana.id).unwrap();
+    assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The page server names `forms ask page` on standard error, not `forms host`.
+#[test]
+fn ask_page_names_itself_on_standard_error() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-page-label-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    for p in [&agent, &ana] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let opened = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .open(
+            &chat,
+            NewRequest::question("The weekly report").form(&report_form()),
+            "open-1",
+        )
+        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(["ask", "page", opened.id.as_str(), "--db", &db, "--as", &ana])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        if let Some(Ok(line)) = BufReader::new(stderr).lines().next() {
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20));
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = line.unwrap();
+    assert!(
+        line.starts_with("forms ask page: answer the form at http://127.0.0.1:"),
+        "{line}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A stored form the runtime refuses (here: no questions) is the store's failure, refused
+/// with exit 1 before the page is served, not a usage error.
+#[test]
+fn ask_page_with_an_unreadable_stored_form_is_refused() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-page-corrupt-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    for p in [&agent, &ana] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let corrupt = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .open(
+            &chat,
+            NewRequest::question("The weekly report").form(&report_form()),
+            "open-1",
+        )
+        .unwrap();
+    drop(asks);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE requests SET doc = json_set(doc, '$.form', json(?1)) WHERE id = ?2",
+            rusqlite::params![
+                r#"{"message":"Broken","questions":[]}"#,
+                corrupt.id.as_str()
+            ],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(conn);
+    let (code, refused, stderr) = ask_page_run(&db, &corrupt.id, &ana);
+    assert_eq!(code, 1, "{refused} {stderr}");
+    assert_eq!(refused["error"]["code"], "store", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the stored form of request"),
+        "{refused}"
+    );
+    assert!(!stderr.contains("answer the form at"), "{stderr}");
+
+    let asks = Asks::open_location(&db).unwrap();
+    let now = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .show(&corrupt.id)
+        .unwrap();
+    assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -438,6 +438,49 @@ fn v8_decline_key_declines_and_ctrl_c_cancels_with_no_answers() {
     assert_eq!(f.check_response(&text).unwrap(), Outcome::Cancelled);
 }
 
+/// A terminal that goes away (its pseudo-terminal closed, the command ignoring SIGHUP as under
+/// `nohup`) is not a cancel: `forms fill` exits 2 with a message and prints no response.
+#[test]
+fn a_terminal_that_goes_away_is_an_error_and_no_response() {
+    let form = json!({"message": "Quick question", "questions": [
+        {"id": "name", "type": "text", "title": "Your name", "required": true}]});
+    let p = Pane::start_with("hangup", &form, |forms, file| {
+        let dir = Path::new(file.trim_matches('\'')).parent().unwrap();
+        format!(
+            "trap '' HUP; echo $$ > {}; {forms} fill {file} 2> {}",
+            quote(&dir.join("shell.pid")),
+            quote(&dir.join("err.txt")),
+        )
+    });
+    p.wait_for("Your name");
+    p.type_text("Ada");
+    p.tmux(&["kill-server"]);
+    let rc = p.dir.join("rc");
+    let start = Instant::now();
+    while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
+        if start.elapsed() > Duration::from_secs(10) {
+            let shell = std::fs::read_to_string(p.dir.join("shell.pid")).unwrap();
+            let shell = shell.trim();
+            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                .unwrap_or_default();
+            for pid in children.split_whitespace() {
+                let _ = Command::new("kill").args(["-KILL", pid]).status();
+            }
+            panic!("forms fill kept running after its terminal went away");
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let code: i32 = std::fs::read_to_string(&rc)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let out = std::fs::read_to_string(p.out_path()).unwrap();
+    let err = std::fs::read_to_string(p.dir.join("err.txt")).unwrap();
+    assert_eq!((code, out.as_str()), (2, ""), "stderr: {err}");
+    assert!(err.contains("the terminal went away"), "{err}");
+}
+
 #[test]
 fn a_lone_esc_is_a_key_of_its_own_and_the_next_key_acts() {
     let form = json!({"message": "Two questions", "questions": [

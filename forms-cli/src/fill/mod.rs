@@ -10,7 +10,9 @@
 //! Keys: Enter goes to the next question (refused while a limit is broken) and, on the last
 //! screen, submits; ← goes back; ↑/↓ move between options, Space or a digit 1–9 picks
 //! (toggles, for a multiple choice); `a` adds a local file by path where the question allows
-//! user files; `y` / `n` answer a yes-or-no question; Ctrl-D declines; Ctrl-C cancels.
+//! user files; `y` / `n` answer a yes-or-no question; Ctrl-D declines; Ctrl-C cancels. A
+//! terminal that goes away (hung up, unreadable) is not an answer: `fill` fails (exit 2) and
+//! prints no response.
 //!
 //! Besides the native form's own fields, the fields of a core elicitation are asked too:
 //! `integer` and `number` (typed, checked against `minimum` / `maximum`) and `boolean`; a
@@ -39,7 +41,7 @@ use widgets::{review_screen, Form, Question, State, Step};
 
 /// Runs `forms fill`: the response line on standard output (exit 0, also for a decline or a
 /// cancel), a contract failure of the form (exit 1), or a usage error (exit 2), among them
-/// standard input not being a terminal.
+/// standard input not being a terminal and the terminal going away.
 pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
     if !std::io::stdin().is_terminal() {
         return Err(Usage(
@@ -69,8 +71,8 @@ pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
     Ok(Printed::Done(visible_json(&response).into_owned()))
 }
 
-/// Why a form could not be filled in: the terminal failed, or the request holds a field the
-/// terminal cannot ask.
+/// Why a form could not be filled in: the terminal failed or went away (nothing was answered,
+/// so nothing is to be submitted), or the request holds a field the terminal cannot ask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillError(pub String);
 
@@ -110,9 +112,9 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
         };
         term.draw(&screen)?;
         status.clear();
-        let key = term.key();
+        let key = term.key()?;
         match key {
-            Key::Interrupt | Key::End => {
+            Key::Interrupt => {
                 term.draw(&Screen::of("Cancelled.\n"))?;
                 return Ok(json!({"action": "cancel"}));
             }

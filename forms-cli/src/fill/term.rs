@@ -7,7 +7,9 @@
 
 use super::{visible, FillError};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use std::io::Write;
+use std::time::Duration;
 
 /// A key read from the terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,8 +25,6 @@ pub(super) enum Key {
     Interrupt,
     /// Ctrl-D.
     Decline,
-    /// The terminal is gone.
-    End,
     /// Any other key (Esc, Tab, function keys, other Ctrl and Alt chords…).
     Other,
 }
@@ -115,17 +115,26 @@ impl Terminal {
         }
     }
 
-    /// Waits for the next key.
-    pub(super) fn key(&mut self) -> Key {
+    /// Waits for the next key. A terminal that hung up or cannot be read is an error, never a
+    /// key: the person did not answer.
+    pub(super) fn key(&mut self) -> Result<Key, FillError> {
         loop {
-            match crossterm::event::read() {
-                Ok(Event::Key(event)) => {
-                    if let Some(key) = Key::of(event) {
-                        return key;
-                    }
+            // `crossterm` keeps re-reading a terminal that hung up (each read returns nothing)
+            // instead of failing, so standard input is looked at before it reads: it is only
+            // asked for events while the terminal is still there.
+            input_ready(Some(&Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            }))?;
+            let pending = crossterm::event::poll(Duration::ZERO).map_err(gone)?;
+            if !pending {
+                input_ready(None)?;
+                continue;
+            }
+            if let Event::Key(event) = crossterm::event::read().map_err(gone)? {
+                if let Some(key) = Key::of(event) {
+                    return Ok(key);
                 }
-                Ok(_) => {}
-                Err(_) => return Key::End,
             }
         }
     }
@@ -138,6 +147,34 @@ impl Terminal {
             .and_then(|()| self.out.flush())
             .map_err(|e| FillError(format!("cannot write to the terminal: {e}")))
     }
+}
+
+/// The error of a terminal that went away.
+fn gone(e: std::io::Error) -> FillError {
+    FillError(format!("the terminal went away: {e}"))
+}
+
+/// Waits (at most `timeout`; `None`: as long as it takes) until standard input, the terminal
+/// keys are read from, has something to read. A hang-up or an error of the terminal is an
+/// error.
+fn input_ready(timeout: Option<&Timespec>) -> Result<(), FillError> {
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    loop {
+        match poll(&mut fds, timeout) {
+            Ok(_) => break,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(gone(e.into())),
+        }
+    }
+    let events = fds
+        .first()
+        .map(PollFd::revents)
+        .unwrap_or_else(PollFlags::empty);
+    if events.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) {
+        return Err(FillError("the terminal went away".into()));
+    }
+    Ok(())
 }
 
 impl Drop for Terminal {

@@ -12,9 +12,10 @@ use forms_runtime::Url;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// One option of a choice, resource or file question.
+/// One option offered by a choice, resource or file question: the value it answers with, its
+/// label and a note (a description, or a resource's MIME type).
 #[derive(Debug, Clone)]
-pub(super) struct Opt {
+pub(super) struct OfferedOption {
     value: String,
     label: String,
     note: Option<String>,
@@ -34,7 +35,7 @@ pub(super) enum Kind {
         max: Option<usize>,
     },
     Choice {
-        options: Vec<Opt>,
+        options: Vec<OfferedOption>,
         multi: bool,
         min: usize,
         max: Option<usize>,
@@ -92,10 +93,10 @@ fn limit(n: Option<u64>) -> Option<usize> {
     n.and_then(|n| usize::try_from(n).ok())
 }
 
-fn choice_options(options: &[ChoiceView]) -> Vec<Opt> {
+fn choice_options(options: &[ChoiceView]) -> Vec<OfferedOption> {
     options
         .iter()
-        .map(|o| Opt {
+        .map(|o| OfferedOption {
             value: o.value.clone(),
             label: o.label().to_owned(),
             note: o.description.clone(),
@@ -103,10 +104,10 @@ fn choice_options(options: &[ChoiceView]) -> Vec<Opt> {
         .collect()
 }
 
-fn resource_options(options: &[ResourceView]) -> Vec<Opt> {
+fn resource_options(options: &[ResourceView]) -> Vec<OfferedOption> {
     options
         .iter()
-        .map(|r| Opt {
+        .map(|r| OfferedOption {
             value: r.uri.clone(),
             label: r.label().to_owned(),
             note: r.mime_type.clone(),
@@ -215,7 +216,7 @@ pub(super) struct State {
     selected: Vec<usize>,
     cursor: usize,
     /// Options added by path (appended to the question's own).
-    added: Vec<Opt>,
+    added: Vec<OfferedOption>,
     /// A path being typed, while adding a file.
     path: Option<String>,
     /// The answer to a yes-or-no question, once given.
@@ -296,7 +297,7 @@ impl Question {
         state
     }
 
-    fn options<'a>(&'a self, state: &'a State) -> Vec<&'a Opt> {
+    fn options<'a>(&'a self, state: &'a State) -> Vec<&'a OfferedOption> {
         match &self.kind {
             Kind::Text { .. } | Kind::Number { .. } | Kind::Boolean => Vec::new(),
             Kind::Choice { options, .. } => options.iter().chain(state.added.iter()).collect(),
@@ -741,7 +742,7 @@ impl Question {
                         max.unwrap_or(0)
                     ));
                 }
-                state.added.push(Opt {
+                state.added.push(OfferedOption {
                     value: uri,
                     label: absolute.display().to_string(),
                     note: Some("added".into()),

@@ -49,12 +49,16 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
 pub struct PageOptions {
     /// The largest file, in bytes, the person may add on the page.
     pub max_file_bytes: u64,
+    /// The program named at the start of the server's lines on standard error (`LABEL:
+    /// answer the form at URL`); `forms host` by default.
+    pub label: &'static str,
 }
 
 impl Default for PageOptions {
     fn default() -> Self {
         PageOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            label: "forms host",
         }
     }
 }
@@ -170,7 +174,8 @@ impl PageServer {
     }
 
     /// Serves `html` (a preview page rendering the form `view`) and waits for its submit;
-    /// the URL is printed on standard error as `forms host: answer the form at URL`.
+    /// the URL is printed on standard error as `LABEL: answer the form at URL`, with the
+    /// label of the [`PageOptions`].
     pub async fn ask(&self, view: Arc<NativeView>, html: String) -> Result<Value, String> {
         let (tx, rx) = oneshot::channel();
         let form = self.inner.forms.fetch_add(1, Ordering::Relaxed) + 1;
@@ -195,7 +200,10 @@ impl PageServer {
                 reply: Some(tx),
             });
         }
-        eprintln!("forms host: answer the form at {}", self.url);
+        eprintln!(
+            "{}: answer the form at {}",
+            self.inner.options.label, self.url
+        );
         let answer = rx
             .await
             .map_err(|_| "the page server closed before the submit".to_owned());
@@ -364,9 +372,15 @@ impl Inner {
     fn report(&self, reason: &str) {
         let n = self.refusals.fetch_add(1, Ordering::Relaxed);
         if n < SHOWN_REFUSALS {
-            eprintln!("forms host: refused a request to the page: {reason}");
+            eprintln!(
+                "{}: refused a request to the page: {reason}",
+                self.options.label
+            );
         } else if n == SHOWN_REFUSALS {
-            eprintln!("forms host: refusing more requests to the page; not shown");
+            eprintln!(
+                "{}: refusing more requests to the page; not shown",
+                self.options.label
+            );
         }
     }
 
@@ -433,7 +447,8 @@ impl Inner {
                 let tag = random_hex::<8>()?;
                 let dir = files::create_private_dir(&std::env::temp_dir(), &tag).await?;
                 eprintln!(
-                    "forms host: files added on the page are copied into {} (kept after the session)",
+                    "{}: files added on the page are copied into {} (kept after the session)",
+                    self.options.label,
                     dir.display()
                 );
                 Ok::<_, std::io::Error>(dir)
