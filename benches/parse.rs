@@ -5,12 +5,6 @@
 //!
 //! Run with `cargo bench --bench parse`; the last lines print each ratio, both sides measured
 //! in the same run.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 #[path = "support/inputs.rs"]
 mod inputs;

@@ -7,12 +7,6 @@
 //! ```text
 //! cargo run -q --example peer_generated -- 200 > /tmp/gen.jsonl && ../shared/tools/peer-check /tmp/gen.jsonl
 //! ```
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]

@@ -1,12 +1,6 @@
 //! The conformance corpus (`tests/corpus/*.json`): every form compiles, its native request has
 //! no `default` anywhere (N9), and the runtime's verdict on every host response equals the
 //! verdict written in the case file.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use forms_runtime::{DataForm, ErrorCode, Outcome};
 use serde_json::Value;

@@ -1,11 +1,5 @@
 //! Every answer rule (V1–V8) applies through the typed path: `TypedForm::decode` refuses what
 //! the runtime's answer checker refuses, with `invalid_response`, and returns no value.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use forms_runtime::data::ResourceOption;
 use forms_runtime::{ErrorCode, FileRef, Form, Outcome, TypedForm};

@@ -3,12 +3,6 @@
 //! is the `form` of a conformance corpus case, `tests/corpus/1NN-derived-*.json`, so its host
 //! responses are also checked by `tests/conformance.rs` and by the peer check), every
 //! field kind round-trips through a host answer, and run-time parts are validated.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use forms_runtime::data::{Image, ResourceOption};
 use forms_runtime::{

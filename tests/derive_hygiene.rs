@@ -2,12 +2,6 @@
 //! user items named `Form`, `Result`, `Option`, `Some`, `Vec`, `Ok` and `serde`, and inside a
 //! `#![no_implicit_prelude]` module.
 #![deny(warnings, missing_docs, unused_qualifications)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 /// Items whose names the generated code must not pick up.
 pub mod shadowing {

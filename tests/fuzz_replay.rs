@@ -1,12 +1,6 @@
 //! Replays the committed fuzz corpus (`fuzz/corpus/<target>/*`) through the same cross-checks
 //! the cargo-fuzz targets run (`fuzz/src`, included here), on stable Rust: a regression that a
 //! fuzzer once reached fails `cargo test` without nightly.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]

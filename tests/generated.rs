@@ -9,12 +9,6 @@
 //! - every single mutation that breaks a V rule is refused with `invalid_response` citing it.
 //!
 //! `examples/peer_generated.rs` writes the same generated forms and answers for `peer-check`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]

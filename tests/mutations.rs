@@ -6,12 +6,6 @@
 //! Properties: nothing panics; a refusal carries the right code and a message; an accepted form
 //! compiles to valid native JSON and its normalized text parses back to the same form; an
 //! accepted response's payload, checked again, is accepted with the same payload.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use forms_runtime::{DataForm, ErrorCode};
 use serde_json::Value;

@@ -1,6 +1,5 @@
 //! `docs/report-form.json`, the form `forms preview` shows in the README's screenshots, is the
 //! README's `ReportSetup` form: the same struct, derived and built with the same template.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use forms_runtime::data::{Image, ResourceOption};
 use forms_runtime::{DataForm, FileRef, Form, Url};

@@ -2,12 +2,6 @@
 //! rustdoc is its rule's sentence in `RULES.md`, every test `RULES.md` names exists, and every
 //! code in a message (source string literals, compile-error `.stderr` files, the runtime's
 //! verdicts on the conformance corpus) has a section there.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use forms_runtime::DataForm;
 use serde_json::Value;

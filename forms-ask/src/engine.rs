@@ -11,6 +11,7 @@ use crate::retry::{sha256_hex, InputHash};
 use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
 use crate::time::{Clock, Expiry, SystemClock, Timestamp};
 use crate::wait::{Hub, WaitHandle, WAITS_PER_PRINCIPAL};
+use forms_runtime::{DataForm, ErrorCode, FormError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
@@ -804,6 +805,22 @@ impl AsPrincipal<'_> {
                     check_text("a choice", c)?;
                 }
             }
+            let form = match &new.form {
+                None => None,
+                Some(value) => {
+                    if new.kind != Kind::Question {
+                        return Err(AskError::InvalidInput(
+                            "only a question carries a form".into(),
+                        ));
+                    }
+                    if new.choices.is_some() {
+                        return Err(AskError::InvalidInput(
+                            "a question offers choices or carries a form, not both".into(),
+                        ));
+                    }
+                    Some(normalized_form(value)?)
+                }
+            };
             if let Some(action) = &new.action {
                 if new.kind != Kind::Approval {
                     return Err(AskError::InvalidInput(
@@ -823,6 +840,7 @@ impl AsPrincipal<'_> {
                 requester: self.me.clone(),
                 audience,
                 choices: new.choices,
+                form,
                 version: 1,
                 state: State::Open,
                 expires_at,
@@ -830,6 +848,7 @@ impl AsPrincipal<'_> {
                 updated_at: now,
                 outcome: None,
                 answer: None,
+                response: None,
                 responder: None,
                 replaces: None,
                 replaced_by: None,
@@ -851,6 +870,14 @@ impl AsPrincipal<'_> {
     /// answer (required, and one of the offered values, when the question has choices). A
     /// stale version, or a request already decided, is a [`AskError::Conflict`] carrying the
     /// latest state; nothing is overwritten.
+    ///
+    /// For a question carrying a form the answer is required and is the host response as
+    /// JSON text (`{"action":"accept","content":{…}}`, `{"action":"decline"}` or
+    /// `{"action":"cancel"}`), checked against the stored form with the runtime's answer
+    /// checker (rules V1–V8): a response it refuses is [`AskError::Form`]
+    /// (`invalid_response`, with the findings) and nothing changes; an accepted one is saved
+    /// as given in [`Request::response`], whatever the person's action, with the outcome
+    /// `answered` ([`AsPrincipal::respond_form`] says the same in fewer words).
     pub fn respond(
         &self,
         id: &RequestId,
@@ -860,7 +887,7 @@ impl AsPrincipal<'_> {
         key: &str,
     ) -> Result<Request, AskError> {
         if let Some(answer) = answer {
-            limits::chars("answer", answer, limits::ANSWER_CHARS_MAX)?;
+            limits::answer(answer)?;
         }
         let input = InputHash::of(
             "respond",
@@ -882,6 +909,22 @@ impl AsPrincipal<'_> {
                     outcome,
                 });
             }
+            let response = match (&r.form, answer) {
+                (Some(form), Some(text)) => Some(checked_response(form, text)?),
+                (Some(_), None) => {
+                    return Err(AskError::InvalidAnswer(
+                        "this question carries a form: the answer is the host response, \
+                         {\"action\":\"accept\",\"content\":{…}}, {\"action\":\"decline\"} or \
+                         {\"action\":\"cancel\"}"
+                            .into(),
+                    ))
+                }
+                (None, Some(a)) => {
+                    limits::chars("answer", a, limits::ANSWER_CHARS_MAX)?;
+                    None
+                }
+                (None, None) => None,
+            };
             if let Some(choices) = &r.choices {
                 match answer {
                     None => {
@@ -900,9 +943,17 @@ impl AsPrincipal<'_> {
             check_current(&r, version)?;
             let mut next = transition(&r, State::Resolved, now.max(r.updated_at));
             next.outcome = Some(outcome);
-            next.answer = answer.map(str::to_owned);
             next.responder = Some(self.me.clone());
-            let detail = json!({ "outcome": outcome, "answer": answer });
+            let detail = match &response {
+                // The log names the person's action; the response itself is the request's.
+                Some(response) => json!({ "outcome": outcome, "action": response.get("action") }),
+                None => json!({ "outcome": outcome, "answer": answer }),
+            };
+            if response.is_some() {
+                next.response = response;
+            } else {
+                next.answer = answer.map(str::to_owned);
+            }
             let responded = event(
                 &next,
                 EventKind::Responded,
@@ -1070,6 +1121,7 @@ impl AsPrincipal<'_> {
                 requester: old.requester.clone(),
                 audience: old.audience.clone(),
                 choices: old.choices.clone(),
+                form: old.form.clone(),
                 version: 1,
                 state: State::Open,
                 expires_at,
@@ -1077,6 +1129,7 @@ impl AsPrincipal<'_> {
                 updated_at: now,
                 outcome: None,
                 answer: None,
+                response: None,
                 responder: None,
                 replaces: Some(old.id.clone()),
                 replaced_by: None,
@@ -1293,6 +1346,41 @@ impl AsPrincipal<'_> {
             })
         })
     }
+}
+
+/// A form's arguments checked with rules R1–R27 and normalized as the runtime writes them.
+fn normalized_form(value: &serde_json::Value) -> Result<serde_json::Value, AskError> {
+    let form = DataForm::from_value(value).map_err(AskError::Form)?;
+    serde_json::from_str(&form.to_json())
+        .map_err(|e| AskError::Store(StoreError::Corrupt(format!("a normalized form: {e}"))))
+}
+
+/// The stored form of a request, read back.
+pub(crate) fn stored_form(r: &Request) -> Result<Option<DataForm>, AskError> {
+    r.form
+        .as_ref()
+        .map(|value| {
+            DataForm::from_value(value).map_err(|e| {
+                AskError::Store(StoreError::Corrupt(format!(
+                    "the form of request {}: {e}",
+                    r.id
+                )))
+            })
+        })
+        .transpose()
+}
+
+/// A host response checked against a stored form (rules V1–V8), as the JSON value given.
+fn checked_response(form: &serde_json::Value, text: &str) -> Result<serde_json::Value, AskError> {
+    let form = DataForm::from_value(form)
+        .map_err(|e| AskError::Store(StoreError::Corrupt(format!("a stored form: {e}"))))?;
+    form.check_response(text).map_err(AskError::Form)?;
+    serde_json::from_str(text).map_err(|e| {
+        AskError::Form(FormError::new(
+            ErrorCode::InvalidResponse,
+            format!("the response is not JSON: {e}"),
+        ))
+    })
 }
 
 /// Whether `p` is the executor the request's bound action names.

@@ -82,6 +82,12 @@ pub enum AskError {
     /// The answer is not one of the offered choices, or is missing where choices demand one.
     #[error("invalid answer: {0}")]
     InvalidAnswer(String),
+    /// A form was refused, with the findings of the runtime's checker (each path and rule):
+    /// the Data form of a request being opened broke a rule R1–R27 (code
+    /// `invalid_arguments`), or the host response given as the answer of a question carrying
+    /// a form broke a rule V1–V8 (code `invalid_response`). Nothing was written.
+    #[error("{}", .0.message())]
+    Form(forms_runtime::FormError),
     /// The input is malformed: a blank body, an expiry out of range, an unknown audience
     /// member, a blank retry key …
     #[error("invalid input: {0}")]
@@ -143,6 +149,7 @@ impl AskError {
             AskError::NotManager { .. } => "not_manager",
             AskError::InvalidOutcome { .. } => "invalid_outcome",
             AskError::InvalidAnswer(_) => "invalid_answer",
+            AskError::Form(e) => e.code().as_str(),
             AskError::InvalidInput(_) => "invalid_input",
             AskError::RetryKeyReused { .. } => "retry_key_reused",
             AskError::ActionRefused(_) => "action_refused",

@@ -9,7 +9,7 @@
 //!
 //! | Kind | Outcomes |
 //! |---|---|
-//! | [`Kind::Question`] | `answered` (optionally from exact string choices) |
+//! | [`Kind::Question`] | `answered` (optionally from exact string choices, or a host response to a Data form) |
 //! | [`Kind::Approval`] | `approved`, `denied` |
 //! | [`Kind::Task`] | `completed`, `failed`, `rejected` |
 //!
@@ -46,6 +46,12 @@
 //!   build whatever serde_json's features; hashes recorded in field order by earlier builds
 //!   with `preserve_order` are still accepted in this release.
 //!
+//! - **forms that wait**: a question may carry a Data form (checked with R1–R27 when
+//!   opened); its answer is a host response checked with V1–V8 before it is saved, and
+//!   [`FormRequest`] decodes it into the form's Rust type, also after a restart (the module [`form`] says
+//!   how form requests, and the person's decline and cancel, map onto the kinds, states and
+//!   outcomes).
+//!
 //! Requests are kept by a [`Store`]: [`SqliteStore`] by default (one file, WAL,
 //! `synchronous=FULL`; a file that is not a forms-ask database is refused before anything
 //! is written to it, and a read-only one can still be read), [`PostgresStore`] for many
@@ -55,6 +61,7 @@
 
 mod engine;
 mod error;
+pub mod form;
 mod limits;
 mod model;
 pub mod ops;
@@ -66,10 +73,12 @@ pub mod wire;
 
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};
+pub use form::{FormReply, FormRequest};
 pub use limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
-    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, LIST_DEFAULT, LIST_MAX,
-    MESSAGE_CHARS_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, FORM_BYTES_MAX, LIST_DEFAULT,
+    LIST_MAX, MESSAGE_CHARS_MAX, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT,
+    WAIT_SECONDS_MAX,
 };
 pub use model::{
     Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member,

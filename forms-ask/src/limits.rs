@@ -19,6 +19,12 @@ pub const CHOICE_CHARS_MAX: usize = 200;
 pub const AUDIENCE_MAX: usize = 1_000;
 /// The longest answer, in characters.
 pub const ANSWER_CHARS_MAX: usize = 16_000;
+/// The largest form a question carries, in bytes of compact JSON: the Data contract's own
+/// bound on its arguments (rule R4, 1 MiB), which the form's check applies exactly.
+pub const FORM_BYTES_MAX: usize = 1 << 20;
+/// The largest answer to a question carrying a form (a host response), in bytes of JSON.
+/// An answer to a question without a form stays within [`ANSWER_CHARS_MAX`].
+pub const RESPONSE_BYTES_MAX: usize = 1 << 20;
 /// The longest follow-up message, in characters.
 pub const MESSAGE_CHARS_MAX: usize = 16_000;
 /// The longest execution report detail, in characters.
@@ -97,6 +103,15 @@ pub(crate) fn new_request(new: &NewRequest) -> Result<(), AskError> {
             }
         }
     }
+    if let Some(form) = &new.form {
+        let n = serde_json::to_vec(form).map_or(usize::MAX, |v| v.len());
+        if n > FORM_BYTES_MAX {
+            return Err(AskError::TooLarge {
+                field: "form".into(),
+                problem: format!("at most {FORM_BYTES_MAX} bytes of JSON, got {n}"),
+            });
+        }
+    }
     if let Some(action) = &new.action {
         chars("action.executor", &action.executor, ACTION_FIELD_CHARS_MAX)?;
         chars(
@@ -110,6 +125,19 @@ pub(crate) fn new_request(new: &NewRequest) -> Result<(), AskError> {
             ACTION_FIELD_CHARS_MAX,
         )?;
         arguments("action.arguments", &action.arguments)?;
+    }
+    Ok(())
+}
+
+/// An answer's limit before the request is read: a host response (a form's answer) may be up
+/// to [`RESPONSE_BYTES_MAX`] bytes; an answer to a question without a form is held to
+/// [`ANSWER_CHARS_MAX`] once the request shows it carries none.
+pub(crate) fn answer(answer: &str) -> Result<(), AskError> {
+    if answer.len() > RESPONSE_BYTES_MAX {
+        return Err(AskError::TooLarge {
+            field: "answer".into(),
+            problem: format!("at most {RESPONSE_BYTES_MAX} bytes, got {}", answer.len()),
+        });
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use crate::error::AskError;
 use crate::time::{Expiry, Timestamp};
-use forms_runtime::FormChoice;
+use forms_runtime::{DataForm, FormChoice};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -305,6 +305,12 @@ pub struct Request {
     /// For a question: the exact strings the answer must be one of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<String>>,
+    /// For a question that carries a Data form: the form's arguments (`{message,
+    /// questions}`, normalized as [`DataForm::to_json`] writes them), checked with rules
+    /// R1–R27 when the request was opened. Its answer is a host response (see
+    /// [`Request::response`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<serde_json::Value>,
     /// Bumped by every transition; a write names the version it saw.
     pub version: u64,
     /// Where it is in its life.
@@ -321,6 +327,12 @@ pub struct Request {
     /// The optional answer given with the outcome.
     #[serde(default)]
     pub answer: Option<String>,
+    /// For a question carrying a form, once answered: the host response as the responder
+    /// gave it (`{"action":"accept","content":{…}}`, `{"action":"decline"}` or
+    /// `{"action":"cancel"}`, `_meta` included), after it passed the form's answer rules
+    /// V1–V8. Decode it with [`crate::FormRequest`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<serde_json::Value>,
     /// Who responded.
     #[serde(default)]
     pub responder: Option<Principal>,
@@ -342,6 +354,12 @@ pub struct Request {
 }
 
 impl Request {
+    /// The action of the saved host response of a form request: `"accept"`, `"decline"` or
+    /// `"cancel"`; `None` while unanswered or for a request without a form.
+    pub fn response_action(&self) -> Option<&str> {
+        self.response.as_ref()?.get("action")?.as_str()
+    }
+
     /// Decodes the answer of a question opened with [`NewRequest::choices_from`] back into
     /// the enum; `None` while unanswered or when the answer is not one of `E`'s options.
     pub fn choice<E: FormChoice>(&self) -> Option<E> {
@@ -369,6 +387,9 @@ impl fmt::Display for Request {
         write!(f, " {}", self.body)?;
         if let Some(answer) = &self.answer {
             write!(f, " — answer: {answer}")?;
+        }
+        if let Some(action) = self.response_action() {
+            write!(f, " — form response: {action}")?;
         }
         match self.expires_at {
             Expiry::Never => f.write_str(" — no deadline"),
@@ -400,6 +421,11 @@ pub struct NewRequest {
     /// A bound action (approvals only).
     #[serde(default)]
     pub action: Option<Action>,
+    /// A question's Data form arguments (`{message, questions}`): the answer is then a host
+    /// response checked against it. Left out of the serialized input when `None`, so the
+    /// retry keys of requests without a form keep their hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<serde_json::Value>,
 }
 
 impl NewRequest {
@@ -412,6 +438,7 @@ impl NewRequest {
             choices: None,
             expires_at: None,
             action: None,
+            form: None,
         }
     }
 
@@ -465,10 +492,20 @@ impl NewRequest {
         self.action = Some(action);
         self
     }
+
+    /// Makes the question carry a Data form (a validated [`DataForm`], from
+    /// `forms_runtime::form!`, [`DataForm::from_json`] or a derived type's
+    /// `TypedForm::data`): its answer is then a host response, checked against the form with
+    /// rules V1–V8 before it is saved. [`crate::AsPrincipal::open_form`] does this for a
+    /// typed form and returns a handle that decodes the answer.
+    pub fn form(mut self, form: &DataForm) -> Self {
+        self.form = serde_json::from_str(&form.to_json()).ok();
+        self
+    }
 }
 
-/// What a replacement changes; everything else (kind, audience, choices, bound action) is
-/// kept from the request it replaces.
+/// What a replacement changes; everything else (kind, audience, choices, form, bound action)
+/// is kept from the request it replaces.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Replacement {
     /// The new body; `None` keeps the old one.

@@ -19,8 +19,9 @@
 
 use crate::limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
-    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, LIST_DEFAULT, LIST_MAX,
-    MESSAGE_CHARS_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+    BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, FORM_BYTES_MAX, LIST_DEFAULT,
+    LIST_MAX, MESSAGE_CHARS_MAX, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT,
+    WAIT_SECONDS_MAX,
 };
 use crate::model::ID_CHARS_MAX;
 use serde_json::{json, Map, Value};
@@ -50,6 +51,14 @@ pub enum ArgKind {
     /// A bound action, `{executor, resource_version, arguments, operation_key}` (JSON on
     /// the command line).
     Action,
+    /// A Data form's arguments, `{message, questions}` (checked with rules R1–R27), at most
+    /// [`FORM_BYTES_MAX`] bytes.
+    Form,
+    /// An answer: text of at most `.0` characters, or, for a question carrying a form, the
+    /// host response (`{"action":"accept","content":{…}}`, `{"action":"decline"}`,
+    /// `{"action":"cancel"}`), as an object or as its JSON text, at most
+    /// [`RESPONSE_BYTES_MAX`] bytes.
+    Answer(usize),
 }
 
 /// Where an argument goes on the command line.
@@ -205,6 +214,15 @@ pub const OPS: &[Op] = &[
                 false,
                 "an approval's bound action",
             ),
+            arg(
+                "form",
+                Cli::Flag("form"),
+                ArgKind::Form,
+                false,
+                "a question's Data form, {message, questions} (checked with rules R1-R27): its \
+                 answer is then the host response, checked against the form (rules V1-V8) \
+                 before it is saved",
+            ),
             KEY,
         ],
         read_only: false,
@@ -223,7 +241,9 @@ pub const OPS: &[Op] = &[
         name: "respond",
         summary: "Responds to a request with the version read and a typed outcome (answered; \
                   approved or denied; completed, failed or rejected). A stale version or a \
-                  request already decided is a conflict carrying the latest state.",
+                  request already decided is a conflict carrying the latest state. A question \
+                  carrying a form is answered with the host response, refused as \
+                  invalid_response (nothing saved) unless it passes the form's answer rules.",
         args: &[
             ID,
             VERSION,
@@ -244,9 +264,11 @@ pub const OPS: &[Op] = &[
             arg(
                 "answer",
                 Cli::Flag("answer"),
-                ArgKind::Text(ANSWER_CHARS_MAX),
+                ArgKind::Answer(ANSWER_CHARS_MAX),
                 false,
-                "the answer (one of the choices, if offered)",
+                "the answer (one of the choices, if offered); for a question carrying a form, \
+                 the host response {\"action\":\"accept\",\"content\":{...}}, \
+                 {\"action\":\"decline\"} or {\"action\":\"cancel\"}, checked against the form",
             ),
             KEY,
         ],
@@ -509,6 +531,13 @@ impl Arg {
                 "JSON {{\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}}; \
                  arguments at most {ACTION_ARGUMENTS_BYTES_MAX} bytes"
             ),
+            ArgKind::Form => {
+                format!("JSON {{\"message\",\"questions\"}}, at most {FORM_BYTES_MAX} bytes")
+            }
+            ArgKind::Answer(n) => format!(
+                "text, at most {n} characters; for a form, JSON {{\"action\",\"content\"}}, at \
+                 most {RESPONSE_BYTES_MAX} bytes"
+            ),
         }
     }
 
@@ -544,6 +573,33 @@ impl Arg {
                 },
                 "required": ["executor", "resource_version", "arguments", "operation_key"],
                 "additionalProperties": false,
+            }),
+            // The contract's own schema of the Data arguments is the form tool's; here the
+            // object is checked whole by the runtime when the request is opened.
+            ArgKind::Form => json!({
+                "type": "object",
+                "properties": {
+                    "message": {"type": "string"},
+                    "questions": {"type": "array", "items": {"type": "object"}},
+                },
+                "required": ["message", "questions"],
+                "additionalProperties": false,
+            }),
+            ArgKind::Answer(n) => json!({
+                "anyOf": [
+                    text(n),
+                    {
+                        "type": "object",
+                        "description": "a host response to the question's form",
+                        "properties": {
+                            "action": {"type": "string", "enum": ["accept", "decline", "cancel"]},
+                            "content": {"type": "object"},
+                            "_meta": {"type": "object"},
+                        },
+                        "required": ["action"],
+                        "additionalProperties": false,
+                    },
+                ],
             }),
         };
         if let Some(obj) = s.as_object_mut() {
@@ -654,9 +710,13 @@ fn placeholder(a: &Arg) -> String {
         ArgKind::Version => "N".into(),
         ArgKind::Seconds(..) => "SECONDS".into(),
         ArgKind::Count(..) => "N".into(),
-        ArgKind::Action => "JSON".into(),
+        ArgKind::Action | ArgKind::Form => "JSON".into(),
         ArgKind::DateTime => "TIME|DURATION".into(),
-        ArgKind::OneOf(_) | ArgKind::Text(_) | ArgKind::Texts(..) | ArgKind::Id => {
+        ArgKind::OneOf(_)
+        | ArgKind::Text(_)
+        | ArgKind::Texts(..)
+        | ArgKind::Id
+        | ArgKind::Answer(_) => {
             if a.name == "id" {
                 "ID".into()
             } else {

@@ -50,11 +50,27 @@ pub fn refusal(code: &str, message: &str) -> Value {
     json!({"error": {"code": code, "message": message}})
 }
 
-/// An engine's refusal: its code and message, and `latest` for a conflict or an expiry.
+/// An engine's refusal: its code and message, `latest` for a conflict or an expiry, and
+/// for a refused form or host response its `findings`, each `{path, rule, problem}` (the
+/// rule `null` when the input was not JSON at all).
 pub fn error(e: &AskError) -> Value {
     let mut error = json!({ "code": e.code(), "message": e.to_string() });
     if let (Some(latest), Some(obj)) = (e.latest(), error.as_object_mut()) {
         obj.insert("latest".into(), request(latest));
+    }
+    if let (AskError::Form(form), Some(obj)) = (e, error.as_object_mut()) {
+        let findings: Vec<Value> = form
+            .findings()
+            .iter()
+            .map(|f| {
+                json!({
+                    "path": f.path.to_string(),
+                    "rule": f.rule.map(|r| r.as_str()),
+                    "problem": f.problem,
+                })
+            })
+            .collect();
+        obj.insert("findings".into(), Value::Array(findings));
     }
     json!({ "error": error })
 }

@@ -18,10 +18,11 @@ mod common;
 use common::{pg_drop_schema, pg_schema, pg_url, TempDir};
 use forms_ask::store::sqlite::SqliteOptions;
 use forms_ask::{
-    AskError, Asks, Clock, ConversationId, EventKind, ManualClock, NewRequest, Outcome,
-    PostgresStore, Principal, Replacement, Request, RequestId, SqliteStore, State, Store,
+    AskError, Asks, Clock, ConversationId, EventKind, FormRequest, ManualClock, NewRequest,
+    Outcome, PostgresStore, Principal, Replacement, Request, RequestId, SqliteStore, State, Store,
     StoreError, Timestamp,
 };
+use forms_runtime::{Form, StaticForm};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -148,6 +149,25 @@ fn open_from(cfg: &Value, pause: Option<Duration>) -> Asks {
     }
 }
 
+/// The form of the form-request faults.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Rollout checklist")]
+struct Rollout {
+    /// First region
+    region: Region,
+    /// Notes
+    notes: Option<String>,
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(rename_all = "snake_case")]
+enum Region {
+    Eu,
+    Us,
+}
+
+const ROLLOUT_ANSWER: &str = r#"{"action":"accept","content":{"region":"us","notes":"after 6pm"}}"#;
+
 fn p(name: &str) -> Principal {
     Principal::new(name).unwrap()
 }
@@ -260,6 +280,55 @@ fn child_process() {
             });
             emit(&format!("RESULT {out}"));
         }
+        "open-form" => {
+            let asks = open_from(cfg, None);
+            let pending = asks
+                .as_principal(&p("agent"))
+                .open_form(
+                    &chat(),
+                    &Rollout::form(),
+                    NewRequest::question("When you are back: the rollout checklist"),
+                    key,
+                )
+                .unwrap();
+            emit(&format!("OPENED {}", pending.id()));
+            std::thread::sleep(Duration::from_secs(120)); // killed here
+        }
+        "respond-form-and-hang" => {
+            let asks = open_from(cfg, None);
+            let r = asks
+                .as_principal(&p("ana"))
+                .respond_form(&id, 1, ROLLOUT_ANSWER, key)
+                .unwrap();
+            emit(&format!("COMMITTED {}", serde_json::to_string(&r).unwrap()));
+            std::thread::sleep(Duration::from_secs(120)); // killed here
+        }
+        "resume-form" => {
+            let asks = open_from(cfg, None);
+            let me = asks.as_principal(&p("agent"));
+            let pending = FormRequest::<Rollout>::resume(&me, &id).unwrap();
+            let reply = pending.wait(&me, Duration::from_secs(30)).unwrap();
+            emit(&format!("RESULT {:?}", reply.outcome));
+        }
+        "race-form" => {
+            let asks = open_from(cfg, None);
+            let who = p(task["principal"].as_str().unwrap());
+            let go = std::path::PathBuf::from(task["go"].as_str().unwrap());
+            let me = asks.as_principal(&who);
+            me.show(&id).unwrap(); // connection warm before the start
+            emit("READY");
+            let give_up = Instant::now() + Duration::from_secs(60);
+            while !go.exists() && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            let answer = json!({"action": "accept",
+                "content": {"region": "eu", "notes": format!("by {who}")}});
+            let out = match me.respond_form(&id, 1, &answer.to_string(), key) {
+                Ok(r) => json!({ "ok": r }),
+                Err(e) => json!({ "code": e.code(), "latest": e.latest() }),
+            };
+            emit(&format!("RESULT {out}"));
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -316,7 +385,18 @@ fn spawn_child_as(task: Value, unprivileged: bool) -> (Child, BufReader<ChildStd
     if unprivileged {
         command.uid(65_534).gid(65_534);
     }
-    let mut child = command.spawn().unwrap();
+    // A copy just written may still be open for writing in a child another test thread forked
+    // and has not yet exec'd: exec then fails with ETXTBSY for a moment.
+    let mut tries = 0;
+    let mut child = loop {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
     let out = BufReader::new(child.stdout.take().unwrap());
     (child, out)
 }
@@ -438,6 +518,106 @@ fn race_two_processes_exactly_one_wins_and_the_other_sees_the_winner(db: &Db) {
     }
 }
 
+/// A form request across processes: the asking process opens it and is killed (SIGKILL);
+/// the responding process is killed right after its response commits; a restarted asking
+/// process rebuilds the typed handle from the request ID and decodes the saved answer.
+fn form_request_survives_sigkill_after_the_response_and_the_asker_restarting(db: &Db) {
+    setup(db, "open-1"); // the conversation
+    let (mut asker, mut out) = spawn_child(json!({
+        "role": "open-form", "db": db.cfg, "id": "unused", "key": "open-form-1",
+    }));
+    let id = read_marker(&mut out, "OPENED ");
+    asker.kill().unwrap(); // SIGKILL the asking process
+    asker.wait().unwrap();
+    assert_eq!(db.count("SELECT count(*) FROM requests WHERE has_form"), 1);
+    let (mut child, mut out) = spawn_child(json!({
+        "role": "respond-form-and-hang", "db": db.cfg, "id": id, "key": "respond-1",
+    }));
+    let committed: Request = serde_json::from_str(&read_marker(&mut out, "COMMITTED ")).unwrap();
+    child.kill().unwrap(); // SIGKILL right after the commit
+    child.wait().unwrap();
+    assert_eq!(
+        committed.response,
+        Some(serde_json::from_str::<Value>(ROLLOUT_ANSWER).unwrap())
+    );
+    // Nothing was lost: the saved response, and the retry replays it.
+    let asks = db.asks();
+    let rid = RequestId::new(id.as_str()).unwrap();
+    assert_eq!(
+        asks.as_principal(&p("agent")).show(&rid).unwrap(),
+        committed
+    );
+    let retried = asks
+        .as_principal(&p("ana"))
+        .respond_form(&rid, 1, ROLLOUT_ANSWER, "respond-1")
+        .unwrap();
+    assert_eq!(retried, committed);
+    // The asking process, restarted, decodes the answer into its type.
+    let (mut resumed, mut out) = spawn_child(json!({
+        "role": "resume-form", "db": db.cfg, "id": id, "key": "unused",
+    }));
+    let decoded = read_marker(&mut out, "RESULT ");
+    resumed.wait().unwrap();
+    assert_eq!(
+        decoded,
+        format!(
+            "{:?}",
+            Some(forms_runtime::Outcome::Accepted(Rollout {
+                region: Region::Us,
+                notes: Some("after 6pm".into()),
+            }))
+        )
+    );
+}
+
+/// Two processes answer one form request at once: exactly one response is saved, and the
+/// other gets the conflict carrying the winner's saved answer.
+fn form_race_two_processes_the_loser_gets_the_winners_saved_answer(db: &Db) {
+    setup(db, "open-1");
+    let go_dir = TempDir::new("go-form");
+    for round in 0..3 {
+        let r = db
+            .asks()
+            .as_principal(&p("agent"))
+            .open(
+                &chat(),
+                NewRequest::question("Rollout?").form(Rollout::form().data()),
+                &format!("open-form-{round}"),
+            )
+            .unwrap();
+        let go = go_dir.path().join(format!("go-{round}"));
+        let mut children: Vec<_> = ["ana", "bob"]
+            .into_iter()
+            .map(|who| {
+                spawn_child(json!({
+                    "role": "race-form", "db": db.cfg, "id": r.id,
+                    "key": format!("race-{round}"), "principal": who, "go": go,
+                }))
+            })
+            .collect();
+        for (_, out) in &mut children {
+            read_marker(out, "READY");
+        }
+        std::fs::write(&go, b"go").unwrap();
+        let results: Vec<Value> = children
+            .iter_mut()
+            .map(|(child, out)| {
+                let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
+                child.wait().unwrap();
+                v
+            })
+            .collect();
+        let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
+        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+        let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
+        assert_eq!(loser["code"], "conflict", "{loser}");
+        assert_eq!(&loser["latest"], winners[0]);
+        assert_eq!(loser["latest"]["response"]["content"]["region"], "eu");
+        let stored = db.asks().as_principal(&p("agent")).show(&r.id).unwrap();
+        assert_eq!(&serde_json::to_value(&stored).unwrap(), winners[0]);
+    }
+}
+
 fn load_1000_requests_opened_and_answered_by_8_concurrent_workers(db: &Db) {
     const WORKERS: usize = 8;
     const EACH: usize = 125;
@@ -525,12 +705,15 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     };
     // Back to the previous schema, as an earlier version left it.
     db.exec(if db.cfg["store"] == "sqlite" {
-        "DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
+        "ALTER TABLE requests DROP COLUMN has_form;
+         DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
          ALTER TABLE members DROP COLUMN manager;
          PRAGMA user_version = 1;"
     } else {
-        "DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
+        "DROP TRIGGER requests_has_form ON requests; DROP FUNCTION forms_ask_requests_has_form();
+         ALTER TABLE requests DROP COLUMN has_form;
+         DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
          DROP FUNCTION forms_ask_event_at(TEXT); ALTER TABLE events DROP COLUMN at;
          DROP TABLE forms_ask_watched; DROP TABLE forms_ask_once;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
@@ -550,6 +733,8 @@ on_both_stores!(
     sigkill_mid_transaction_leaves_nothing_half_written,
     race_two_processes_exactly_one_wins_and_the_other_sees_the_winner,
     load_1000_requests_opened_and_answered_by_8_concurrent_workers,
+    form_request_survives_sigkill_after_the_response_and_the_asker_restarting,
+    form_race_two_processes_the_loser_gets_the_winners_saved_answer,
 );
 
 // ------------------------------------------------------------------ refused at open

@@ -4,23 +4,27 @@
 //! tools share ([`forms_ask::ops`]); the printed request and refusal are
 //! [`forms_ask::wire`]'s.
 
-use crate::Usage;
+use crate::cli::usage_error;
+use crate::io::{print_line, Usage};
+use clap::builder::{PossibleValuesParser, StringValueParser, ValueParser};
+use clap::error::ErrorKind;
+use clap::{ArgAction, ArgMatches, FromArgMatches};
 use forms_ask::ops::{self, ArgKind, Cli, Op};
 use forms_ask::{
     wire, Action, AskError, Asks, AuditEvent, ConversationId, ExecutionStatus, Kind, Member,
     NewRequest, Outcome, Principal, Redeem, Replacement, RequestId, Timestamp, LIST_DEFAULT,
     WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
+use forms_runtime::rules::visible::visible;
 use serde::Serialize;
 use serde_json::json;
-use std::ffi::OsString;
 use std::process::ExitCode;
 use std::time::Duration;
 
 /// A parsed `forms ask` command line: the operation and its values, keyed by the tool
 /// argument's name (`expires_at` for `--expires`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct AskCommand {
+pub struct OpArgs {
     op: &'static Op,
     db: String,
     acting: Option<String>,
@@ -28,164 +32,209 @@ pub(crate) struct AskCommand {
     positionals: Vec<String>,
 }
 
-fn is_help(arg: &str) -> bool {
-    arg == "--help" || arg == "-h"
+/// The placeholder of an argument's value in the usage (`--expires TIME|DURATION`).
+fn value_name(a: &ops::Arg) -> String {
+    match (a.kind, a.cli) {
+        (ArgKind::Ids(_), Cli::Positional) => "PRINCIPAL".into(),
+        (ArgKind::Ids(_), _) => "NAME".into(),
+        (ArgKind::Version | ArgKind::Count(..), _) => "N".into(),
+        (ArgKind::Seconds(..), _) => "SECONDS".into(),
+        (ArgKind::Action, _) => "JSON".into(),
+        (ArgKind::DateTime, _) => "TIME|DURATION".into(),
+        _ if a.name == "id" => "ID".into(),
+        _ => a.name.to_uppercase().replace('_', "-"),
+    }
 }
 
-/// The list of operations, for `forms ask --help`.
-fn overview() -> String {
-    let mut out = String::from(
-        "usage: forms ask OPERATION --db PATH|URL ...   (forms ask OPERATION --help for one)\n\n",
-    );
-    for op in ops::OPS {
-        let first = op.summary.split(". ").next().unwrap_or(op.summary);
-        let first = first.trim_end_matches('.');
-        out.push_str(&format!("  {:<10} {first}.\n", op.name));
+/// The parser of an argument's value: the checks that need nothing but the text, so that a
+/// bad value is refused with the operation's usage before anything is opened.
+fn value_parser(kind: ArgKind) -> ValueParser {
+    match kind {
+        ArgKind::OneOf(words) => PossibleValuesParser::new(words.iter().copied()).into(),
+        ArgKind::Version => ValueParser::new(|v: &str| match v.parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(v.to_owned()),
+            _ => Err("a version is a whole number from 1".to_owned()),
+        }),
+        ArgKind::Count(max, _) => ValueParser::new(move |v: &str| match v.parse::<usize>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(v.to_owned()),
+            _ => Err(format!("a whole number from 1 to {max}")),
+        }),
+        ArgKind::Seconds(max, _) => ValueParser::new(move |v: &str| match v.parse::<f64>() {
+            Ok(s) if s.is_finite() && (0.0..=max as f64).contains(&s) => Ok(v.to_owned()),
+            _ => Err(format!(
+                "seconds from 0 to {max} (a longer wait is a loop of waits)"
+            )),
+        }),
+        _ => StringValueParser::new().into(),
     }
-    out
 }
 
-/// `forms ask …`: parses, runs and prints; `--help` explains one operation.
-pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
-    let op_name = args.first().map(|a| a.to_string_lossy().into_owned());
-    let op = match op_name.as_deref() {
-        None => {
-            eprint!("forms ask: an operation is needed\n\n{}", overview());
-            return ExitCode::from(2);
-        }
-        Some(a) if is_help(a) || a == "help" => {
-            print!("{}", overview());
-            return ExitCode::SUCCESS;
-        }
-        Some(name) => match ops::find(name).filter(|_| !name.starts_with("ask_")) {
-            Some(op) => op,
-            None => {
-                eprint!(
-                    "forms ask: unknown operation `{}`\n\n{}",
-                    crate::fill::visible(name),
-                    overview()
-                );
-                return ExitCode::from(2);
-            }
-        },
-    };
-    let rest: Vec<OsString> = args.into_iter().skip(1).collect();
-    if rest.iter().any(|a| a.to_str().is_some_and(is_help)) {
-        print!("{}", op.help());
-        return ExitCode::SUCCESS;
-    }
-    let usage = |Usage(message): Usage| {
-        eprint!(
-            "forms ask {}: {}\n\n{}",
-            op.name,
-            crate::fill::visible(&message),
-            op.help()
+/// `forms ask OPERATION`: the operation's flags, limits and help, from its description.
+fn op_command(op: &'static Op) -> clap::Command {
+    let first = op.summary.split(". ").next().unwrap_or(op.summary);
+    let mut cmd = clap::Command::new(op.name)
+        .about(format!("{}.", first.trim_end_matches('.')))
+        .long_about(op.summary)
+        .arg(
+            clap::Arg::new("db")
+                .long("db")
+                .value_name("PATH|URL")
+                .required(true)
+                .help("a SQLite file, or a postgres:// URL"),
+        )
+        .arg(
+            clap::Arg::new("as")
+                .long("as")
+                .value_name("NAME")
+                .required(!op.operator)
+                .help(if op.operator {
+                    "act as this principal (checked as a manager); without it, as the operator"
+                } else {
+                    "the principal acting"
+                }),
         );
-        ExitCode::from(2)
-    };
-    let command = match parse(op, rest) {
-        Ok(c) => c,
-        Err(u) => return usage(u),
+    for a in op.args {
+        let repeat = if matches!(a.cli, Cli::Repeated(_)) {
+            ", repeated for each"
+        } else {
+            ""
+        };
+        let tool = if op.tool && a.name != "role" {
+            format!("; tool argument `{}`", a.name)
+        } else {
+            String::new()
+        };
+        let help = format!(
+            "{}{} ({}{repeat}{tool})",
+            a.help,
+            if a.required { "" } else { ", optional" },
+            a.takes(),
+        );
+        let arg = clap::Arg::new(a.name)
+            .value_name(value_name(a))
+            .required(a.required)
+            .help(help)
+            .value_parser(value_parser(a.kind))
+            .hide_possible_values(true);
+        let arg = match a.cli {
+            Cli::Flag(flag) => arg
+                .long(flag)
+                .action(ArgAction::Set)
+                .allow_hyphen_values(true),
+            Cli::Repeated(flag) => arg
+                .long(flag)
+                .action(ArgAction::Append)
+                .allow_hyphen_values(true),
+            Cli::Positional => match a.kind {
+                ArgKind::Ids(max) => arg.num_args(1..=max).action(ArgAction::Append),
+                _ => arg.action(ArgAction::Set),
+            },
+            Cli::None => continue,
+        };
+        cmd = cmd.arg(arg);
+    }
+    if op.tool {
+        cmd = cmd.after_help(format!("As an MCP tool: {}.", op.tool()));
+    }
+    cmd
+}
+
+/// A parsed `forms ask` command line: an operation of [`forms_ask::ops`], or answering a
+/// form request as a person (`fill`, `page`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskArgs {
+    /// An operation shared with the MCP tools.
+    Op(OpArgs),
+    /// `forms ask fill|page`.
+    Form(crate::ask_form::Args),
+}
+
+impl clap::Args for AskArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.subcommand_required(true)
+            .arg_required_else_help(true)
+            .subcommand_value_name("OPERATION")
+            .subcommands(ops::OPS.iter().map(op_command))
+            .subcommand(crate::ask_form::command(false))
+            .subcommand(crate::ask_form::command(true))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// The values of argument `id`, as text (every operation argument is parsed to text).
+fn values(m: &ArgMatches, id: &str) -> Result<Vec<String>, clap::Error> {
+    match m.try_get_many::<String>(id) {
+        Ok(values) => Ok(values.into_iter().flatten().cloned().collect()),
+        Err(e) => Err(clap::Error::raw(ErrorKind::ArgumentConflict, e.to_string())),
+    }
+}
+
+impl FromArgMatches for AskArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, m)) = matches.subcommand() else {
+            return Err(clap::Error::new(ErrorKind::MissingSubcommand));
+        };
+        if name == "fill" || name == "page" {
+            return crate::ask_form::Args::from_matches(name, m).map(AskArgs::Form);
+        }
+        let Some(op) = ops::OPS.iter().find(|op| op.name == name) else {
+            return Err(clap::Error::new(ErrorKind::InvalidSubcommand));
+        };
+        let db = values(m, "db")?
+            .into_iter()
+            .next()
+            .ok_or_else(|| clap::Error::new(ErrorKind::MissingRequiredArgument))?;
+        let acting = values(m, "as")?.into_iter().next();
+        let mut flags = Vec::new();
+        let mut positionals = Vec::new();
+        for a in op.args {
+            match a.cli {
+                Cli::Flag(_) | Cli::Repeated(_) => {
+                    flags.extend(values(m, a.name)?.into_iter().map(|v| (a.name, v)))
+                }
+                Cli::Positional => positionals.extend(values(m, a.name)?),
+                Cli::None => {}
+            }
+        }
+        Ok(AskArgs::Op(OpArgs {
+            op,
+            db,
+            acting,
+            flags,
+            positionals,
+        }))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+/// `forms ask …`: runs the parsed operation and prints its line; a usage error found here
+/// (a value only the store's clock or the operation can judge) prints the operation's usage.
+pub fn main(command: AskArgs) -> ExitCode {
+    let command = match command {
+        AskArgs::Op(c) => c,
+        AskArgs::Form(args) => return crate::ask_form::main(args),
     };
     let (line, code) = match run(&command) {
         Ok(line) => (line, ExitCode::SUCCESS),
         Err(Failure::Refused(line)) => (line, ExitCode::from(1)),
-        Err(Failure::Usage(u)) => return usage(u),
+        Err(Failure::Usage(Usage(message))) => {
+            return usage_error(&["ask", command.op.name], &visible(&message))
+        }
     };
-    match crate::print_line(&line) {
+    match print_line(&line) {
         Ok(()) => code,
         Err(_) => ExitCode::from(2),
     }
 }
 
-/// Parses the arguments after `ask OPERATION`.
-fn parse(op: &'static Op, args: Vec<OsString>) -> Result<AskCommand, Usage> {
-    let mut args = args.into_iter();
-    let mut db = None;
-    let mut acting = None;
-    let mut flags: Vec<(&'static str, String)> = Vec::new();
-    let mut positionals = Vec::new();
-    while let Some(arg) = args.next() {
-        let arg = arg
-            .into_string()
-            .map_err(|a| Usage(format!("argument `{}` is not UTF-8", a.to_string_lossy())))?;
-        let Some(flag) = arg.strip_prefix("--") else {
-            positionals.push(arg);
-            continue;
-        };
-        let (name, inline) = match flag.split_once('=') {
-            Some((n, v)) => (n.to_owned(), Some(v.to_owned())),
-            None => (flag.to_owned(), None),
-        };
-        let mut value = || -> Result<String, Usage> {
-            match inline.clone() {
-                Some(v) => Ok(v),
-                None => args
-                    .next()
-                    .and_then(|v| v.into_string().ok())
-                    .ok_or_else(|| Usage(format!("`--{name}` needs a value"))),
-            }
-        };
-        if name == "db" || name == "as" {
-            let slot = if name == "db" { &mut db } else { &mut acting };
-            if slot.is_some() {
-                return Err(Usage(format!("`--{name}` given twice")));
-            }
-            *slot = Some(value()?);
-            continue;
-        }
-        let Some(known) = op.args.iter().find(|a| a.flag() == Some(name.as_str())) else {
-            return Err(Usage(format!(
-                "unknown option `--{name}` for `ask {}`",
-                op.name
-            )));
-        };
-        let repeats = matches!(known.cli, Cli::Repeated(_));
-        if !repeats && flags.iter().any(|(n, _)| *n == known.name) {
-            return Err(Usage(format!("`--{name}` given twice")));
-        }
-        flags.push((known.name, value()?));
-    }
-    let db = db.ok_or_else(|| Usage(format!("`ask {}` needs `--db PATH|URL`", op.name)))?;
-    if acting.is_none() && !op.operator {
-        return Err(Usage(format!("`ask {}` needs `--as NAME`", op.name)));
-    }
-    let positional = op.args.iter().find(|a| a.cli == Cli::Positional);
-    match positional.map(|a| a.kind) {
-        None if !positionals.is_empty() => {
-            return Err(Usage(format!(
-                "`ask {}` takes no positional argument",
-                op.name
-            )))
-        }
-        Some(ArgKind::Ids(max)) if positionals.is_empty() || positionals.len() > max => {
-            return Err(Usage(format!(
-                "`ask {}` takes one to {max} principals",
-                op.name
-            )))
-        }
-        Some(ArgKind::Id) if positionals.len() != 1 => {
-            return Err(Usage(format!("`ask {}` takes one request ID", op.name)))
-        }
-        _ => {}
-    }
-    for a in op.args.iter().filter(|a| a.required) {
-        if let Some(flag) = a.flag() {
-            if !flags.iter().any(|(n, _)| *n == a.name) {
-                return Err(Usage(format!("`ask {}` needs `--{flag}`", op.name)));
-            }
-        }
-    }
-    Ok(AskCommand {
-        op,
-        db,
-        acting,
-        flags,
-        positionals,
-    })
-}
-
-impl AskCommand {
+impl OpArgs {
     fn flag(&self, name: &str) -> Option<&str> {
         self.flags
             .iter()
@@ -282,7 +331,7 @@ fn action_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Usage> {
     })
 }
 
-fn principal(c: &AskCommand) -> Result<Principal, Failure> {
+fn principal(c: &OpArgs) -> Result<Principal, Failure> {
     let name = c
         .acting
         .as_deref()
@@ -312,7 +361,7 @@ fn members_line(
 }
 
 /// Runs the command and returns the JSON line to print.
-pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
+pub(crate) fn run(c: &OpArgs) -> Result<String, Failure> {
     let asks = Asks::open_location(&c.db)?;
     match c.op.name {
         "join" | "remove" | "revoke" | "restore" => {
@@ -415,6 +464,13 @@ pub(crate) fn run(c: &AskCommand) -> Result<String, Failure> {
             if let Some(a) = c.flag("action") {
                 let action: Action = action_json(a)?;
                 new = new.action(action);
+            }
+            if let Some(form) = c.flag("form") {
+                new.form = Some(serde_json::from_str(form).map_err(|e| {
+                    Usage(format!(
+                        "`--form` must be JSON {{\"message\",\"questions\"}}: {e}"
+                    ))
+                })?);
             }
             let r = asks
                 .as_principal(&me)

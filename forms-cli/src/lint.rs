@@ -1,12 +1,15 @@
 //! `forms check --lint`: warnings about forms that are valid but render badly.
 //!
-//! The lints read the native request, as the host does, so a Data form and a native request
-//! are judged alike; a warning's path is written in the vocabulary of the input (Data paths
-//! such as `questions[1].options[0]` for a Data form, native paths such as
-//! `requestedSchema.properties.format.oneOf[0]` for a native request).
+//! The lints read the native request through the host's view of it
+//! ([`forms_runtime::native::NativeView`]), so a Data form and a native request are judged
+//! alike, and a field or option the host cannot read is itself a warning. A warning's path is
+//! written in the vocabulary of the input (Data paths such as `questions[1].options[0]` for a
+//! Data form, native paths such as `requestedSchema.properties.format.oneOf[0]` for a native
+//! request).
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use crate::io::{load_form, Document, Input, Printed, Usage};
+use forms_runtime::native::{NativeQuestion, NativeView, QuestionKind};
+use serde::Serialize;
 
 /// A resource or file card caption, and an image card's caption, shows one line of this many
 /// characters before it is cut with an ellipsis (200 px at 13 px type in the preview page,
@@ -51,9 +54,9 @@ enum Shape {
 }
 
 /// One option as the renderer sees it.
-struct Opt {
+struct Opt<'a> {
     /// The visible title (a resource falls back to its name).
-    label: String,
+    label: &'a str,
     described: bool,
     thumbnail: bool,
     icon: bool,
@@ -61,151 +64,84 @@ struct Opt {
     native_list: &'static str,
 }
 
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
+fn nonempty(text: Option<&str>) -> bool {
+    text.is_some_and(|s| !forms_runtime::rules::js_trim(s).is_empty())
 }
 
-fn present(v: &Value, key: &str) -> bool {
-    v.get(key).is_some_and(|x| !x.is_null())
-}
-
-fn nonempty(v: &Value, key: &str) -> bool {
-    str_of(v, key).is_some_and(|s| !forms_runtime::rules::js_trim(s).is_empty())
-}
-
-fn list(v: Option<&Value>) -> &[Value] {
-    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
-/// The shape and options of one native property.
-fn read_property(p: &Value) -> (Shape, Vec<Opt>) {
-    let ty = str_of(p, "type").unwrap_or("");
-    if let Some(input) = p.get("x-openai-input").filter(|i| i.is_object()) {
-        let opts = list(input.get("options"))
-            .iter()
-            .map(|r| {
-                let label = str_of(r, "title")
-                    .filter(|t| !forms_runtime::rules::js_trim(t).is_empty())
-                    .or_else(|| str_of(r, "name"))
-                    .unwrap_or("")
-                    .to_owned();
-                let meta = r.get("_meta");
-                let thumbnail = meta.is_some_and(|m| {
-                    present(m, "openai/thumbnail")
-                        || m.get("openai/preview").is_some_and(|p| present(p, "src"))
-                });
-                Opt {
-                    label,
-                    described: nonempty(r, "description"),
-                    thumbnail,
-                    icon: !list(r.get("icons")).is_empty(),
+/// The shape and options of one question. A plain `enum` list (a core field) has no
+/// descriptions or thumbnails to give, so it is not linted.
+fn read_question(q: &NativeQuestion) -> (Shape, Vec<Opt<'_>>) {
+    match &q.kind {
+        QuestionKind::Resource { options, .. } | QuestionKind::Resources { options, .. } => {
+            let opts = options
+                .iter()
+                .map(|r| Opt {
+                    label: r.label(),
+                    described: nonempty(r.description.as_deref()),
+                    thumbnail: r.thumbnail.is_some(),
+                    icon: !r.icons.is_empty(),
                     native_list: "x-openai-input.options",
-                }
-            })
-            .collect();
-        return (Shape::Resource, opts);
-    }
-    let (source, native_list) = match ty {
-        "string" => (p.get("oneOf"), "oneOf"),
-        "array" => {
-            let items = p.get("items");
-            (items.and_then(|i| i.get("anyOf")), "items.anyOf")
+                })
+                .collect();
+            (Shape::Resource, opts)
         }
-        _ => (None, ""),
-    };
-    match source.and_then(Value::as_array) {
-        Some(options) => {
+        QuestionKind::SingleSelect { options, list }
+        | QuestionKind::MultiSelect { options, list, .. }
+            if !list.is_enum() =>
+        {
             let opts = options
                 .iter()
                 .map(|o| Opt {
-                    label: str_of(o, "title").unwrap_or("").to_owned(),
-                    described: nonempty(o, "description"),
-                    thumbnail: present(o, "x-openai-thumbnail") || present(o, "x-openai-preview"),
+                    label: o.label(),
+                    described: nonempty(o.description.as_deref()),
+                    thumbnail: o.thumbnail.is_some(),
                     icon: false,
-                    native_list,
+                    native_list: list.path(),
                 })
                 .collect();
             (Shape::Choice, opts)
         }
-        None if ty == "string" => (Shape::Text, Vec::new()),
-        None => (Shape::Other, Vec::new()),
-    }
-}
-
-/// The parts of a native request's params (`{mode, message, requestedSchema}`) the lints
-/// and the page read, with the properties in document order.
-#[derive(Debug, Clone, Deserialize)]
-pub struct NativeView {
-    /// The header; an absent or non-string message reads as none.
-    #[serde(default)]
-    pub message: Value,
-    /// The form schema.
-    #[serde(rename = "requestedSchema")]
-    pub schema: SchemaView,
-}
-
-/// `requestedSchema`: `{"type":"object","properties":{…}}`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct SchemaView {
-    /// Must be `"object"`.
-    #[serde(rename = "type")]
-    pub ty: String,
-    /// The fields, in document order.
-    pub properties: Ordered,
-}
-
-/// A JSON object's entries in document order (`serde_json::Map` sorts its keys).
-#[derive(Debug, Clone, Default)]
-pub struct Ordered(pub Vec<(String, Value)>);
-
-impl<'de> Deserialize<'de> for Ordered {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Ordered;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Ordered, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
-                    entries.push(entry);
-                }
-                Ok(Ordered(entries))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-impl NativeView {
-    /// Reads native request params from JSON text.
-    pub fn from_json(text: &str) -> Result<NativeView, serde_json::Error> {
-        serde_json::from_str(text)
+        QuestionKind::Text { .. } => (Shape::Text, Vec::new()),
+        _ => (Shape::Other, Vec::new()),
     }
 }
 
 /// The warnings of a native request.
 pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
-    let properties = &request.schema.properties.0;
-    let message = request.message.as_str().unwrap_or("");
+    let properties = &request.questions;
+    let message = request.message();
     let mut out = Vec::new();
     let question_path = |index: usize, id: &str| match style {
         PathStyle::Data => format!("questions[{index}]"),
         PathStyle::Native => format!("requestedSchema.properties.{id}"),
     };
-    let option_path = |index: usize, id: &str, opt: &Opt, j: usize| match style {
+    let option_path = |index: usize, id: &str, opt: &Opt<'_>, j: usize| match style {
         PathStyle::Data => format!("questions[{index}].options[{j}]"),
         PathStyle::Native => format!("requestedSchema.properties.{id}.{}[{j}]", opt.native_list),
     };
-    for (index, (id, p)) in properties.iter().enumerate() {
-        let id = id.as_str();
-        let (shape, opts) = read_property(p);
-        let title = str_of(p, "title").unwrap_or("");
+    for (index, q) in properties.iter().enumerate() {
+        let id = q.id.as_str();
+        let (shape, opts) = read_question(q);
+        let title = q.title.as_deref().unwrap_or("");
         let qpath = question_path(index, id);
+
+        if let QuestionKind::Unreadable { reason } = &q.kind {
+            out.push(Warning {
+                id: "unreadable-question",
+                path: qpath.clone(),
+                message: format!("the host cannot show this field: {reason}"),
+                fix: "Use a field the host renders: text, a choice (`oneOf`, `items.anyOf`), resources (`x-openai-input`), a number or a boolean.".into(),
+            });
+        }
+        for note in &q.notes {
+            out.push(Warning {
+                id: "unreadable-option",
+                path: qpath.clone(),
+                message: format!("the host leaves out an option: {note}"),
+                fix: "Give every choice option a string `const` and every resource a string `uri`."
+                    .into(),
+            });
+        }
 
         if shape == Shape::Text && properties.len() == 1 {
             let (m, t) = (
@@ -287,39 +223,33 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
     out
 }
 
-/// Parses the arguments of `forms check --lint [FILE|-]`.
-pub fn parse(args: Vec<std::ffi::OsString>) -> Result<crate::Input, crate::Usage> {
-    crate::single_input(
-        "check",
-        args.into_iter().filter(|a| a != "--lint").collect(),
-    )
-}
-
 /// Runs `forms check --lint`: the report of a valid form, or the same contract error as
 /// `forms check`.
-pub fn run(input: &crate::Input) -> Result<crate::Outcome, crate::Usage> {
-    Ok(match crate::load_form(input)? {
+pub fn run(input: &Input) -> Result<Printed, Usage> {
+    Ok(match load_form(input)? {
         Ok(form) => match check_report(&form) {
-            Ok(line) => crate::Outcome::Done(line),
-            Err(e) => crate::Outcome::Failed(crate::Document::Arguments.error(e.to_string())),
+            Ok(line) => Printed::Done(line),
+            Err(e) => Printed::Failed(Document::Arguments.error(e.to_string())),
         },
-        Err(e) => crate::Outcome::Failed(e),
+        Err(e) => Printed::Failed(e),
     })
 }
 
 /// `forms check --lint`: `{"form":…,"warnings":[…]}` for a valid Data form, the form as
 /// `forms check` prints it.
-pub fn check_report(form: &forms_runtime::DataForm) -> Result<String, serde_json::Error> {
-    let warnings = lint_data(form)?;
+pub fn check_report(form: &forms_runtime::DataForm) -> Result<String, String> {
+    let warnings = lint_data(form).map_err(|e| e.to_string())?;
     Ok(format!(
         "{{\"form\":{},\"warnings\":{}}}",
         form.to_json(),
-        serde_json::to_string(&warnings)?
+        serde_json::to_string(&warnings).map_err(|e| e.to_string())?
     ))
 }
 
 /// The warnings of a valid Data form, read through its native request.
-pub fn lint_data(form: &forms_runtime::DataForm) -> Result<Vec<Warning>, serde_json::Error> {
+pub fn lint_data(
+    form: &forms_runtime::DataForm,
+) -> Result<Vec<Warning>, forms_runtime::native::NativeError> {
     let native = NativeView::from_json(form.native_json())?;
     Ok(lint_native(&native, PathStyle::Data))
 }

@@ -6,17 +6,19 @@
 //! loads is the form's own images (its Content-Security-Policy allows nothing else). It
 //! renders the native request, so a Data form is first validated and compiled by the
 //! runtime; a native request (`{mode, message, requestedSchema}`, or a whole JSON-RPC
-//! `openai/elicitation/create` request) is rendered as it is. The form is embedded as JSON in
+//! `openai/elicitation/create` request) is rendered as it is. Either way the page gets the
+//! host's view of the request ([`forms_runtime::native::NativeView`], serialized), not the
+//! request itself, so its script reads one shape. The form is embedded as JSON in
 //! a `<script type="application/json">` element with `<`, `>`, `&`, U+2028 and U+2029
 //! escaped, so no text of the form can close the element or start markup.
 
-use crate::lint::{self, NativeView, PathStyle, Warning};
-use crate::{lossy, utf8, Document, Input, Outcome, Usage};
+use crate::cli::PreviewArgs;
+use crate::io::{lossy, utf8, Document, Input, Printed, Usage};
+use crate::lint::{self, PathStyle, Warning};
+use forms_runtime::native::NativeView;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::ffi::OsString;
-use std::path::PathBuf;
 
 /// The page template; `/*FORMS_DATA*/` is replaced by the embedded form.
 const TEMPLATE: &str = include_str!("../assets/preview.html");
@@ -24,64 +26,12 @@ const TEMPLATE: &str = include_str!("../assets/preview.html");
 /// The placeholder of the embedded form in [`TEMPLATE`].
 const SLOT: &str = "/*FORMS_DATA*/";
 
-/// The parsed arguments of `forms preview`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Args {
-    input: Input,
-    out: Option<PathBuf>,
-}
-
-/// Parses `[FILE|-] [--out PATH]`.
-pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
-    let mut input = None;
-    let mut out = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let value = if arg == "--out" || arg == "-o" {
-            Some(
-                args.next()
-                    .ok_or_else(|| Usage("`--out` needs a PATH".into()))?,
-            )
-        } else {
-            arg.to_str()
-                .and_then(|s| s.strip_prefix("--out="))
-                .map(OsString::from)
-        };
-        if let Some(value) = value {
-            if out.is_some() {
-                return Err(Usage("`--out` given twice".into()));
-            }
-            if value.is_empty() {
-                return Err(Usage("`--out` needs a PATH".into()));
-            }
-            out = Some(PathBuf::from(value));
-            continue;
-        }
-        if crate::is_flag(&arg) {
-            return Err(Usage(format!(
-                "unknown option `{}` for `preview`",
-                lossy(&arg)
-            )));
-        }
-        if input.is_some() {
-            return Err(Usage(format!(
-                "unexpected argument `{}`: `preview` takes at most one input",
-                lossy(&arg)
-            )));
-        }
-        input = Some(arg);
-    }
-    Ok(Args {
-        input: Input::from_arg(input),
-        out,
-    })
-}
-
 /// Runs `forms preview`: the page on standard output, or written to `--out` with a one-line
 /// JSON summary (`{"page":PATH,"warnings":N}`) on standard output.
-pub fn run(args: &Args) -> Result<Outcome, Usage> {
-    let bytes = args.input.read()?;
-    let name = match &args.input {
+pub fn run(args: &PreviewArgs) -> Result<Printed, Usage> {
+    let input = args.input();
+    let bytes = input.read()?;
+    let name = match &input {
         Input::Stdin => "standard input".to_owned(),
         Input::File(path) => path
             .file_name()
@@ -89,10 +39,10 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
     };
     let page = match utf8(&bytes, Document::Arguments).and_then(|text| render(text, &name)) {
         Ok(page) => page,
-        Err(e) => return Ok(Outcome::Failed(e)),
+        Err(e) => return Ok(Printed::Failed(e)),
     };
     let Some(out) = &args.out else {
-        return Ok(Outcome::Done(page.html));
+        return Ok(Printed::Done(page.html));
     };
     std::fs::write(out, page.html.as_bytes())
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
@@ -100,7 +50,7 @@ pub fn run(args: &Args) -> Result<Outcome, Usage> {
         "page": out.display().to_string(),
         "warnings": page.warnings.len(),
     });
-    Ok(Outcome::Done(summary.to_string()))
+    Ok(Printed::Done(summary.to_string()))
 }
 
 /// A rendered page and the warnings shown in its side panel.
@@ -159,46 +109,88 @@ fn classify(text: &str) -> Result<Source<'_>, FormError> {
     }
 }
 
-/// The native request params of `text`, read as [`render`] reads it: a Data form is validated
-/// and compiled (and returned too, for checking the answer); a native request, bare or as a
-/// JSON-RPC request, is returned as it is.
-pub(crate) fn native_params(text: &str) -> Result<(String, Option<DataForm>), FormError> {
-    Ok(match classify(text)? {
-        Source::Data(form) => (form.native_json().to_owned(), Some(form)),
-        Source::Native(params) => (params.to_owned(), None),
-    })
+/// A form read as [`render`] reads it: the host's view of its native request, and, for a
+/// Data form, the validated form (for checking the answer).
+pub(crate) struct Read {
+    /// The native request, as a host reads it.
+    pub view: NativeView,
+    /// The Data form it was compiled from, when the input was one.
+    pub data: Option<DataForm>,
+}
+
+/// Reads `text` as [`render`] does: a Data form is validated and compiled; a native request,
+/// bare or as a JSON-RPC request, is read as a host reads it and must have a schema of type
+/// `"object"`.
+pub(crate) fn read(text: &str) -> Result<Read, FormError> {
+    match classify(text)? {
+        Source::Data(form) => {
+            let view = NativeView::from_json(form.native_json())
+                .map_err(|e| arguments_error(format!("cannot read the native request: {e}")))?;
+            Ok(Read {
+                view,
+                data: Some(form),
+            })
+        }
+        Source::Native(params) => {
+            let view = NativeView::from_json(params)
+                .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
+            match view.schema_type.as_deref() {
+                Some("object") => Ok(Read { view, data: None }),
+                other => Err(arguments_error(format!(
+                    "requestedSchema.type: must be \"object\", found {}",
+                    other.map_or_else(|| "none".to_owned(), json_string)
+                ))),
+            }
+        }
+    }
 }
 
 /// Renders `text` (a Data form or a native request) as the preview page; `name` is shown in
 /// the page's banner.
 pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
-    let (source, native_text, warnings) = match classify(text)? {
-        Source::Data(form) => {
-            let warnings = lint::lint_data(&form)
-                .map_err(|e| arguments_error(format!("cannot read the native request: {e}")))?;
-            ("data", form.native_json().to_owned(), warnings)
-        }
-        Source::Native(params) => {
-            let view = NativeView::from_json(params)
-                .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
-            if view.schema.ty != "object" {
-                return Err(arguments_error(format!(
-                    "requestedSchema.type: must be \"object\", found \"{}\"",
-                    view.schema.ty
-                )));
-            }
-            let warnings = lint::lint_native(&view, PathStyle::Native);
-            ("native", params.to_owned(), warnings)
-        }
+    let read = read(text)?;
+    let (source, style) = match read.data {
+        Some(_) => ("data", PathStyle::Data),
+        None => ("native", PathStyle::Native),
     };
-    let data = format!(
-        "{{\"source\":{},\"file\":{},\"request\":{},\"warnings\":{}}}",
-        json_string(source),
-        json_string(name),
-        native_text,
-        serde_json::to_string(&warnings)
-            .map_err(|e| arguments_error(format!("cannot serialize the warnings: {e}")))?
-    );
+    let warnings = lint::lint_native(&read.view, style);
+    page(&read.view, source, name, warnings)
+        .map_err(|e| arguments_error(format!("cannot serialize the page data: {e}")))
+}
+
+/// The page of a native request a server sent (`forms host`'s browser answerer), with the
+/// author's warnings in native paths.
+#[cfg(feature = "host")]
+pub fn render_view(view: &NativeView, name: &str) -> Result<Page, serde_json::Error> {
+    page(
+        view,
+        "native",
+        name,
+        lint::lint_native(view, PathStyle::Native),
+    )
+}
+
+/// The page: the template with `{"source","file","view","warnings"}` embedded, where `view`
+/// is the [`NativeView`] as it serializes (the one shape the page's script reads).
+fn page(
+    view: &NativeView,
+    source: &str,
+    name: &str,
+    warnings: Vec<Warning>,
+) -> Result<Page, serde_json::Error> {
+    #[derive(serde::Serialize)]
+    struct PageData<'a> {
+        source: &'a str,
+        file: &'a str,
+        view: &'a NativeView,
+        warnings: &'a [Warning],
+    }
+    let data = serde_json::to_string(&PageData {
+        source,
+        file: name,
+        view,
+        warnings: &warnings,
+    })?;
     let html = TEMPLATE.replacen(SLOT, &escape_script_json(&data), 1);
     Ok(Page { html, warnings })
 }
@@ -245,31 +237,9 @@ mod tests {
         );
         let v: Value = serde_json::from_str(embedded).unwrap();
         assert_eq!(
-            v["request"]["message"],
+            v["view"]["message"],
             "</script><script>alert(1)</script> & <!--"
         );
         assert_eq!(v["file"], "</script>.json");
-    }
-
-    #[test]
-    fn parses_arguments() {
-        let p = |a: &[&str]| parse(a.iter().map(OsString::from).collect());
-        assert_eq!(
-            p(&["f.json", "--out", "p.html"]).unwrap(),
-            Args {
-                input: Input::File("f.json".into()),
-                out: Some("p.html".into())
-            }
-        );
-        assert_eq!(p(&[]).unwrap().input, Input::Stdin);
-        for bad in [
-            &["--out"][..],
-            &["a", "b"],
-            &["--x"],
-            &["--out="],
-            &["-o", "a", "-o", "b"],
-        ] {
-            assert!(p(bad).is_err(), "{bad:?}");
-        }
     }
 }

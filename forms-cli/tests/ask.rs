@@ -773,15 +773,11 @@ fn ask_usage_errors_exit_2() {
         assert!(run.stdout.is_empty(), "{args:?}");
         // The message, then the usage of `forms ask` or of the one operation: never the
         // whole of `forms`' usage.
-        assert!(
-            run.stderr.starts_with("forms ask") && run.stderr.contains("usage: forms ask"),
-            "{}",
-            run.stderr
-        );
+        assert!(run.stderr.contains("Usage: forms ask"), "{}", run.stderr);
         assert!(!run.stderr.contains("forms check"), "{}", run.stderr);
         if let Some(op) = args.get(1).filter(|op| **op != "frobnicate") {
             assert!(
-                run.stderr.contains(&format!("usage: forms ask {op} --db")),
+                run.stderr.contains(&format!("Usage: forms ask {op} ")),
                 "{}",
                 run.stderr
             );
@@ -1112,7 +1108,18 @@ fn forms_unprivileged(args: &[&str]) -> Run {
         Command::new(env!("CARGO_BIN_EXE_forms"))
     };
     command.args(args).stdin(Stdio::null());
-    let out = command.output().unwrap();
+    // A copy just written may still be open for writing in a child another test thread forked
+    // and has not yet exec'd: exec then fails with ETXTBSY for a moment.
+    let mut tries = 0;
+    let out = loop {
+        match command.output() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8(out.stdout).unwrap(),
@@ -1195,7 +1202,7 @@ fn ask_op_help_explains_that_operation_from_the_shared_description() {
         assert_eq!(run.code, 0, "{}: {}", op.name, run.stderr);
         assert!(
             run.stdout
-                .starts_with(&format!("usage: forms ask {} --db", op.name)),
+                .contains(&format!("Usage: forms ask {} ", op.name)),
             "{}",
             run.stdout
         );

@@ -439,6 +439,46 @@ fn v8_decline_key_declines_and_ctrl_c_cancels_with_no_answers() {
 }
 
 #[test]
+fn a_lone_esc_is_a_key_of_its_own_and_the_next_key_acts() {
+    let form = json!({"message": "Two questions", "questions": [
+        {"id": "name", "type": "text", "title": "Your name", "required": true},
+        {"id": "format", "type": "single_select", "title": "Format", "required": true,
+         "options": [choice("pdf", "PDF"), choice("html", "Web page")]}]});
+    let f = data(&form);
+    let p = Pane::start("esc", &form);
+    p.wait_for("Question 1 of 2");
+    p.type_text("a");
+    p.wait_for("> a");
+    // Esc alone, then a letter a moment later: the letter is typed, not taken as the end of
+    // an escape sequence.
+    p.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    p.type_text("x");
+    p.wait_for("> ax");
+    p.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    p.keys(&["Enter"]);
+    p.wait_for("Question 2 of 2");
+    // Esc, then an arrow key (itself an escape sequence): the arrow moves the cursor.
+    p.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    p.keys(&["Down"]);
+    p.wait_for("> ( ) 2. Web page");
+    p.keys(&["Space"]);
+    p.wait_for("> (o) 2. Web page");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let text = p.response();
+    assert_eq!(
+        text,
+        r#"{"action":"accept","content":{"name":"ax","format":"html"}}"#
+    );
+    let a = accepted(&f, &text);
+    assert_eq!(a.text("name"), Some("ax"));
+}
+
+#[test]
 fn v2_an_answer_undone_after_going_back_blocks_the_way_to_submit_again() {
     // ← goes back without checks; the answer undone there is refused on the way forward, so
     // Submit is out of reach until it is fixed.

@@ -228,3 +228,50 @@ fn preview_panel_carries_the_same_warnings_for_data_and_native_input() {
     assert_eq!(code, 1);
     assert!(out.contains("is neither a Data form"), "{out}");
 }
+
+#[test]
+fn preview_of_a_native_request_warns_about_what_the_host_cannot_read_and_shows_the_rest() {
+    let request = json!({"mode": "form", "message": "Settings", "requestedSchema": {
+        "type": "object", "properties": {
+            "when": {"type": "object", "title": "When"},
+            "size": {"type": "string", "title": "Size",
+                     "oneOf": [{"const": "s", "title": "Small"}, {"title": "No value"}]}}}});
+    let (code, page) = forms(&["preview", "-"], &request.to_string());
+    assert_eq!(code, 0, "{page}");
+    let start = page.find("id=\"forms-data\">").unwrap() + "id=\"forms-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let warnings: Vec<(&str, &str, &str)> = data["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["id"].as_str().unwrap(),
+                w["path"].as_str().unwrap(),
+                w["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (
+                "unreadable-question",
+                "requestedSchema.properties.when",
+                "the host cannot show this field: a field of type `object`"
+            ),
+            (
+                "unreadable-option",
+                "requestedSchema.properties.size",
+                "the host leaves out an option: oneOf[1] has no string `const`"
+            )
+        ]
+    );
+    // The page gets the view: both questions, in order, the unreadable one with its reason.
+    let questions = data["view"]["questions"].as_array().unwrap();
+    assert_eq!(questions[0]["kind"], "unreadable");
+    assert_eq!(questions[0]["reason"], "a field of type `object`");
+    assert_eq!(questions[1]["kind"], "single_select");
+    assert_eq!(questions[1]["options"].as_array().unwrap().len(), 1);
+}

@@ -406,6 +406,35 @@ fn native_request_renders_with_title_falling_back_to_name() {
     );
 }
 
+#[test]
+fn core_fields_render_from_the_view_and_a_field_no_host_shows_says_why() {
+    // A core elicitation's fields: enum titled by enumNames, integer, boolean, and a nested
+    // object no host renders.
+    let request = json!({"message": "Settings", "requestedSchema": {"type": "object",
+        "required": ["size"], "properties": {
+            "size": {"type": "string", "title": "Size", "enum": ["s", "m"],
+                     "enumNames": ["Small", "Medium"]},
+            "count": {"type": "integer", "title": "Count"},
+            "agree": {"type": "boolean", "title": "Agree"},
+            "when": {"type": "object", "title": "When"}}}});
+    let (b, _dir) = show("core", &request);
+    assert_eq!(b.text_of("label[data-option='m']"), "Medium");
+    assert!(
+        b.text_of("#q-3 .unsupported")
+            .contains("(a field of type `object`)"),
+        "{}",
+        b.text_of("#q-3")
+    );
+    b.click_on("label[data-option='m']");
+    b.type_into(&b.find("#q-1 input"), "7");
+    b.click_on("#q-2 label");
+    b.click_on("#forms-submit");
+    assert_eq!(
+        response(&b),
+        r#"{"action":"accept","content":{"size":"m","count":7,"agree":true}}"#
+    );
+}
+
 /// Every control's accessible name (label, aria-label or aria-labelledby) and its group.
 const CONTROLS: &str = r#"
 const controls = [...document.querySelectorAll('input, textarea, button, select, [tabindex]')]

@@ -1,12 +1,6 @@
 //! The derive's compile-time checks, one test per contract rule, each with inputs at the
 //! limit that pass and just past it that fail. The rules themselves live in `forms_rules`;
 //! these tests pin that the derive asks them about the right values and reports the result.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use crate::ast::Container;
 use crate::check;

@@ -245,7 +245,6 @@ impl Caller {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use axum::http::HeaderValue;

@@ -193,7 +193,6 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for FormCall {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
     /// The code block of `text` that starts after the line `start`, up to the closing fence.
     fn block<'a>(text: &'a str, start: &str, prefix: &str) -> Vec<&'a str> {

@@ -42,7 +42,6 @@ fn native_forms(caps: &ClientCapabilities) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

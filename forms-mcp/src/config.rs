@@ -82,7 +82,6 @@ pub fn timeout_from_env() -> Result<Duration, TimeoutError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -139,7 +139,6 @@ fn resources(options: &[ResourceOption]) -> Value {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
     use serde_json::json;
 

@@ -84,6 +84,7 @@ mod call;
 mod capability;
 pub mod config;
 mod core;
+pub mod durable;
 #[cfg(feature = "host")]
 pub mod host;
 pub mod http;

@@ -1,5 +1,7 @@
 //! `forms-mcp`: serves the Data form tool `form_elicitation_v2_request` over MCP.
 
+use clap::error::{ContextKind, ContextValue};
+use clap::{Args, CommandFactory, Parser};
 use forms_ask::{Asks, Principal, Store, SystemClock};
 use forms_mcp::auth::Tokens;
 use forms_mcp::config::timeout_from_env;
@@ -18,65 +20,14 @@ const PRINCIPAL_ENV: &str = "FORMS_ASK_PRINCIPAL";
 /// The environment variable holding more `NAME=TOKEN` pairs for HTTP.
 const TOKENS_ENV: &str = "FORMS_ASK_PRINCIPAL_TOKENS";
 
-const HELP: &str = "\
-forms-mcp: serves the MCP tool form_elicitation_v2_request, which asks the user a native
-form through the host (openai/elicitation/create) and returns the checked answer.
+const ABOUT: &str = "\
+Serves the MCP tool form_elicitation_v2_request, which asks the user a native form through
+the host (openai/elicitation/create) and returns the checked answer. Without --http it serves
+stdio (newline-delimited JSON-RPC).";
 
-Usage:
-  forms-mcp                       serve over stdio (newline-delimited JSON-RPC)
-  forms-mcp --http 127.0.0.1:PORT serve streamable HTTP at http://127.0.0.1:PORT/mcp
-                                  (PORT 0 picks a free port; the address is printed on
-                                  stderr as `listening on http://127.0.0.1:PORT/mcp`)
-  forms-mcp --asks DB --principal NAME
-                                  also serve the durable requested-reply tools ask_open,
-                                  ask_show, ask_respond, ask_wait, ask_cancel, ask_replace,
-                                  ask_supersede, ask_log, ask_message, ask_redeem,
-                                  ask_report, ask_list, ask_members, ask_join, ask_remove,
-                                  ask_revoke and ask_restore over the store DB (a SQLite path or a
-                                  postgres:// URL), acting as NAME (stdio: one process is
-                                  one principal; default $FORMS_ASK_PRINCIPAL)
-  forms-mcp --http ADDR --asks DB --principal-token NAME=TOKEN...
-                                  the same over HTTP: a call acts as the principal its
-                                  `Authorization: Bearer TOKEN` maps to; a call without a
-                                  known token is refused (unauthenticated); each token
-                                  has at least 16 characters
-  forms-mcp --state-store DB      remember answered multi-round-trip request states (protocol
-                                  2026-07-28) in DB, a SQLite path or a postgres:// URL,
-                                  until they expire: a state is then single use across every
-                                  instance sharing DB and FORMS_STATE_KEY, and across
-                                  restarts. Default: the `--asks` store when given, else
-                                  memory (single use within this process only)
-  forms-mcp --core-fallback       also ask a client with core elicitation but without the
-                                  openai/elicitation extension, through a core
-                                  elicitation/create compiled from the form (an extension of
-                                  the contract; a form with a files question still gets
-                                  unsupported_client)
-  forms-mcp --help                this text
-  forms-mcp --version             the version
-
-HTTP checks and limits (defaults in brackets):
-  --allow-origin ORIGIN   also accept requests whose Origin is ORIGIN
-                          (scheme://host[:port] or null; repeatable). By default a
-                          present Origin must be the server's own (http://127.0.0.1:PORT,
-                          http://localhost:PORT, http://[::1]:PORT); others get 403.
-  --allow-host HOST       also accept the Host header HOST (a name, any port) or
-                          HOST:PORT (repeatable); `*` accepts any Host. By default Host
-                          must be 127.0.0.1:PORT, localhost:PORT, [::1]:PORT or the
-                          bound address (refuses DNS rebinding); others get 403.
-  --header-timeout SECS   time for a request's headers to arrive, and for an idle
-                          connection to stay open [10]
-  --body-timeout SECS     time for a request body to arrive whole [30]
-  --max-connections N     connections open at once; past that a new one replaces the
-                          oldest idle connection, or waits while all are busy [256,
-                          lowered to the open-file limit minus 32]
-  --max-sessions N        sessions alive at once; when full, a new one replaces the
-                          session idle the longest, or gets 503 if all are busy [256]
-  --session-idle SECS     a session with no request and no event stream open for this
-                          long is closed; a call waiting for the person keeps it [300]
-  --body-memory MIB       memory for request bodies past their first 64 KiB, shared
-                          by all requests; a body that finds it spent gets 503 [32]
-  Request bodies are at most 4 MiB. A request with two Authorization headers gets
-  400; a session opened with one bearer token (or none) refuses any other (403).
+const AFTER_HELP: &str = "\
+Request bodies are at most 4 MiB. A request with two Authorization headers gets 400; a session
+opened with one bearer token (or none) refuses any other (403).
 
 Environment:
   DATA_FORMS_TIMEOUT_MS  how long a call waits for the submission, an integer from 1 to
@@ -95,142 +46,134 @@ Environment:
 
 The client must advertise capabilities.extensions[\"openai/elicitation\"].form; the server
 speaks MCP protocol versions up to 2026-07-28 (multi-round-trip requests from 2026-07-28,
-mid-call openai/elicitation/create requests before).
-";
-
-enum Mode {
-    Stdio,
-    Http(SocketAddr),
-    Help,
-    Version,
-}
+mid-call openai/elicitation/create requests before).";
 
 /// The command line: the transport, its limits and the requested-reply options.
+#[derive(Debug, Parser)]
+#[command(name = "forms-mcp", version, about = ABOUT, after_help = AFTER_HELP)]
 struct Options {
-    mode: Mode,
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port;
+    /// the address is printed on stderr as `listening on http://127.0.0.1:PORT/mcp`)
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Also serve the durable requested-reply tools (ask_open, ask_show, ask_respond, ...)
+    /// over the store DB, a SQLite path or a postgres:// URL
+    #[arg(long, value_name = "DB")]
     asks: Option<String>,
-    /// Where used request states are remembered (`--state-store`).
-    state_store: Option<String>,
+    /// Over stdio, the principal the ask_* tools act as (one process is one principal;
+    /// default $FORMS_ASK_PRINCIPAL)
+    #[arg(long, value_name = "NAME")]
     principal: Option<String>,
-    tokens: Vec<(String, String)>,
+    /// Over HTTP, a bearer token and the principal it acts as (repeatable; at least 16
+    /// characters each); a call without a known token is refused (unauthenticated)
+    #[arg(long = "principal-token", value_name = "NAME=TOKEN")]
+    tokens: Vec<String>,
+    /// Remember answered multi-round-trip request states (2026-07-28) in DB, a SQLite path or
+    /// a postgres:// URL, until they expire: single use across every instance sharing DB and
+    /// FORMS_STATE_KEY, and across restarts [default: the --asks store when given, else
+    /// memory, single use within this process only]
+    #[arg(long, value_name = "DB")]
+    state_store: Option<String>,
+    /// Also ask a client with core elicitation but without the openai/elicitation extension,
+    /// through a core elicitation/create compiled from the form (a form with a files question
+    /// still gets unsupported_client)
+    #[arg(long)]
     core_fallback: bool,
-    http: HttpOptions,
-    /// Whether an HTTP-only flag was given.
-    http_flags: bool,
+    #[command(flatten)]
+    http_limits: HttpLimits,
+}
+
+/// The HTTP checks and limits (with `--http` only).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "HTTP checks and limits")]
+struct HttpLimits {
+    /// Also accept requests whose Origin is ORIGIN (scheme://host[:port] or null; repeatable).
+    /// By default a present Origin must be the server's own (http://127.0.0.1:PORT,
+    /// http://localhost:PORT, http://[::1]:PORT); others get 403
+    #[arg(long, value_name = "ORIGIN", requires = "http", value_parser = http::parse_origin)]
+    allow_origin: Vec<String>,
+    /// Also accept the Host header HOST (a name, any port) or HOST:PORT (repeatable); `*`
+    /// accepts any Host. By default Host must be 127.0.0.1:PORT, localhost:PORT, [::1]:PORT
+    /// or the bound address (refuses DNS rebinding); others get 403
+    #[arg(long, value_name = "HOST", requires = "http", value_parser = allowed_host)]
+    allow_host: Vec<String>,
+    /// Time for a request's headers to arrive, and for an idle connection to stay open
+    /// [default: 10]
+    #[arg(long, value_name = "SECS", requires = "http", value_parser = seconds)]
+    header_timeout: Option<Duration>,
+    /// Time for a request body to arrive whole [default: 30]
+    #[arg(long, value_name = "SECS", requires = "http", value_parser = seconds)]
+    body_timeout: Option<Duration>,
+    /// Connections open at once; past that a new one replaces the oldest idle connection, or
+    /// waits while all are busy [default: 256, lowered to the open-file limit minus 32]
+    #[arg(long, value_name = "N", requires = "http", value_parser = count::<1_000_000>)]
+    max_connections: Option<usize>,
+    /// Sessions alive at once; when full, a new one replaces the session idle the longest,
+    /// or gets 503 if all are busy [default: 256]
+    #[arg(long, value_name = "N", requires = "http", value_parser = count::<1_000_000>)]
+    max_sessions: Option<usize>,
+    /// A session with no request and no event stream open for this long is closed; a call
+    /// waiting for the person keeps it [default: 300]
+    #[arg(long, value_name = "SECS", requires = "http", value_parser = seconds)]
+    session_idle: Option<Duration>,
+    /// Memory for request bodies past their first 64 KiB, shared by all requests; a body
+    /// that finds it spent gets 503 [default: 32]
+    #[arg(long, value_name = "MIB", requires = "http", value_parser = count::<{ 1 << 20 }>)]
+    body_memory: Option<usize>,
+}
+
+impl HttpLimits {
+    /// The HTTP options: the defaults, with what the command line sets.
+    fn options(&self) -> HttpOptions {
+        let mut http = HttpOptions::default();
+        http.allow_origins.extend(self.allow_origin.iter().cloned());
+        http.allow_hosts.extend(self.allow_host.iter().cloned());
+        if let Some(t) = self.header_timeout {
+            http.header_timeout = t;
+        }
+        if let Some(t) = self.body_timeout {
+            http.body_timeout = t;
+        }
+        if let Some(t) = self.session_idle {
+            http.session_idle = t;
+        }
+        if let Some(n) = self.max_connections {
+            http.max_connections = n;
+        }
+        if let Some(n) = self.max_sessions {
+            http.max_sessions = n;
+        }
+        if let Some(mib) = self.body_memory {
+            http.body_memory = mib * 1024 * 1024;
+        }
+        http
+    }
 }
 
 /// Reads a number of seconds, more than 0 and at most a day.
-fn seconds(flag: &str, text: &str) -> Result<Duration, String> {
+fn seconds(text: &str) -> Result<Duration, String> {
     text.parse::<f64>()
         .ok()
         .filter(|s| *s > 0.0 && *s <= 86_400.0)
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
-        .ok_or_else(|| format!("`{flag}` takes a number of seconds from 0 to 86400, got {text:?}"))
+        .ok_or_else(|| "a number of seconds from 0 to 86400".to_owned())
 }
 
-/// Reads a count from 1 to `max`.
-fn count(flag: &str, text: &str, max: usize) -> Result<usize, String> {
+/// Reads a count from 1 to `MAX`.
+fn count<const MAX: usize>(text: &str) -> Result<usize, String> {
     text.parse::<usize>()
         .ok()
-        .filter(|n| (1..=max).contains(n))
-        .ok_or_else(|| format!("`{flag}` takes a whole number from 1 to {max}, got {text:?}"))
+        .filter(|n| (1..=MAX).contains(n))
+        .ok_or_else(|| format!("a whole number from 1 to {MAX}"))
 }
 
-fn parse_args(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        mode: Mode::Stdio,
-        asks: None,
-        state_store: None,
-        principal: None,
-        tokens: Vec::new(),
-        http: HttpOptions::default(),
-        http_flags: false,
-        core_fallback: false,
-    };
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let mut value = |what: &str| {
-            args.next()
-                .cloned()
-                .ok_or_else(|| format!("`{flag}` takes {what}"))
-        };
-        match flag.as_str() {
-            "--help" | "-h" => options.mode = Mode::Help,
-            "--version" | "-V" => options.mode = Mode::Version,
-            "--http" => {
-                let addr = value("an address such as 127.0.0.1:8080")?;
-                options.mode = Mode::Http(addr.parse().map_err(|_| {
-                    format!("`--http` takes an address such as 127.0.0.1:8080, got {addr:?}")
-                })?);
-            }
-            "--core-fallback" => options.core_fallback = true,
-            "--asks" => options.asks = Some(value("a SQLite path or a postgres:// URL")?),
-            "--state-store" => {
-                options.state_store = Some(value("a SQLite path or a postgres:// URL")?);
-            }
-            "--principal" => options.principal = Some(value("a principal name")?),
-            "--principal-token" => {
-                let pair = value("NAME=TOKEN")?;
-                let (name, token) = pair
-                    .split_once('=')
-                    .filter(|(n, t)| !n.is_empty() && !t.trim().is_empty())
-                    .ok_or_else(|| "`--principal-token` takes NAME=TOKEN".to_owned())?;
-                options
-                    .tokens
-                    .push((name.to_owned(), token.trim().to_owned()));
-            }
-            "--allow-origin" => {
-                let origin = http::parse_origin(&value("an origin such as https://app.example")?)
-                    .map_err(|e| format!("`--allow-origin`: {e}"))?;
-                options.http.allow_origins.push(origin);
-                options.http_flags = true;
-            }
-            "--allow-host" => {
-                let host = value("a host name, HOST:PORT or *")?;
-                if host.is_empty() || host.contains(['/', ' ', ',']) {
-                    return Err(format!(
-                        "`--allow-host` takes a host name, HOST:PORT or *, got {host:?}"
-                    ));
-                }
-                options.http.allow_hosts.push(host);
-                options.http_flags = true;
-            }
-            "--header-timeout" => {
-                options.http.header_timeout = seconds(flag, &value("seconds")?)?;
-                options.http_flags = true;
-            }
-            "--body-timeout" => {
-                options.http.body_timeout = seconds(flag, &value("seconds")?)?;
-                options.http_flags = true;
-            }
-            "--session-idle" => {
-                options.http.session_idle = seconds(flag, &value("seconds")?)?;
-                options.http_flags = true;
-            }
-            "--max-connections" => {
-                options.http.max_connections = count(flag, &value("a number")?, 1_000_000)?;
-                options.http_flags = true;
-            }
-            "--max-sessions" => {
-                options.http.max_sessions = count(flag, &value("a number")?, 1_000_000)?;
-                options.http_flags = true;
-            }
-            "--body-memory" => {
-                let mib = count(flag, &value("a number of MiB")?, 1 << 20)?;
-                options.http.body_memory = mib * 1024 * 1024;
-                options.http_flags = true;
-            }
-            other => {
-                return Err(format!(
-                    "unexpected argument {other:?}; see `forms-mcp --help`"
-                ))
-            }
-        }
+/// Reads an allowed Host header.
+fn allowed_host(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.contains(['/', ' ', ',']) {
+        Err("a host name, HOST:PORT or *".to_owned())
+    } else {
+        Ok(text.to_owned())
     }
-    if options.http_flags && !matches!(options.mode, Mode::Http(_) | Mode::Help | Mode::Version) {
-        return Err("the HTTP checks and limits are for `--http ADDR`".into());
-    }
-    Ok(options)
 }
 
 /// Reads `NAME=TOKEN`.
@@ -245,7 +188,7 @@ fn token_pair(pair: &str) -> Result<(String, String), String> {
 /// HTTP callers), or why they cannot be served.
 #[allow(clippy::type_complexity)]
 fn replies(options: &Options) -> Result<Option<(AskTools, Arc<dyn Store>, Tokens)>, String> {
-    let http = matches!(options.mode, Mode::Http(_));
+    let http = options.http.is_some();
     let Some(location) = &options.asks else {
         if options.principal.is_some() || !options.tokens.is_empty() {
             return Err("`--principal` and `--principal-token` need `--asks DB`".into());
@@ -253,7 +196,10 @@ fn replies(options: &Options) -> Result<Option<(AskTools, Arc<dyn Store>, Tokens
         return Ok(None);
     };
     let (principals, tokens) = if http {
-        let mut pairs = options.tokens.clone();
+        let mut pairs = Vec::new();
+        for pair in &options.tokens {
+            pairs.push(token_pair(pair).map_err(|e| format!("`--principal-token`: {e}"))?);
+        }
         if let Ok(text) = std::env::var(TOKENS_ENV) {
             for pair in text.split_whitespace() {
                 pairs.push(token_pair(pair).map_err(|e| format!("{TOKENS_ENV}: {e}"))?);
@@ -304,25 +250,20 @@ fn open_store(location: &str) -> Result<Arc<dyn Store>, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = match parse_args(&args) {
+    let options = match Options::try_parse() {
         Ok(options) => options,
-        Err(message) => {
-            eprintln!("forms-mcp: {message}");
-            return ExitCode::from(2);
+        Err(mut error) => {
+            // clap's message and usage (exit 2), or the help or version asked for (exit 0).
+            // clap leaves the usage out of some errors (a bad or missing value): every usage
+            // error shows it.
+            if error.use_stderr() && error.get(ContextKind::Usage).is_none() {
+                let usage = Options::command().render_usage();
+                error.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+            }
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
-    match options.mode {
-        Mode::Help => {
-            print!("{HELP}");
-            return ExitCode::SUCCESS;
-        }
-        Mode::Version => {
-            println!("forms-mcp {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
-        }
-        Mode::Stdio | Mode::Http(_) => {}
-    }
     let timeout = match timeout_from_env() {
         Ok(timeout) => timeout,
         Err(error) => {
@@ -340,7 +281,7 @@ fn main() -> ExitCode {
         }
     };
     // Opened before the async runtime starts: the PostgreSQL client runs its own.
-    let mut http_options = options.http.clone();
+    let mut http_options = options.http_limits.options();
     let mut asks_store = None;
     match replies(&options) {
         Ok(Some((tools, store, tokens))) => {
@@ -372,7 +313,7 @@ fn main() -> ExitCode {
     if let Some(store) = state_store {
         server = server.with_state_store(store);
     }
-    let mode = options.mode;
+    let http = options.http;
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -384,9 +325,9 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(async move {
-        match mode {
-            Mode::Http(addr) => run_http(server, addr, http_options).await,
-            _ => run_stdio(server).await,
+        match http {
+            Some(addr) => run_http(server, addr, http_options).await,
+            None => run_stdio(server).await,
         }
     })
 }

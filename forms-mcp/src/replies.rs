@@ -16,6 +16,14 @@
 //!   an `Authorization: Bearer …` header, or with a token not in the table, is refused with
 //!   `unauthenticated`; a fixed principal is never used for an HTTP caller.
 //!
+//! # Forms that wait
+//! `ask_open` takes a `form` (the Data form arguments, `{message, questions}`, checked with
+//! rules R1–R27; refused with the findings): the question's answer is then a host response.
+//! `ask_respond` takes it as `answer` (`{"action":"accept","content":{…}}`, decline or
+//! cancel, as an object or its JSON text), checked against the stored form (rules V1–V8;
+//! refused as `invalid_response` with the findings, nothing saved); `ask_show` and
+//! `ask_wait` give the saved one as the request's `response`.
+//!
 //! # Results
 //! Like the Data tool's: the payload as `structuredContent` and the same JSON in
 //! `content[0].text`. A request prints as its wire form plus `deadline` (`null` when it has
@@ -331,6 +339,8 @@ struct OpenArgs {
     expires_at: Option<String>,
     #[serde(default)]
     action: Option<ActionArgs>,
+    #[serde(default)]
+    form: Option<Value>,
     key: String,
 }
 
@@ -356,8 +366,17 @@ struct RespondArgs {
     version: u64,
     outcome: Outcome,
     #[serde(default)]
-    answer: Option<String>,
+    answer: Option<AnswerArg>,
     key: String,
+}
+
+/// `ask_respond`'s answer: text, or the host response to a question's form as an object
+/// (or as its JSON text).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum AnswerArg {
+    Text(String),
+    Response(serde_json::Map<String, Value>),
 }
 
 #[derive(Deserialize)]
@@ -463,6 +482,8 @@ fn open(handle: &AsPrincipal<'_>, a: OpenArgs) -> Result<Value, Value> {
     if let Some(at) = timestamp(a.expires_at.as_deref())? {
         new = new.expires_at(at);
     }
+    // Checked with rules R1–R27 by the engine; refused with the findings.
+    new.form = a.form;
     if let Some(action) = a.action {
         new = new.action(Action {
             executor: action.executor,
@@ -487,14 +508,26 @@ fn log(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
 }
 
 fn respond(handle: &AsPrincipal<'_>, a: RespondArgs) -> Result<Value, Value> {
+    let request = id(&a.id)?;
+    let answer = match a.answer {
+        None => None,
+        Some(AnswerArg::Text(text)) => Some(text),
+        // The host response, checked against the stored form (rules V1–V8) as its JSON text.
+        Some(AnswerArg::Response(object)) => {
+            // An object answers a form; to a question without one it would be saved as text.
+            let r = handle.show(&request).map_err(|e| ask_error(&e))?;
+            if r.form.is_none() {
+                return Err(refusal(
+                    "invalid_arguments",
+                    "answer: an object (a host response) answers a question carrying a form; \
+                     this request carries none, so its answer is text",
+                ));
+            }
+            Some(Value::Object(object).to_string())
+        }
+    };
     let r = handle
-        .respond(
-            &id(&a.id)?,
-            a.version,
-            a.outcome,
-            a.answer.as_deref(),
-            &a.key,
-        )
+        .respond(&request, a.version, a.outcome, answer.as_deref(), &a.key)
         .map_err(|e| ask_error(&e))?;
     Ok(request_json(&r))
 }

@@ -675,7 +675,6 @@ async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
     use super::*;
 
     fn result_of(line: &str) -> Option<(RequestId, String)> {

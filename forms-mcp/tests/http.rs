@@ -1,11 +1,5 @@
 //! End to end over streamable HTTP on 127.0.0.1: the real `forms-mcp --http 127.0.0.1:0`
 //! binary, an rmcp client acting as the host (protocol 2025-11-25, stateful sessions).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 mod common;
 

@@ -96,3 +96,36 @@ pub fn check_accept_list<S: AsRef<str>>(tokens: &[S]) -> Result<(), (Option<usiz
     }
     Ok(())
 }
+
+/// Whether a file passes an `accept` filter, the one rule of the page, the terminal filler
+/// and `forms host`: an extension entry is judged on the file's name (ignoring case), a MIME
+/// type entry on the file's type (`image/*` takes every `image/…`). `mime` is the type a
+/// browser reported (empty when it could not tell, which no MIME entry takes), or `None`
+/// where no type is known at all (a path typed in a terminal): then a MIME entry cannot be
+/// judged and takes the file, as a picker that cannot tell would. An empty filter takes every
+/// file.
+pub fn accepts(accept: &[String], name: &str, mime: Option<&str>) -> bool {
+    if accept.is_empty() {
+        return true;
+    }
+    let name = name.to_lowercase();
+    let mime = mime.map(|mime| {
+        mime.split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase()
+    });
+    accept.iter().any(|entry| {
+        let entry = entry.trim().to_lowercase();
+        if entry.starts_with('.') {
+            return name.len() > entry.len() && name.ends_with(&entry);
+        }
+        let Some(mime) = &mime else { return true };
+        if let Some(family) = entry.strip_suffix("/*") {
+            !mime.is_empty() && mime.split('/').next() == Some(family)
+        } else {
+            !mime.is_empty() && *mime == entry
+        }
+    })
+}

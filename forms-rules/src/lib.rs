@@ -31,8 +31,9 @@ mod kind;
 mod selection;
 mod text;
 mod uri;
+pub mod visible;
 
-pub use accept::{check_accept_count, check_accept_list, check_accept_token};
+pub use accept::{accepts, check_accept_count, check_accept_list, check_accept_token};
 pub use image::{
     check_image_mime_type, check_image_src, is_signed_image_host, DATA_URI_IMAGE_TYPES,
 };

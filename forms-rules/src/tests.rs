@@ -1,11 +1,5 @@
 //! Unit tests of the trickier rules: URI parsing, credential parameters, data URIs, `accept`
 //! tokens and selection-limit defaults.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use crate::uri::percent_decode;
 use crate::*;

@@ -731,7 +731,6 @@ fn local_path(raw: &str) -> Option<Result<FileUri, Violation>> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -1,5 +1,4 @@
 //! Helpers shared by the derive tests.
-#![allow(clippy::panic, clippy::indexing_slicing)]
 
 /// The Data arguments (`"form"`) of the conformance case `tests/corpus/<name>.json`, as JSON
 /// text. Derived forms are compared with these cases, and the cases are peer-checked.

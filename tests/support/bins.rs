@@ -8,7 +8,7 @@
 //! artifact fresh and compiles nothing; a narrower `cargo build -p … --features …` resolves
 //! features of its own and builds a second copy of half the dependency tree. Run alone
 //! (`cargo test -p forms-cli --test host`), it builds what is missing or stale.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -215,6 +215,21 @@ const MIGRATIONS: &[&str] = &[
         expires_at BIGINT NOT NULL
     );
     CREATE INDEX forms_ask_once_by_expiry ON forms_ask_once (expires_at);",
+    // 7: questions that carry a Data form (answered with a host response checked against
+    // it). A trigger marks them from the document when they are written (a request's form
+    // never changes: a replacement is a new row), so the commit function keeps its
+    // signature and the table is not rewritten. The schema version itself keeps older
+    // programs out: one would answer such a question with plain text and drop its form on
+    // its next write, and a database it finds newer than it knows is refused.
+    "ALTER TABLE requests ADD COLUMN has_form BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE FUNCTION forms_ask_requests_has_form() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+        NEW.has_form := (NEW.doc::jsonb ? 'form');
+        RETURN NEW;
+    END
+    $fn$;
+    CREATE TRIGGER requests_has_form BEFORE INSERT ON requests
+        FOR EACH ROW EXECUTE FUNCTION forms_ask_requests_has_form();",
 ];
 
 /// Claims a single-use key in one statement: prunes up to `$4` expired keys (skipping rows

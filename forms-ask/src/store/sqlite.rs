@@ -90,6 +90,12 @@ const MIGRATIONS: &[&str] = &[
         expires_at INTEGER NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX once_keys_by_expiry ON once_keys (expires_at);",
+    // 5: questions that carry a Data form (answered with a host response checked against
+    // it). The column marks them, computed from the document; the schema version itself
+    // keeps older programs out: one would answer such a question with plain text and drop its
+    // form on its next write, and a database it finds newer than it knows is refused.
+    "ALTER TABLE requests ADD COLUMN has_form INTEGER
+        GENERATED ALWAYS AS (json_extract(doc, '$.form') IS NOT NULL) VIRTUAL;",
 ];
 
 /// Options for [`SqliteStore::open_with`].

@@ -52,12 +52,6 @@ fn split_krate(input: TokenStream) -> (TokenStream, TokenStream) {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::expand;
     use quote::quote;

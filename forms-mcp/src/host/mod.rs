@@ -8,7 +8,8 @@
 //! are the native request; from 2026-07-28 it arrives as an input-required round whose
 //! `elicitation/create` input request carries the native schema under
 //! `_meta["openai/elicitation"].requestedSchema` (the core schema is then empty), and rmcp's
-//! client retries the call with the answer. Either way the form is shown by an [`Answerer`]
+//! client retries the call with the answer. Either way the request is read once, as
+//! [`forms_runtime::native::NativeView`], the form is shown from that view by an [`Answerer`],
 //! and its answer sent back as given.
 //!
 //! With [`HostOptions::core_only`] (`forms host --core-only`) the host withholds the
@@ -27,6 +28,7 @@ pub mod visible;
 
 pub use page::{accepts, PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
 
+use forms_runtime::native::NativeView;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CustomRequest, CustomResult,
     ElicitRequestParams, ElicitResult, Implementation, ProtocolVersion,
@@ -38,13 +40,15 @@ use serde_json::{json, Map, Value};
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
-/// Renders a native request (`{mode?, message, requestedSchema}` as JSON text) as an HTML
-/// page whose Submit, Decline and Cancel POST the host response JSON to the URL in the
-/// `<body data-forms-post>` attribute.
-pub type RenderPage = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+/// Renders a form (the host's [`NativeView`] of the request) as an HTML page whose Submit,
+/// Decline and Cancel POST the host response JSON to the URL in the `<body data-forms-post>`
+/// attribute; an error says why the page could not be made.
+pub type RenderPage = Arc<dyn Fn(&NativeView) -> Result<String, String> + Send + Sync>;
 
-/// Answers one native request with a host response, blocking (run on a blocking thread).
-pub type AnswerFn = Arc<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
+/// Answers one form (the host's [`NativeView`] of the request) with a host response such as
+/// `{"action":"accept","content":{…}}`, blocking (it runs on a blocking thread); an error
+/// says why the form was not answered.
+pub type AnswerFn = Arc<dyn Fn(&NativeView) -> Result<Value, String> + Send + Sync>;
 
 /// How the host answers a form.
 #[derive(Clone)]
@@ -132,8 +136,8 @@ struct HostClient {
 }
 
 impl HostClient {
-    /// Shows `native` and returns the host response.
-    async fn answer(&self, native: Value) -> Result<Value, String> {
+    /// Shows the form `view` and returns the host response.
+    async fn answer(&self, view: NativeView) -> Result<Value, String> {
         let index = {
             let mut next = self.next.lock().map_err(|_| "poisoned".to_owned())?;
             let index = *next;
@@ -161,12 +165,12 @@ impl HostClient {
                     .get_or_try_init(|| PageServer::start(*options))
                     .await
                     .map_err(|e| format!("cannot serve the page: {e}"))?;
-                let html = render(&native.to_string())?;
-                page.ask(&native, html).await
+                let html = render(&view)?;
+                page.ask(Arc::new(view), html).await
             }
             Answerer::Custom(answer) => {
                 let answer = Arc::clone(answer);
-                tokio::task::spawn_blocking(move || answer(&native))
+                tokio::task::spawn_blocking(move || answer(&view))
                     .await
                     .map_err(|e| e.to_string())?
             }
@@ -174,49 +178,12 @@ impl HostClient {
     }
 }
 
-/// Checks that `params` is a form request, native or core: an object with a string
-/// `message` and a `requestedSchema` of type `"object"` whose `properties` is an object
-/// (a core `requestedSchema` is an object of that shape too).
-pub fn check_native(params: &Value) -> Result<(), String> {
-    let Some(object) = params.as_object() else {
-        return Err(format!("the params are not an object but {}", kind(params)));
-    };
-    match object.get("message") {
-        Some(Value::String(_)) => {}
-        Some(other) => return Err(format!("`message` is {}, not a string", kind(other))),
-        None => return Err("`message` is missing".to_owned()),
-    }
-    let Some(schema) = object.get("requestedSchema") else {
-        return Err("`requestedSchema` is missing".to_owned());
-    };
-    let Some(schema) = schema.as_object() else {
-        return Err(format!(
-            "`requestedSchema` is {}, not an object",
-            kind(schema)
-        ));
-    };
-    if schema.get("type") != Some(&json!("object")) {
-        return Err("`requestedSchema.type` is not \"object\"".to_owned());
-    }
-    match schema.get("properties") {
-        Some(Value::Object(_)) => Ok(()),
-        Some(other) => Err(format!(
-            "`requestedSchema.properties` is {}, not an object",
-            kind(other)
-        )),
-        None => Err("`requestedSchema.properties` is missing".to_owned()),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+/// Reads `params` as a form request, native or core, as the host does before showing it
+/// ([`NativeView::from_request`]): an object with a string `message` and a `requestedSchema`
+/// of type `"object"` whose `properties` is an object (a core `requestedSchema` is an object
+/// of that shape too).
+pub fn check_native(params: &Value) -> Result<NativeView, String> {
+    NativeView::from_request(params).map_err(|e| e.to_string())
 }
 
 fn malformed(method: &str, why: &str) -> McpError {
@@ -242,8 +209,9 @@ impl ClientHandler for HostClient {
             ));
         }
         let params = request.params.unwrap_or(Value::Null);
-        check_native(&params).map_err(|why| malformed(crate::ELICITATION_METHOD, &why))?;
-        match self.answer(params).await {
+        let view =
+            check_native(&params).map_err(|why| malformed(crate::ELICITATION_METHOD, &why))?;
+        match self.answer(view).await {
             Ok(answer) => Ok(CustomResult::new(answer)),
             Err(why) => {
                 eprintln!(
@@ -276,8 +244,8 @@ impl ClientHandler for HostClient {
         if let Some(object) = params.as_object_mut() {
             object.remove("_meta");
         }
-        check_native(&params).map_err(|why| malformed("elicitation/create", &why))?;
-        let answer = match self.answer(params).await {
+        let view = check_native(&params).map_err(|why| malformed("elicitation/create", &why))?;
+        let answer = match self.answer(view).await {
             Ok(answer) => answer,
             Err(why) => {
                 eprintln!(

@@ -31,6 +31,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use forms_runtime::native::NativeView;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -80,7 +81,7 @@ const SHOWN_REFUSALS: usize = 20;
 struct Pending {
     form: u64,
     html: String,
-    native: Value,
+    view: Arc<NativeView>,
     reply: Option<oneshot::Sender<Value>>,
 }
 
@@ -168,10 +169,9 @@ impl PageServer {
         &self.url
     }
 
-    /// Serves `html` (a preview page rendering the native request `native`) and waits for
-    /// its submit; the URL is printed on standard error as `forms host: answer the form at
-    /// URL`.
-    pub async fn ask(&self, native: &Value, html: String) -> Result<Value, String> {
+    /// Serves `html` (a preview page rendering the form `view`) and waits for its submit;
+    /// the URL is printed on standard error as `forms host: answer the form at URL`.
+    pub async fn ask(&self, view: Arc<NativeView>, html: String) -> Result<Value, String> {
         let (tx, rx) = oneshot::channel();
         let form = self.inner.forms.fetch_add(1, Ordering::Relaxed) + 1;
         let key = &self.inner.key;
@@ -191,7 +191,7 @@ impl PageServer {
             *slot = Some(Pending {
                 form,
                 html,
-                native: native.clone(),
+                view,
                 reply: Some(tx),
             });
         }
@@ -411,13 +411,13 @@ impl Inner {
     }
 
     /// The native request of form `form`, while it waits for its answer.
-    fn waiting(&self, form: u64) -> Result<Value, Refusal> {
+    fn waiting(&self, form: u64) -> Result<Arc<NativeView>, Refusal> {
         let slot = self
             .pending
             .lock()
             .map_err(|_| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "poisoned"))?;
         match slot.as_ref() {
-            Some(p) if p.form == form && p.reply.is_some() => Ok(p.native.clone()),
+            Some(p) if p.form == form && p.reply.is_some() => Ok(Arc::clone(&p.view)),
             _ => Err(Refusal::new(
                 StatusCode::CONFLICT,
                 "this form is no longer waiting for an answer",
@@ -577,8 +577,8 @@ async fn add_file(inner: &Inner, form: u64, request: Request) -> Result<Response
         ));
     }
     let (question, name, mime) = file_params(request.uri());
-    let native = inner.waiting(form)?;
-    let taken = files::file_question(&native, &question).map_err(|why| {
+    let view = inner.waiting(form)?;
+    let taken = files::file_question(&view, &question).map_err(|why| {
         let why = match why {
             files::NotAFileQuestion::Unknown => "the form has no such question",
             files::NotAFileQuestion::NoUserFiles => "this question takes no added file",
@@ -705,13 +705,15 @@ mod tests {
             .parse()
             .unwrap();
         let key = server.inner.key.clone();
-        let native =
-            json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}});
+        let native = NativeView::from_value(
+            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .unwrap();
         let server = Arc::new(server);
         let asking = {
             let server = Arc::clone(&server);
-            let native = native.clone();
-            tokio::spawn(async move { server.ask(&native, "<body>".to_owned()).await })
+            let native = Arc::new(native);
+            tokio::spawn(async move { server.ask(native, "<body>".to_owned()).await })
         };
         while server.inner.pending.lock().unwrap().is_none() {
             tokio::task::yield_now().await;

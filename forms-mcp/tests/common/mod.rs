@@ -1,6 +1,12 @@
 //! The scripted host of the end-to-end tests: an rmcp client that advertises native form
 //! support (or not) and answers `openai/elicitation/create` from a script.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,

@@ -386,12 +386,6 @@ impl<'a> Violations<'a> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
     use super::*;
 
     fn loc(steps: &[Step<'static>]) -> Loc<'static> {

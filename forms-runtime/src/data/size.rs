@@ -290,12 +290,6 @@ pub(crate) fn check_size(out: &mut Violations<'_>, len: usize) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
     use super::*;
 
     use crate::data::parse::tree::parse_tree;

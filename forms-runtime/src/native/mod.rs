@@ -21,6 +21,17 @@
 //! resource option keeps `uri`, `name`, `title`, `description`, `mimeType` and `icons`, and its
 //! thumbnail moves to `_meta["openai/thumbnail"]` (N8). No `default` is ever written, and every
 //! limit that has a default is written out (N9).
+//!
+//! The other direction, reading a native request that any server sent, is [`NativeView`]: a
+//! lenient, order-keeping view that the linter, the terminal filler, the preview page and
+//! `forms host` all read forms through.
+
+mod view;
+
+pub use view::{
+    ChoiceList, ChoiceView, ImageView, NativeError, NativeQuestion, NativeView, QuestionKind,
+    ResourceView, UserFiles,
+};
 
 use crate::data::{ChoiceOption, DataForm, Image, Question, QuestionSpec, ResourceOption};
 use serde::ser::{SerializeMap, Serializer};

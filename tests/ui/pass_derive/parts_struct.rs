@@ -27,6 +27,8 @@ mod private {
     use forms_runtime::Form;
 
     /// A private form.
+    // Built here, never decoded: nothing reads its field.
+    #[allow(dead_code)]
     #[derive(Form)]
     #[form(message = "Setup")]
     pub(crate) struct Setup {
@@ -39,7 +41,9 @@ mod private {
         /// Named from a child module.
         pub(crate) fn parts(uri: &str) -> super::SetupParts {
             super::SetupParts {
-                sources: vec![forms_runtime::data::ResourceOption::new(uri, "s", "Doc · S")],
+                sources: vec![forms_runtime::data::ResourceOption::new(
+                    uri, "s", "Doc · S",
+                )],
             }
         }
     }

@@ -20,8 +20,14 @@ pub mod imported {
     use crate::other_derives::{Clone, Debug};
 
     /// A choice enum, derived through the imported `Debug` (which is the forms derive).
-    #[derive(Debug, ::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
-    #[derive(::core::cmp::PartialEq, ::core::cmp::Eq)]
+    #[derive(
+        Debug,
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+    )]
     pub enum Format {
         /// PDF
         Pdf,
@@ -61,7 +67,10 @@ fn main() {
     let option = |uri: &str| ResourceOption::new(uri, "t", "Doc · T");
     let parts = imported::ReportParts {
         template: vec![option("https://example.com/t")],
-        sources: vec![option("https://example.com/a"), option("https://example.com/b")],
+        sources: vec![
+            option("https://example.com/a"),
+            option("https://example.com/b"),
+        ],
     };
     // The parts struct has the standard `Debug` and `Clone`.
     let copy = ::core::clone::Clone::clone(&parts);

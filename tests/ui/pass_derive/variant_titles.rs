@@ -1,3 +1,5 @@
+// `PDF` is the point of this case: a variant named as an acronym.
+#![allow(clippy::upper_case_acronyms)]
 // A variant without a title or doc comment is titled with its name as words; `rename_all`
 // changes only its ID.
 use forms_runtime::{Form, FormChoice};

@@ -9,7 +9,7 @@
 //! ` (2)`, ` (3)`… before its extension. The directory is kept after the session ends, so
 //! the URIs in the result stay valid; its path is printed on standard error.
 
-use serde_json::Value;
+use forms_runtime::native::{NativeView, QuestionKind};
 use std::path::{Path, PathBuf};
 
 /// What a question takes as added files.
@@ -31,77 +31,26 @@ pub(crate) enum NotAFileQuestion {
     Folder,
 }
 
-/// Reads what question `id` of a native request (`{message, requestedSchema}`) takes, as the
-/// page reads it: `x-openai-input.userOptions` (`{kind, accept}`), or `type: "file"` with no
-/// offered options.
-pub(crate) fn file_question(native: &Value, id: &str) -> Result<FileQuestion, NotAFileQuestion> {
-    let property = native
-        .pointer("/requestedSchema/properties")
-        .and_then(|p| p.get(id))
-        .ok_or(NotAFileQuestion::Unknown)?;
-    let input = property
-        .get("x-openai-input")
-        .and_then(Value::as_object)
-        .ok_or(NotAFileQuestion::NoUserFiles)?;
-    let offered = input
-        .get("options")
-        .and_then(Value::as_array)
-        .is_some_and(|o| o.iter().any(Value::is_object));
-    let user = match input.get("userOptions") {
-        Some(Value::Object(user)) => user.clone(),
-        _ if input.get("type").and_then(Value::as_str) == Some("file") && !offered => {
-            serde_json::Map::new()
+/// What question `id` of a form takes as added files, as the page reads it: the files of a
+/// resource question ([`forms_runtime::native::UserFiles`]).
+pub(crate) fn file_question(view: &NativeView, id: &str) -> Result<FileQuestion, NotAFileQuestion> {
+    let question = view.question(id).ok_or(NotAFileQuestion::Unknown)?;
+    let files = match &question.kind {
+        QuestionKind::Resource { files, .. } | QuestionKind::Resources { files, .. } => {
+            files.as_ref()
         }
-        _ => return Err(NotAFileQuestion::NoUserFiles),
+        _ => None,
     };
-    if user.get("kind").and_then(Value::as_str) == Some("directory") {
-        return Err(NotAFileQuestion::Folder);
+    match files {
+        None => Err(NotAFileQuestion::NoUserFiles),
+        Some(files) if files.directory => Err(NotAFileQuestion::Folder),
+        Some(files) => Ok(FileQuestion {
+            accept: files.accept.clone(),
+        }),
     }
-    let accept = user
-        .get("accept")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(FileQuestion { accept })
 }
 
-/// Whether a file passes an `accept` filter, the one rule of the page, the terminal filler
-/// and `forms host`: an extension entry is judged on the file's name (ignoring case), a MIME
-/// type entry on the file's type (`image/*` takes every `image/…`). `mime` is the type a
-/// browser reported (empty when it could not tell, which no MIME entry takes), or `None`
-/// where no type is known at all (a path typed in a terminal): then a MIME entry cannot be
-/// judged and takes the file, as a picker that cannot tell would. An empty filter takes every
-/// file.
-pub fn accepts(accept: &[String], name: &str, mime: Option<&str>) -> bool {
-    if accept.is_empty() {
-        return true;
-    }
-    let name = name.to_lowercase();
-    let mime = mime.map(|mime| {
-        mime.split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase()
-    });
-    accept.iter().any(|entry| {
-        let entry = entry.trim().to_lowercase();
-        if entry.starts_with('.') {
-            return name.len() > entry.len() && name.ends_with(&entry);
-        }
-        let Some(mime) = &mime else { return true };
-        if let Some(family) = entry.strip_suffix("/*") {
-            !mime.is_empty() && mime.split('/').next() == Some(family)
-        } else {
-            !mime.is_empty() && *mime == entry
-        }
-    })
-}
+pub use forms_runtime::rules::accepts;
 
 /// [`accepts`] for a file the page uploaded, with the type the browser reported.
 pub(crate) fn accepted(accept: &[String], name: &str, mime: &str) -> bool {
@@ -257,6 +206,7 @@ mod tests {
             "deck": {"type": "string", "x-openai-input": {"type": "resource",
                      "options": [{"uri": "https://e.com/1", "name": "1"}]}},
             "goal": {"type": "string"}}}});
+        let native = NativeView::from_value(&native).unwrap();
         assert_eq!(
             file_question(&native, "data"),
             Ok(FileQuestion {

@@ -1,163 +1,20 @@
-//! `forms fill FILE`: answer a form in the terminal, one question at a time, and print the
-//! host response (`{"action":"accept","content":…}`) on standard output.
-//!
-//! The form is read as `forms preview` reads it (a Data form, validated and compiled by the
-//! runtime, or a native request, bare or as a whole JSON-RPC request). The screen goes to
-//! `/dev/tty` (standard error when that cannot be opened), so standard output holds only the
-//! response line. Keys are read from standard input, which must be a terminal; it is put in
-//! raw mode with `stty` for the session and restored afterwards.
-//!
-//! Keys: Enter goes to the next question (refused while a limit is broken) and, on the last
-//! screen, submits; ← goes back; ↑/↓ move between options, Space or a digit 1–9 picks
-//! (toggles, for a multiple choice); `a` adds a local file by path where the question allows
-//! user files; `y` / `n` answer a yes-or-no question; Ctrl-D declines; Ctrl-C cancels.
-//!
-//! Besides the native form's own fields, the fields of a core elicitation are asked too:
-//! `integer` and `number` (typed, checked against `minimum` / `maximum`) and `boolean`; a
-//! field's `default` is filled in beforehand.
-//!
-//! Every piece of text that did not come from this program (the form's message, titles,
-//! descriptions and option labels, typed text, file names, error messages) reaches the
-//! terminal through [`visible`], which shows control characters as escapes instead of letting
-//! the terminal obey them: a form cannot write the clipboard (OSC 52), erase lines or move
-//! the cursor. The screen is composed as a [`Screen`], whose only way to take text that is
-//! not a `'static` literal of this program is [`Screen::text`].
+//! The questions of `forms fill`, one widget per kind of answer: text, a number, yes or no,
+//! and a choice among options, resources or added local files. Each widget reads keys into
+//! its [`State`], says what keeps its answer from being submitted, and draws its screen.
 
-use crate::lint::NativeView;
-use crate::{lossy, utf8, Document, Input, Outcome, Usage};
+use super::term::{Key, Screen};
+use super::FillError;
+use forms_runtime::native::{
+    ChoiceView, NativeQuestion, NativeView, QuestionKind, ResourceView, UserFiles,
+};
 use forms_runtime::rules::{char_len, is_js_blank};
 use forms_runtime::Url;
-use serde_json::{json, Map, Value};
-use std::ffi::OsString;
-use std::io::{IsTerminal, Read, Write};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-/// The parsed arguments of `forms fill`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Args {
-    input: PathBuf,
-}
-
-/// Parses `FILE`: standard input is the keyboard, so the form must come from a file.
-pub fn parse(args: Vec<OsString>) -> Result<Args, Usage> {
-    let mut input = None;
-    for arg in args {
-        if crate::is_flag(&arg) {
-            return Err(Usage(format!(
-                "unknown option `{}` for `fill`",
-                lossy(&arg)
-            )));
-        }
-        if arg == "-" {
-            return Err(Usage(
-                "`fill` reads the keyboard on standard input: give the form as a FILE".into(),
-            ));
-        }
-        if input.is_some() {
-            return Err(Usage(format!(
-                "unexpected argument `{}`: `fill` takes one FILE",
-                lossy(&arg)
-            )));
-        }
-        input = Some(PathBuf::from(arg));
-    }
-    let input = input.ok_or_else(|| Usage("`fill` needs a FILE".into()))?;
-    Ok(Args { input })
-}
-
-/// Runs `forms fill`: the response line on standard output (exit 0, also for a decline or a
-/// cancel), a contract failure of the form (exit 1), or a usage error (exit 2), among them
-/// standard input not being a terminal.
-pub fn run(args: &Args) -> Result<Outcome, Usage> {
-    if !std::io::stdin().is_terminal() {
-        return Err(Usage(
-            "`fill` needs a terminal on standard input to read the answers from; \
-             to answer from a file use `forms answer`"
-                .into(),
-        ));
-    }
-    let bytes = Input::File(args.input.clone()).read()?;
-    let text = match utf8(&bytes, Document::Arguments) {
-        Ok(t) => t,
-        Err(e) => return Ok(Outcome::Failed(e)),
-    };
-    let (params, data) = match crate::preview::native_params(text) {
-        Ok(p) => p,
-        Err(e) => return Ok(Outcome::Failed(e)),
-    };
-    let response = fill_native(&params).map_err(|e| Usage(e.to_string()))?;
-    if let Some(form) = data {
-        // The runtime's own check: a response this command builds must pass it.
-        if let Err(e) = form.check_response(&response) {
-            return Ok(Outcome::Failed(e));
-        }
-    }
-    Ok(Outcome::Done(visible_json(&response).into_owned()))
-}
-
-/// Why a form could not be filled in: the terminal failed, or the request holds a field the
-/// terminal cannot ask.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FillError(pub String);
-
-impl std::fmt::Display for FillError {
-    /// The message as it may be printed: it can quote the form, so it passes through
-    /// [`visible`].
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&visible(&self.0))
-    }
-}
-
-pub use forms_mcp::host::visible::{visible, visible_json};
-
-/// A screen being composed. The program's own text and escape sequences (bold, colors, the
-/// cursor) are `'static` literals, added with [`Screen::code`]; everything else (the form's
-/// text, typed text, file names, error messages, counts) is added with [`Screen::text`],
-/// which passes it through [`visible`]. No other text reaches the terminal.
-#[derive(Debug, Default)]
-struct Screen(String);
-
-impl Screen {
-    /// This program's own text or escape sequence.
-    fn code(&mut self, ours: &'static str) -> &mut Screen {
-        self.0.push_str(ours);
-        self
-    }
-
-    /// Any other text, neutralized.
-    fn text(&mut self, foreign: &str) -> &mut Screen {
-        self.0.push_str(&visible(foreign));
-        self
-    }
-
-    /// A one-line screen of this program's own words.
-    fn of(ours: &'static str) -> Screen {
-        let mut s = Screen::default();
-        s.code(ours);
-        s
-    }
-}
-
-/// Asks the native request `params` (`{mode, message, requestedSchema}`) in the terminal on
-/// standard input and returns the host response JSON: `{"action":"accept","content":{…}}`,
-/// `{"action":"decline"}` or `{"action":"cancel"}`.
-pub fn fill_native(params: &str) -> Result<String, FillError> {
-    let form = read_form(params)?;
-    if !std::io::stdin().is_terminal() {
-        return Err(FillError(
-            "answering in the terminal needs a terminal on standard input".into(),
-        ));
-    }
-    let mut term = Terminal::open()?;
-    let result = session(&form, &mut term);
-    term.restore();
-    result.map(|r| r.to_string())
-}
 
 /// One option of a choice, resource or file question.
 #[derive(Debug, Clone)]
-struct Opt {
+pub(super) struct Opt {
     value: String,
     label: String,
     note: Option<String>,
@@ -165,13 +22,13 @@ struct Opt {
 
 /// A question that lets the person add local files or directories.
 #[derive(Debug, Clone)]
-struct Picker {
+pub(super) struct Picker {
     directory: bool,
     accept: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
-enum Kind {
+pub(super) enum Kind {
     Text {
         min: usize,
         max: Option<usize>,
@@ -182,6 +39,8 @@ enum Kind {
         min: usize,
         max: Option<usize>,
         picker: Option<Picker>,
+        /// Every option starts picked (`"selection":"implicit"`).
+        implicit: bool,
     },
     /// A core `integer` or `number` field, typed and checked when leaving it.
     Number {
@@ -193,9 +52,10 @@ enum Kind {
     Boolean,
 }
 
+/// One question, as the terminal asks it.
 #[derive(Debug, Clone)]
-struct Question {
-    id: String,
+pub(super) struct Question {
+    pub(super) id: String,
     title: String,
     description: Option<String>,
     required: bool,
@@ -204,305 +64,153 @@ struct Question {
     default: Option<Value>,
 }
 
-struct Form {
-    message: String,
-    questions: Vec<Question>,
+/// A form, as the terminal asks it.
+pub(super) struct Form {
+    pub(super) message: String,
+    pub(super) questions: Vec<Question>,
 }
 
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-fn usize_of(v: &Value, key: &str) -> Option<usize> {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .and_then(|n| usize::try_from(n).ok())
-}
-
-fn list(v: Option<&Value>) -> &[Value] {
-    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
-fn choice_options(list: &[Value]) -> Vec<Opt> {
-    list.iter()
-        .filter_map(|o| {
-            let value = str_of(o, "const")?.to_owned();
-            let label = str_of(o, "title").unwrap_or(&value).to_owned();
-            Some(Opt {
-                value,
-                label,
-                note: str_of(o, "description").map(str::to_owned),
-            })
+impl Form {
+    /// The form of a native request, as the terminal asks it; an error names a question the
+    /// terminal cannot ask.
+    pub(super) fn from_view(view: &NativeView) -> Result<Form, FillError> {
+        let mut questions = Vec::with_capacity(view.questions.len());
+        for q in &view.questions {
+            questions.push(Question::from_view(q)?);
+        }
+        if questions.is_empty() {
+            return Err(FillError("the form has no questions".into()));
+        }
+        Ok(Form {
+            message: view.message().to_owned(),
+            questions,
         })
-        .collect()
+    }
 }
 
-/// The options of an `enum`, titled by `enumNames` where the legacy core schema gives them.
-fn enum_options(list: &[Value], names: &[Value]) -> Vec<Opt> {
-    list.iter()
-        .enumerate()
-        .filter_map(|(i, v)| Some((i, v.as_str()?)))
-        .map(|(i, s)| Opt {
-            value: s.to_owned(),
-            label: names.get(i).and_then(Value::as_str).unwrap_or(s).to_owned(),
-            note: None,
-        })
-        .collect()
+fn limit(n: Option<u64>) -> Option<usize> {
+    n.and_then(|n| usize::try_from(n).ok())
 }
 
-fn read_form(params: &str) -> Result<Form, FillError> {
-    let view = NativeView::from_json(params)
-        .map_err(|e| FillError(format!("not a native form request: {e}")))?;
-    let whole: Value = serde_json::from_str(params)
-        .map_err(|e| FillError(format!("not a native form request: {e}")))?;
-    let required: Vec<&str> = list(whole.pointer("/requestedSchema/required"))
+fn choice_options(options: &[ChoiceView]) -> Vec<Opt> {
+    options
         .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    let mut questions = Vec::new();
-    for (id, p) in &view.schema.properties.0 {
-        let title = str_of(p, "title").unwrap_or(id).to_owned();
-        let ty = str_of(p, "type").unwrap_or("");
-        let is_required = required.contains(&id.as_str());
-        let kind = if let Some(input) = p.get("x-openai-input").filter(|i| i.is_object()) {
-            let options = list(input.get("options"))
-                .iter()
-                .filter_map(|r| {
-                    let value = str_of(r, "uri")?.to_owned();
-                    let label = str_of(r, "title")
-                        .filter(|t| !is_js_blank(t))
-                        .or_else(|| str_of(r, "name"))
-                        .unwrap_or(&value)
-                        .to_owned();
-                    Some(Opt {
-                        value,
-                        label,
-                        note: str_of(r, "mimeType").map(str::to_owned),
-                    })
-                })
-                .collect();
-            let picker = input
-                .get("userOptions")
-                .filter(|u| u.is_object())
-                .map(|u| Picker {
-                    directory: str_of(u, "kind") == Some("directory"),
-                    accept: list(u.get("accept"))
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect(),
-                });
-            Kind::Choice {
-                options,
-                multi: ty == "array",
-                min: usize_of(p, "minItems").unwrap_or(0),
-                max: usize_of(p, "maxItems"),
-                picker,
-            }
-        } else if ty == "string" && p.get("oneOf").is_some() {
-            Kind::Choice {
-                options: choice_options(list(p.get("oneOf"))),
-                multi: false,
-                min: 0,
-                max: None,
-                picker: None,
-            }
-        } else if ty == "string" && p.get("enum").is_some() {
-            Kind::Choice {
-                options: enum_options(list(p.get("enum")), list(p.get("enumNames"))),
-                multi: false,
-                min: 0,
-                max: None,
-                picker: None,
-            }
-        } else if ty == "string" {
-            Kind::Text {
-                min: usize_of(p, "minLength").unwrap_or(0),
-                max: usize_of(p, "maxLength"),
-            }
-        } else if ty == "array" {
-            let items = p.get("items");
-            let options = match items.and_then(|i| i.get("anyOf")) {
-                Some(any) => choice_options(list(Some(any))),
-                None => enum_options(list(items.and_then(|i| i.get("enum"))), &[]),
-            };
-            Kind::Choice {
-                options,
-                multi: true,
-                min: usize_of(p, "minItems").unwrap_or(0),
-                max: usize_of(p, "maxItems"),
-                picker: None,
-            }
-        } else if ty == "integer" || ty == "number" {
-            Kind::Number {
-                integer: ty == "integer",
-                min: p.get("minimum").and_then(Value::as_f64),
-                max: p.get("maximum").and_then(Value::as_f64),
-            }
-        } else if ty == "boolean" {
-            Kind::Boolean
-        } else {
-            return Err(FillError(format!(
-                "requestedSchema.properties.{id}: a field of type `{ty}` cannot be asked in the terminal"
-            )));
-        };
-        questions.push(Question {
-            id: id.clone(),
-            title,
-            description: str_of(p, "description").map(str::to_owned),
-            required: is_required,
-            kind,
-            default: p.get("default").cloned(),
-        });
-    }
-    if questions.is_empty() {
-        return Err(FillError("the form has no questions".into()));
-    }
-    Ok(Form {
-        message: view.message.as_str().unwrap_or("").to_owned(),
-        questions,
+        .map(|o| Opt {
+            value: o.value.clone(),
+            label: o.label().to_owned(),
+            note: o.description.clone(),
+        })
+        .collect()
+}
+
+fn resource_options(options: &[ResourceView]) -> Vec<Opt> {
+    options
+        .iter()
+        .map(|r| Opt {
+            value: r.uri.clone(),
+            label: r.label().to_owned(),
+            note: r.mime_type.clone(),
+        })
+        .collect()
+}
+
+fn picker(files: &Option<UserFiles>) -> Option<Picker> {
+    files.as_ref().map(|f| Picker {
+        directory: f.directory,
+        accept: f.accept.clone(),
     })
 }
 
-/// A key read from the terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Key {
-    Char(char),
-    Enter,
-    Backspace,
-    Up,
-    Down,
-    Left,
-    Right,
-    Interrupt,
-    Decline,
-    End,
-    Other,
-}
-
-/// The terminal in raw mode; the screen is written to `/dev/tty` or standard error.
-struct Terminal {
-    saved: Option<String>,
-    out: Box<dyn Write>,
-}
-
-fn stty(args: &[&str]) -> Result<String, FillError> {
-    let out = Command::new("stty")
-        .args(args)
-        .stdin(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| FillError(format!("cannot run stty: {e}")))?;
-    if !out.status.success() {
-        return Err(FillError(format!("stty {} failed", args.join(" "))));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-}
-
-impl Terminal {
-    fn open() -> Result<Terminal, FillError> {
-        let out: Box<dyn Write> = match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
-            Ok(f) => Box::new(f),
-            Err(_) => Box::new(std::io::stderr()),
-        };
-        let saved = stty(&["-g"])?;
-        stty(&["raw", "-echo"])?;
-        Ok(Terminal {
-            saved: Some(saved),
-            out,
-        })
-    }
-
-    fn restore(&mut self) {
-        if let Some(saved) = self.saved.take() {
-            // Best effort: the answer is already decided; `stty sane` is the fallback.
-            if stty(&[&saved]).is_err() {
-                let _ = stty(&["sane"]);
-            }
-            let _ = self.out.write_all(b"\x1b[?25h");
-            let _ = self.out.flush();
-        }
-    }
-
-    fn byte(&mut self) -> Option<u8> {
-        let mut b = [0u8; 1];
-        match std::io::stdin().lock().read(&mut b) {
-            Ok(1) => Some(b[0]),
-            _ => None,
-        }
-    }
-
-    fn key(&mut self) -> Key {
-        let Some(b) = self.byte() else {
-            return Key::End;
-        };
-        match b {
-            0x03 => Key::Interrupt,
-            0x04 => Key::Decline,
-            b'\r' | b'\n' => Key::Enter,
-            0x7f | 0x08 => Key::Backspace,
-            0x1b => match self.byte() {
-                Some(b'[' | b'O') => {
-                    let mut last = self.byte();
-                    // Parameters such as `3~` (Delete) or `1;5A`: read to the final byte.
-                    while let Some(c) = last {
-                        if !(c.is_ascii_digit() || c == b';') {
-                            break;
-                        }
-                        last = self.byte();
-                    }
-                    match last {
-                        Some(b'A') => Key::Up,
-                        Some(b'B') => Key::Down,
-                        Some(b'C') => Key::Right,
-                        Some(b'D') => Key::Left,
-                        _ => Key::Other,
-                    }
-                }
-                _ => Key::Other,
+impl Question {
+    fn from_view(q: &NativeQuestion) -> Result<Question, FillError> {
+        let kind = match &q.kind {
+            QuestionKind::Text {
+                min_length,
+                max_length,
+                ..
+            } => Kind::Text {
+                min: limit(*min_length).unwrap_or(0),
+                max: limit(*max_length),
             },
-            b if b < 0x20 => Key::Other,
-            b if b < 0x80 => Key::Char(char::from(b)),
-            lead => {
-                let len = match lead {
-                    0xc0..=0xdf => 2,
-                    0xe0..=0xef => 3,
-                    0xf0..=0xf7 => 4,
-                    _ => return Key::Other,
-                };
-                let mut buf = vec![lead];
-                for _ in 1..len {
-                    match self.byte() {
-                        Some(c) => buf.push(c),
-                        None => return Key::End,
-                    }
-                }
-                std::str::from_utf8(&buf)
-                    .ok()
-                    .and_then(|s| s.chars().next())
-                    .map_or(Key::Other, Key::Char)
+            QuestionKind::SingleSelect { options, .. } => Kind::Choice {
+                options: choice_options(options),
+                multi: false,
+                min: 0,
+                max: None,
+                picker: None,
+                implicit: false,
+            },
+            QuestionKind::MultiSelect {
+                options,
+                min_items,
+                max_items,
+                ..
+            } => Kind::Choice {
+                options: choice_options(options),
+                multi: true,
+                min: limit(*min_items).unwrap_or(0),
+                max: limit(*max_items),
+                picker: None,
+                implicit: false,
+            },
+            QuestionKind::Resource { options, files } => Kind::Choice {
+                options: resource_options(options),
+                multi: false,
+                min: 0,
+                max: None,
+                picker: picker(files),
+                implicit: false,
+            },
+            QuestionKind::Resources {
+                options,
+                files,
+                min_items,
+                max_items,
+                selection,
+            } => Kind::Choice {
+                options: resource_options(options),
+                multi: true,
+                min: limit(*min_items).unwrap_or(0),
+                max: limit(*max_items),
+                picker: picker(files),
+                implicit: selection.as_deref() == Some("implicit"),
+            },
+            QuestionKind::Number {
+                integer,
+                minimum,
+                maximum,
+            } => Kind::Number {
+                integer: *integer,
+                min: *minimum,
+                max: *maximum,
+            },
+            QuestionKind::Boolean => Kind::Boolean,
+            QuestionKind::Unreadable { reason } => {
+                return Err(FillError(format!(
+                    "requestedSchema.properties.{}: {reason} cannot be asked in the terminal",
+                    q.id
+                )))
             }
-        }
-    }
-
-    fn draw(&mut self, screen: &Screen) -> Result<(), FillError> {
-        let text = format!("\x1b[2J\x1b[H{}", screen.0.replace('\n', "\r\n"));
-        self.out
-            .write_all(text.as_bytes())
-            .and_then(|()| self.out.flush())
-            .map_err(|e| FillError(format!("cannot write to the terminal: {e}")))
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        self.restore();
+        };
+        Ok(Question {
+            id: q.id.clone(),
+            title: q
+                .title
+                .as_deref()
+                .filter(|t| !t.is_empty())
+                .unwrap_or(&q.id)
+                .to_owned(),
+            description: q.description.clone(),
+            required: q.required,
+            kind,
+            default: q.default.clone(),
+        })
     }
 }
 
 /// The answer being built for one question.
 #[derive(Debug, Clone, Default)]
-struct State {
+pub(super) struct State {
     text: String,
     selected: Vec<usize>,
     cursor: usize,
@@ -514,7 +222,7 @@ struct State {
     flag: Option<bool>,
 }
 
-enum Step {
+pub(super) enum Step {
     Stay,
     Next,
     Back,
@@ -556,7 +264,7 @@ fn range_words(min: Option<f64>, max: Option<f64>) -> Option<String> {
 
 impl Question {
     /// The answer before the person touches it: the field's `default`, when it fits.
-    fn initial(&self) -> State {
+    pub(super) fn initial(&self) -> State {
         let mut state = State::default();
         match (&self.kind, &self.default) {
             (Kind::Text { .. }, Some(Value::String(text))) => state.text = text.clone(),
@@ -571,6 +279,17 @@ impl Question {
                     state.selected = vec![i];
                     state.cursor = i;
                 }
+            }
+            (
+                Kind::Choice {
+                    options,
+                    implicit: true,
+                    max,
+                    ..
+                },
+                _,
+            ) => {
+                state.selected = (0..options.len().min(max.unwrap_or(usize::MAX))).collect();
             }
             _ => {}
         }
@@ -602,7 +321,7 @@ impl Question {
     }
 
     /// What keeps the answer from being submitted, if anything.
-    fn problem(&self, state: &State) -> Option<String> {
+    pub(super) fn problem(&self, state: &State) -> Option<String> {
         match &self.kind {
             Kind::Text { min, max } => {
                 let n = char_len(&state.text);
@@ -656,7 +375,7 @@ impl Question {
         }
     }
 
-    fn answer(&self, state: &State) -> Option<Value> {
+    pub(super) fn answer(&self, state: &State) -> Option<Value> {
         match &self.kind {
             Kind::Text { .. } if state.text.is_empty() => None,
             Kind::Text { .. } => Some(Value::String(state.text.clone())),
@@ -758,7 +477,7 @@ impl Question {
         }
     }
 
-    fn screen(&self, form: &Form, index: usize, state: &State, status: &str) -> Screen {
+    pub(super) fn screen(&self, form: &Form, index: usize, state: &State, status: &str) -> Screen {
         let mut s = header(form);
         s.text(&format!(
             "Question {} of {}\n",
@@ -830,7 +549,7 @@ impl Question {
     }
 
     /// Handles one key; `status` receives a message when the key was refused.
-    fn handle(&self, state: &mut State, key: Key, status: &mut String) -> Step {
+    pub(super) fn handle(&self, state: &mut State, key: Key, status: &mut String) -> Step {
         match &self.kind {
             Kind::Text { max, .. } => match key {
                 Key::Char(c) => {
@@ -1042,7 +761,7 @@ impl Question {
     }
 }
 
-/// Whether `path` passes an `accept` filter ([`forms_mcp::host::accepts`]): extensions are
+/// Whether `path` passes an `accept` filter ([`forms_runtime::rules::accepts`]): extensions are
 /// checked on the name; a path typed in a terminal has no known type, so a MIME type entry
 /// takes every file.
 fn accepted(accept: &[String], path: &Path) -> bool {
@@ -1050,7 +769,7 @@ fn accepted(accept: &[String], path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    forms_mcp::host::accepts(accept, &name, None)
+    forms_runtime::rules::accepts(accept, &name, None)
 }
 
 /// The form's message in bold, the top of every screen.
@@ -1069,7 +788,8 @@ fn status_line(s: &mut Screen, status: &str) {
     }
 }
 
-fn review_screen(form: &Form, states: &[State], status: &str) -> Screen {
+/// The last screen: every answer, before Submit.
+pub(super) fn review_screen(form: &Form, states: &[State], status: &str) -> Screen {
     let mut s = header(form);
     s.code("Review your answers\n\n");
     for (q, st) in form.questions.iter().zip(states) {
@@ -1080,151 +800,16 @@ fn review_screen(form: &Form, states: &[State], status: &str) -> Screen {
     s
 }
 
-fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
-    let mut states: Vec<State> = form.questions.iter().map(Question::initial).collect();
-    let mut index = 0;
-    let mut status = String::new();
-    loop {
-        let screen = match (form.questions.get(index), states.get(index)) {
-            (Some(q), Some(st)) => q.screen(form, index, st, &status),
-            _ => review_screen(form, &states, &status),
-        };
-        term.draw(&screen)?;
-        status.clear();
-        let key = term.key();
-        match key {
-            Key::Interrupt | Key::End => {
-                term.draw(&Screen::of("Cancelled.\n"))?;
-                return Ok(json!({"action": "cancel"}));
-            }
-            Key::Decline => {
-                term.draw(&Screen::of("Declined.\n"))?;
-                return Ok(json!({"action": "decline"}));
-            }
-            _ => {}
-        }
-        let step = match (form.questions.get(index), states.get_mut(index)) {
-            (Some(q), Some(st)) => q.handle(st, key, &mut status),
-            _ => match key {
-                Key::Enter => {
-                    let broken = form
-                        .questions
-                        .iter()
-                        .zip(&states)
-                        .position(|(q, st)| q.problem(st).is_some());
-                    match broken {
-                        Some(i) => {
-                            index = i;
-                            status = "fix this answer before submitting".into();
-                            Step::Stay
-                        }
-                        None => {
-                            let mut content = Map::new();
-                            for (q, st) in form.questions.iter().zip(&states) {
-                                if let Some(v) = q.answer(st) {
-                                    content.insert(q.id.clone(), v);
-                                }
-                            }
-                            term.draw(&Screen::of("Submitted.\n"))?;
-                            return Ok(json!({"action": "accept", "content": content}));
-                        }
-                    }
-                }
-                Key::Left | Key::Backspace => Step::Back,
-                _ => Step::Stay,
-            },
-        };
-        match step {
-            Step::Stay => {}
-            Step::Next => index += 1,
-            Step::Back => index = index.saturating_sub(1),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
     use super::*;
-    use forms_mcp::host::visible::is_hidden;
-    use std::borrow::Cow;
+    use crate::fill::FillError;
+    use forms_runtime::rules::visible::is_hidden;
+    use serde_json::json;
 
-    #[test]
-    fn parses_arguments() {
-        let p = |a: &[&str]| parse(a.iter().map(OsString::from).collect());
-        assert_eq!(p(&["f.json"]).unwrap().input, PathBuf::from("f.json"));
-        for bad in [&[][..], &["-"], &["a", "b"], &["--x"]] {
-            assert!(p(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn visible_escapes_every_control_but_newline_and_tab() {
-        let plain = "Ada 🙂 Lovelace\n\tline two — ok";
-        assert!(matches!(visible(plain), Cow::Borrowed(t) if t == plain));
-        let cases = [
-            ("\u{1b}]52;c;aGk=\u{7}", r"\u{1b}]52;c;aGk=\u{7}"),
-            ("\u{1b}[2K\u{1b}[1A", r"\u{1b}[2K\u{1b}[1A"),
-            ("a\rb", r"a\u{d}b"),
-            ("\u{0}\u{8}\u{b}\u{c}\u{1f}", r"\u{0}\u{8}\u{b}\u{c}\u{1f}"),
-            ("del\u{7f}", r"del\u{7f}"),
-            (
-                "c1 \u{80} \u{85} \u{9b}2J \u{9d}52 \u{9f}",
-                r"c1 \u{80} \u{85} \u{9b}2J \u{9d}52 \u{9f}",
-            ),
-            (
-                "\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}",
-                r"\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}",
-            ),
-            (
-                "\u{2066}x\u{2067}\u{2068}\u{2069}",
-                r"\u{2066}x\u{2067}\u{2068}\u{2069}",
-            ),
-            (
-                "kept: \u{a0}\u{200e}\u{2028}é",
-                "kept: \u{a0}\u{200e}\u{2028}é",
-            ),
-        ];
-        for (foreign, shown) in cases {
-            assert_eq!(visible(foreign), shown, "{foreign:?}");
-        }
-        // Every character of every code point's escape is printable.
-        for c in (0..=0x10ffff_u32).filter_map(char::from_u32) {
-            let text = c.to_string();
-            let out = visible(&text);
-            assert!(!out.chars().any(is_hidden), "{c:?} -> {out:?}");
-            if is_hidden(c) {
-                assert_eq!(out, format!("\\u{{{:x}}}", u32::from(c)));
-            } else {
-                assert_eq!(out, text);
-            }
-        }
-    }
-
-    #[test]
-    fn visible_json_keeps_the_value_and_escapes_what_serde_json_leaves_raw() {
-        let value = json!({"a\u{9b}": ["\u{1b}]52;c;aGk=\u{7}", "\u{7f}\u{85}\u{202e}x\u{2069}"],
-            "n": 1.5, "ok": "é 🙂\n\t"});
-        let text = value.to_string();
-        // serde_json escapes C0 itself, not DEL, C1 or bidirectional controls.
-        assert!(
-            text.contains('\u{9b}') && !text.contains('\u{1b}'),
-            "{text}"
-        );
-        let shown = visible_json(&text);
-        assert!(!shown.chars().any(is_hidden), "{shown}");
-        assert!(
-            shown.contains(r"\u009b") && shown.contains(r"\u202e"),
-            "{shown}"
-        );
-        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value);
-        let clean = json!({"a": "é 🙂"}).to_string();
-        assert!(matches!(visible_json(&clean), Cow::Borrowed(_)));
+    fn read_form(params: &str) -> Result<Form, FillError> {
+        let view = NativeView::from_json(params).map_err(|e| FillError(e.to_string()))?;
+        Form::from_view(&view)
     }
 
     /// The native params of a form whose every piece of text is `text`.
@@ -1387,6 +972,30 @@ mod tests {
         let chosen = size.initial();
         assert_eq!(size.answer(&chosen), Some(json!("m")));
         assert_eq!(size.summary(&chosen), "Medium");
+    }
+
+    #[test]
+    fn an_implicit_selection_starts_with_every_option_picked() {
+        let form = read_form(
+            &json!({"message": "Sources", "requestedSchema": {"type": "object", "properties": {
+                "docs": {"type": "array", "title": "Docs", "maxItems": 5, "x-openai-input": {
+                    "type": "resource", "selection": "implicit", "options": [
+                        {"uri": "https://e.com/1", "name": "one"},
+                        {"uri": "https://e.com/2", "name": "two"}]}},
+                "pick": {"type": "array", "title": "Pick", "x-openai-input": {
+                    "type": "resource", "selection": "explicit", "options": [
+                        {"uri": "https://e.com/3", "name": "three"}]}}}}})
+            .to_string(),
+        )
+        .unwrap();
+        let [docs, pick] = &form.questions[..] else {
+            panic!("two questions")
+        };
+        assert_eq!(
+            docs.answer(&docs.initial()),
+            Some(json!(["https://e.com/1", "https://e.com/2"]))
+        );
+        assert_eq!(pick.answer(&pick.initial()), None);
     }
 
     #[test]

@@ -1,0 +1,225 @@
+//! `forms ask fill REQ --db PATH|URL --as NAME [--key KEY]` and `forms ask page REQ …`:
+//! answer a form request as NAME, in the terminal or on a local page.
+//!
+//! The request is read as NAME (who must be allowed to see it); its stored Data form is asked
+//! with the terminal filler of `forms fill` (the same screens, keys and protections), or
+//! served as the page of `forms host` (127.0.0.1, a secret URL printed on standard error,
+//! `Host` and `Origin` checks, added files copied into a private directory and answered by
+//! the copy's path). The host response is submitted through `respond` with the version read,
+//! so a request answered or replaced meanwhile is a `conflict` carrying the latest state, and
+//! a response the form's answer rules refuse is `invalid_response` with nothing saved. The
+//! result is one line of JSON on standard output, as every `forms ask` command prints it.
+
+use crate::cli::usage_error;
+use crate::io::{print_line, Usage};
+use forms_ask::{wire, Asks, Outcome, Principal, RequestId};
+#[cfg(feature = "host")]
+use forms_mcp::host::{PageOptions, PageServer};
+use forms_runtime::native::NativeView;
+use forms_runtime::rules::visible::visible;
+use forms_runtime::DataForm;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+#[cfg(feature = "host")]
+use std::sync::Arc;
+
+/// The long help of `fill` and `page`.
+const ABOUT: &str = "Answers a request that carries a form as NAME, and submits the response \
+with the version read (a request decided or replaced meanwhile is a conflict). `fill` asks in \
+the terminal, with the keys of `forms fill` (Enter next / submit, <- back, Space or 1-9 pick, \
+Ctrl-D decline, Ctrl-C cancel); `page` serves the form's page on 127.0.0.1 at a secret URL, \
+printed on standard error, as `forms host` does. Declining and cancelling are saved as the \
+person's answer.";
+
+/// A parsed `forms ask fill|page` command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    surface: Surface,
+    id: String,
+    db: String,
+    acting: String,
+    key: Option<String>,
+}
+
+/// `forms ask fill` (`page` = false) or `forms ask page`.
+pub fn command(page: bool) -> clap::Command {
+    let (name, about) = if page {
+        ("page", "Answers a form request on a local page, as NAME.")
+    } else {
+        ("fill", "Answers a form request in the terminal, as NAME.")
+    };
+    clap::Command::new(name)
+        .about(about)
+        .long_about(ABOUT)
+        .arg(
+            clap::Arg::new("id")
+                .value_name("REQ")
+                .required(true)
+                .help("the request that carries the form"),
+        )
+        .arg(
+            clap::Arg::new("db")
+                .long("db")
+                .value_name("PATH|URL")
+                .required(true)
+                .help("a SQLite file, or a postgres:// URL"),
+        )
+        .arg(
+            clap::Arg::new("as")
+                .long("as")
+                .value_name("NAME")
+                .required(true)
+                .help("the principal answering (in the request's audience)"),
+        )
+        .arg(
+            clap::Arg::new("key")
+                .long("key")
+                .value_name("KEY")
+                .help("the retry key (default: fill-REQ-vVERSION)"),
+        )
+}
+
+impl Args {
+    /// The values of `forms ask fill|page`, from its matches.
+    pub fn from_matches(name: &str, m: &clap::ArgMatches) -> Result<Args, clap::Error> {
+        let text = |id: &str| -> Result<Option<String>, clap::Error> {
+            m.try_get_one::<String>(id)
+                .map(|v| v.cloned())
+                .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, e))
+        };
+        let need = |id: &str| -> Result<String, clap::Error> {
+            text(id)?
+                .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingRequiredArgument))
+        };
+        Ok(Args {
+            surface: if name == "page" {
+                Surface::Page
+            } else {
+                Surface::Terminal
+            },
+            id: need("id")?,
+            db: need("db")?,
+            acting: need("as")?,
+            key: text("key")?,
+        })
+    }
+
+    /// The subcommand's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self.surface {
+            Surface::Terminal => "fill",
+            Surface::Page => "page",
+        }
+    }
+}
+
+/// Where the person answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Surface {
+    Terminal,
+    Page,
+}
+
+/// `forms ask fill|page …`: exit 0 with the resolved request, 1 with a refusal (conflict,
+/// invalid_response, not_eligible …), 2 for a usage error or a terminal or page that failed.
+pub fn main(args: Args) -> ExitCode {
+    let usage = |Usage(message): Usage| usage_error(&["ask", args.name()], &visible(&message));
+    if args.surface == Surface::Terminal && !std::io::stdin().is_terminal() {
+        return usage(Usage(
+            "`ask fill` needs a terminal on standard input to read the answers from; to answer \
+             from a script use `forms ask respond --answer JSON`"
+                .into(),
+        ));
+    }
+    let (line, code) = match run(&args) {
+        Ok(Ok(line)) => (line, ExitCode::SUCCESS),
+        Ok(Err(line)) => (line, ExitCode::from(1)),
+        Err(u) => return usage(u),
+    };
+    match print_line(&line) {
+        Ok(()) => code,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+/// The line to print: `Ok` for the saved request, `Err` for a refusal.
+fn run(args: &Args) -> Result<Result<String, String>, Usage> {
+    let refused = |e: forms_ask::AskError| Ok(Err(wire::error(&e).to_string()));
+    let asks = match Asks::open_location(&args.db) {
+        Ok(a) => a,
+        Err(e) => return refused(e),
+    };
+    let (me, id) = match (
+        Principal::new(args.acting.as_str()),
+        RequestId::new(args.id.as_str()),
+    ) {
+        (Ok(me), Ok(id)) => (me, id),
+        (Err(e), _) | (_, Err(e)) => return refused(e),
+    };
+    let me = asks.as_principal(&me);
+    let request = match me.show(&id) {
+        Ok(r) => r,
+        Err(e) => return refused(e),
+    };
+    let Some(form) = request.form.as_ref() else {
+        return Ok(Err(wire::refusal(
+            "invalid_input",
+            &format!("request {id} carries no form: answer it with `forms ask respond`"),
+        )
+        .to_string()));
+    };
+    let form = DataForm::from_value(form).map_err(|e| Usage(format!("the stored form: {e}")))?;
+    let response = match args.surface {
+        Surface::Terminal => {
+            let view = NativeView::from_json(form.native_json())
+                .map_err(|e| Usage(format!("the stored form: {e}")))?;
+            crate::fill::fill_view(&view)
+                .map_err(|e| Usage(e.to_string()))?
+                .to_string()
+        }
+        #[cfg(feature = "host")]
+        Surface::Page => page(&form).map_err(Usage)?,
+        #[cfg(not(feature = "host"))]
+        Surface::Page => {
+            return Err(Usage(
+                "`ask page` is not built in (it needs the `host` feature)".into(),
+            ))
+        }
+    };
+    let key = args
+        .key
+        .clone()
+        .unwrap_or_else(|| format!("fill-{id}-v{}", request.version));
+    match me.respond(
+        &id,
+        request.version,
+        Outcome::Answered,
+        Some(&response),
+        &key,
+    ) {
+        Ok(r) => Ok(Ok(wire::request(&r).to_string())),
+        Err(e) => refused(e),
+    }
+}
+
+#[cfg(feature = "host")]
+/// Serves the form's page (the preview page, as `forms host` serves it) and waits for its
+/// submit; the host response as JSON text. The store is not touched while the runtime runs.
+fn page(form: &DataForm) -> Result<String, String> {
+    let html = crate::preview::render(&form.to_json(), "forms ask")
+        .map_err(|e| e.to_string())?
+        .html;
+    let view = Arc::new(NativeView::from_json(form.native_json()).map_err(|e| e.to_string())?);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime
+        .block_on(async {
+            let server = PageServer::start(PageOptions::default())
+                .await
+                .map_err(|e| format!("cannot serve the page on 127.0.0.1: {e}"))?;
+            server.ask(view, html).await
+        })
+        .map(|response| response.to_string())
+}

@@ -1,0 +1,454 @@
+//! `forms ask fill REQ --as NAME`: a form request answered in a real pseudo-terminal (the
+//! real `forms` binary in a detached tmux session, keys sent with `tmux send-keys`), its
+//! response submitted with the version read, on SQLite and on PostgreSQL (with
+//! `FORMS_ASK_PG_URL`; without it the case says loudly that it was skipped, and with
+//! `CI=true` it fails). Needs `tmux` (`.ci/test` installs it).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Outcome, Principal, RequestId};
+use forms_runtime::{DataForm, Form, StaticForm};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
+}
+
+fn pg_url() -> Option<String> {
+    match std::env::var("FORMS_ASK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
+            }
+            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
+            None
+        }
+    }
+}
+
+fn quote(p: &str) -> String {
+    format!("'{}'", p.replace('\'', r"'\''"))
+}
+
+/// One command in its own tmux server, its standard output and status kept in files.
+struct Pane {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Pane {
+    fn start(name: &str, args: &[&str]) -> Pane {
+        let t = tag();
+        let dir = std::env::temp_dir().join(format!("forms-ask-fill-{name}-{t}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("tmux.conf");
+        std::fs::write(&config, "set -g remain-on-exit on\n").unwrap();
+        let pane = Pane {
+            socket: format!("forms-ask-fill-{name}-{t}"),
+            dir,
+        };
+        let mut command = quote(env!("CARGO_BIN_EXE_forms"));
+        for a in args {
+            command.push(' ');
+            command.push_str(&quote(a));
+        }
+        let command = format!(
+            "{command} > {} ; echo $? > {}",
+            quote(&pane.dir.join("out.json").display().to_string()),
+            quote(&pane.dir.join("rc").display().to_string()),
+        );
+        pane.tmux(&[
+            "-f",
+            &config.display().to_string(),
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "50",
+            &command,
+        ]);
+        pane
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .stdin(Stdio::null())
+            .output()
+            .expect("tmux must be installed (apt-get install -y tmux)");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.tmux(&["capture-pane", "-p"]);
+            if screen.contains(text) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(15) {
+                panic!("the screen never showed {text:?}:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-l", text]);
+    }
+
+    /// The exit status and the one JSON line printed.
+    fn finish(&self) -> (i32, Value) {
+        let rc = self.dir.join("rc");
+        let start = Instant::now();
+        while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
+            if start.elapsed() > Duration::from_secs(15) {
+                panic!(
+                    "forms ask fill never exited:\n{}",
+                    self.tmux(&["capture-pane", "-p"])
+                );
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        let code = std::fs::read_to_string(&rc)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let out = std::fs::read_to_string(self.dir.join("out.json")).unwrap();
+        assert_eq!(out.lines().count(), 1, "{out:?}");
+        (code, serde_json::from_str(out.trim()).unwrap())
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .stderr(Stdio::null())
+            .status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The form, as the asking program declares it in Rust.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Release checklist")]
+struct Checklist {
+    /// Changelog written?
+    changelog: Done,
+    /// Notes
+    #[form(max_length = 40)]
+    notes: Option<String>,
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(rename_all = "snake_case")]
+enum Done {
+    Yes,
+    No,
+}
+
+fn form() -> DataForm {
+    Checklist::form().data().clone()
+}
+
+/// A conversation with agent, ana and bob, and `n` form requests opened by agent.
+fn setup(db: &str, n: usize) -> (String, Vec<RequestId>) {
+    let t = tag();
+    let asks = Asks::open_location(db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let names = [format!("agent-{t}"), format!("ana-{t}"), format!("bob-{t}")];
+    for p in &names {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let agent = asks.as_principal(&Principal::new(names[0].as_str()).unwrap());
+    let ids = (0..n)
+        .map(|i| {
+            agent
+                .open(
+                    &chat,
+                    NewRequest::question("When you are back, fill in the checklist").form(&form()),
+                    &format!("open-{i}"),
+                )
+                .unwrap()
+                .id
+        })
+        .collect();
+    (t, ids)
+}
+
+fn fill_in_the_terminal(db: &str, name: &str) {
+    let (t, ids) = setup(db, 3);
+    let ana = format!("ana-{t}");
+    let bob = format!("bob-{t}");
+
+    // Answered in the terminal, submitted with the version read.
+    let p = Pane::start(
+        name,
+        &["ask", "fill", ids[0].as_str(), "--db", db, "--as", &ana],
+    );
+    p.wait_for("Changelog written?");
+    p.keys(&["2", "Enter"]);
+    p.wait_for("Notes");
+    p.type_text("docs pending");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let (code, saved) = p.finish();
+    assert_eq!(code, 0, "{saved}");
+    assert_eq!(saved["state"], "resolved");
+    assert_eq!(saved["outcome"], "answered");
+    assert_eq!(saved["responder"], ana.as_str());
+    assert_eq!(
+        saved["response"],
+        json!({"action": "accept", "content": {"changelog": "no", "notes": "docs pending"}})
+    );
+    drop(p);
+    // Decoded into the Rust type by an engine that did not open it.
+    {
+        let asks = Asks::open_location(db).unwrap();
+        let me = asks.as_principal(&Principal::new(format!("agent-{t}")).unwrap());
+        let reply = FormRequest::<Checklist>::resume(&me, &ids[0])
+            .unwrap()
+            .show(&me)
+            .unwrap();
+        assert_eq!(
+            reply.accepted(),
+            Some(&Checklist {
+                changelog: Done::No,
+                notes: Some("docs pending".into()),
+            })
+        );
+    }
+
+    // Declining (Ctrl-D) is saved as the person's answer.
+    let p = Pane::start(
+        name,
+        &["ask", "fill", ids[1].as_str(), "--db", db, "--as", &ana],
+    );
+    p.wait_for("Changelog written?");
+    p.keys(&["C-d"]);
+    let (code, saved) = p.finish();
+    assert_eq!(code, 0, "{saved}");
+    assert_eq!(saved["response"], json!({"action": "decline"}));
+    drop(p);
+
+    // Someone else decides while the form is on screen: the submission is a conflict
+    // carrying the winner's saved answer, and nothing is overwritten.
+    let p = Pane::start(
+        name,
+        &["ask", "fill", ids[2].as_str(), "--db", db, "--as", &ana],
+    );
+    p.wait_for("Changelog written?");
+    let asks = Asks::open_location(db).unwrap();
+    let won = asks
+        .as_principal(&Principal::new(bob.as_str()).unwrap())
+        .respond(
+            &ids[2],
+            1,
+            Outcome::Answered,
+            Some(r#"{"action":"accept","content":{"changelog":"yes"}}"#),
+            "bob-1",
+        )
+        .unwrap();
+    p.keys(&["1", "Enter"]);
+    p.wait_for("Notes");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let (code, refused) = p.finish();
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(refused["error"]["code"], "conflict");
+    assert_eq!(
+        refused["error"]["latest"]["response"],
+        json!({"action": "accept", "content": {"changelog": "yes"}})
+    );
+    let now = asks
+        .as_principal(&Principal::new(ana.as_str()).unwrap())
+        .show(&ids[2])
+        .unwrap();
+    assert_eq!(now, won);
+}
+
+#[test]
+fn ask_fill_answers_a_form_request_in_the_terminal_sqlite() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    fill_in_the_terminal(&db, "sqlite");
+    let _ = std::fs::remove_dir_all(Path::new(&dir));
+}
+
+#[test]
+fn ask_fill_answers_a_form_request_in_the_terminal_postgres() {
+    if let Some(url) = pg_url() {
+        fill_in_the_terminal(&url, "postgres");
+    }
+}
+
+#[test]
+fn ask_fill_without_a_terminal_or_a_form_is_refused() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let (t, ids) = setup(&db, 1);
+    let out = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args([
+            "ask",
+            "fill",
+            ids[0].as_str(),
+            "--db",
+            &db,
+            "--as",
+            &format!("ana-{t}"),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
+    // Nothing was answered.
+    let asks = Asks::open_location(&db).unwrap();
+    let r = asks
+        .as_principal(&Principal::new(format!("agent-{t}")).unwrap())
+        .show(&ids[0])
+        .unwrap();
+    assert_eq!(r.version, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// From a shell alone: `forms ask open --form JSON` opens a form request (an invalid form is
+/// refused with the findings), `forms ask respond --answer JSON` answers it with a host
+/// response checked against the form, and `forms ask show` prints the saved response.
+#[test]
+fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-form-cli-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let (t, _) = setup(&db, 0);
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    let forms = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let line: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap(), line)
+    };
+    let chat = format!("chat-{t}");
+    let (code, bad) = forms(&[
+        "ask",
+        "open",
+        "--db",
+        &db,
+        "--as",
+        &agent,
+        "--conversation",
+        &chat,
+        "--body",
+        "b",
+        "--form",
+        r#"{"message":"Pick","questions":[]}"#,
+        "--key",
+        "k0",
+    ]);
+    assert_eq!(code, 1, "{bad}");
+    assert_eq!(bad["error"]["code"], "invalid_arguments");
+    assert_eq!(bad["error"]["findings"][0]["rule"], "R2", "{bad}");
+    let (code, opened) = forms(&[
+        "ask",
+        "open",
+        "--db",
+        &db,
+        "--as",
+        &agent,
+        "--conversation",
+        &chat,
+        "--body",
+        "When you are back, fill in the checklist",
+        "--form",
+        &form().to_json(),
+        "--key",
+        "k1",
+    ]);
+    assert_eq!(code, 0, "{opened}");
+    let id = opened["id"].as_str().unwrap().to_owned();
+    let (code, wrong) = forms(&[
+        "ask",
+        "respond",
+        "--db",
+        &db,
+        "--as",
+        &ana,
+        &id,
+        "--version",
+        "1",
+        "--outcome",
+        "answered",
+        "--answer",
+        r#"{"action":"accept","content":{"changelog":"maybe"}}"#,
+        "--key",
+        "r1",
+    ]);
+    assert_eq!(code, 1, "{wrong}");
+    assert_eq!(wrong["error"]["code"], "invalid_response");
+    assert_eq!(wrong["error"]["findings"][0]["rule"], "V4", "{wrong}");
+    let answer = r#"{"action":"accept","content":{"changelog":"yes"}}"#;
+    let (code, saved) = forms(&[
+        "ask",
+        "respond",
+        "--db",
+        &db,
+        "--as",
+        &ana,
+        &id,
+        "--version",
+        "1",
+        "--outcome",
+        "answered",
+        "--answer",
+        answer,
+        "--key",
+        "r2",
+    ]);
+    assert_eq!(code, 0, "{saved}");
+    let (_, shown) = forms(&["ask", "show", "--db", &db, "--as", &agent, &id]);
+    assert_eq!(shown, saved);
+    assert_eq!(
+        shown["response"],
+        serde_json::from_str::<Value>(answer).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

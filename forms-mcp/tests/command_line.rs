@@ -1,0 +1,145 @@
+//! The `forms-mcp` command line: `--flag=VALUE`, `--help`, `--version`, arguments that are not
+//! UTF-8, and the HTTP flags that need `--http`. Every case runs the real binary.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::os::unix::ffi::OsStrExt;
+use std::process::{Command, Stdio};
+
+fn forms_mcp<I, S>(args: I) -> (i32, String, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
+        .args(args)
+        .env_remove("FORMS_ASK_PRINCIPAL")
+        .env_remove("FORMS_ASK_PRINCIPAL_TOKENS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().expect("exited normally, not by a signal"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `--http=ADDR` and the HTTP limits written `--flag=VALUE`: the server listens and answers
+/// an `initialize` over the real socket.
+#[test]
+fn http_and_its_limits_take_flag_equals_value() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
+        .args([
+            "--http=127.0.0.1:0",
+            "--header-timeout=5",
+            "--body-timeout=5",
+            "--max-connections=8",
+            "--max-sessions=4",
+            "--session-idle=60",
+            "--body-memory=1",
+            "--allow-origin=https://app.example",
+            "--allow-host=forms.example",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    std::thread::spawn(move || for _ in lines {});
+    let url = line
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("{line}"));
+    let (addr, path) = url.split_once('/').unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut stream = TcpStream::connect(addr).unwrap();
+    // The allowed origin and host are accepted: both flags were read.
+    write!(
+        stream,
+        "POST /{path} HTTP/1.1\r\nHost: forms.example\r\nOrigin: https://app.example\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response.contains("form_elicitation") || response.contains("serverInfo"),
+        "{response}"
+    );
+}
+
+#[test]
+fn help_and_version() {
+    for flag in ["--help", "-h"] {
+        let (code, help, stderr) = forms_mcp([flag]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(help.contains("Usage: forms-mcp"), "{help}");
+        for needle in [
+            "--http <ADDR>",
+            "--asks <DB>",
+            "--principal-token",
+            "--header-timeout",
+        ] {
+            assert!(help.contains(needle), "{needle}: {help}");
+        }
+    }
+    for flag in ["--version", "-V"] {
+        let (code, stdout, _) = forms_mcp([flag]);
+        assert_eq!(code, 0);
+        assert_eq!(stdout, format!("forms-mcp {}\n", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_the_usage() {
+    let bad = OsStr::from_bytes(b"caf\xe9");
+    let mut equals = OsStr::new("--asks=").to_owned();
+    equals.push(bad);
+    let cases: Vec<Vec<&OsStr>> = vec![
+        // Not UTF-8: as an argument, as a value, after `=`.
+        vec![bad],
+        vec![OsStr::new("--asks"), bad],
+        vec![&equals],
+        vec![OsStr::new("--principal"), bad],
+        // Bad values and unknown flags.
+        vec![OsStr::new("--http=localhost")],
+        vec![OsStr::new("--bogus")],
+        vec![
+            OsStr::new("--http=127.0.0.1:0"),
+            OsStr::new("--max-sessions=0"),
+        ],
+        vec![
+            OsStr::new("--http=127.0.0.1:0"),
+            OsStr::new("--header-timeout=-1"),
+        ],
+        vec![
+            OsStr::new("--http=127.0.0.1:0"),
+            OsStr::new("--allow-origin=nope"),
+        ],
+        // An HTTP limit without `--http`.
+        vec![OsStr::new("--session-idle=5")],
+    ];
+    for args in cases {
+        let (code, stdout, stderr) = forms_mcp(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: forms-mcp"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("listening"), "{stderr}");
+    }
+}

@@ -1,0 +1,683 @@
+//! Forms that wait over MCP: real `forms-mcp --asks DB` processes on one SQLite file (and on
+//! PostgreSQL when `FORMS_ASK_PG_URL` is set; without it those cases say loudly that they
+//! were skipped, and with `CI=true` they fail), driven by an rmcp client over stdio.
+//! `ask_open` takes a `form`, `ask_respond` the host response as its `answer` (checked with
+//! V1–V8), `ask_show` / `ask_wait` give the saved response; the answer is decoded into the
+//! Rust type by a process that did not open the request. The durable delivery of the typed
+//! asking API ([`forms_mcp::durable`]) hands a form to the store and reads the decoded
+//! answer that a real `forms-mcp` process saved.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::*;
+use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, RequestId};
+use forms_mcp::durable::{waiting_result, DurableForms};
+use forms_runtime::{Form, Outcome, StaticForm};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::RoleClient;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+type Client = RunningService<RoleClient, Host>;
+
+fn tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        let dir = std::env::temp_dir().join(format!("forms-mcp-forms-{}", tag()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn db(&self) -> String {
+        self.0.join("asks.db").display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pg_url() -> Option<String> {
+    match std::env::var("FORMS_ASK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
+            }
+            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
+            None
+        }
+    }
+}
+
+/// The release checklist, as the Rust side declares it.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Release checklist")]
+struct Checklist {
+    /// Changelog written?
+    changelog: Done,
+    /// Platforms tested
+    #[form(max_items = 2)]
+    platforms: Vec<Platform>,
+    /// Anything else?
+    notes: Option<String>,
+}
+
+#[derive(Form, Debug, PartialEq)]
+enum Done {
+    Yes,
+    No,
+}
+
+#[derive(Form, Debug, PartialEq)]
+#[form(rename_all = "snake_case")]
+enum Platform {
+    Linux,
+    Mac,
+    Windows,
+}
+
+/// A conversation with three members unique to this run, set up through the Rust API.
+struct Chat {
+    db: String,
+    conversation: String,
+    agent: String,
+    ana: String,
+    bob: String,
+}
+
+impl Chat {
+    fn new(db: String) -> Chat {
+        let t = tag();
+        let chat = Chat {
+            db,
+            conversation: format!("chat-{t}"),
+            agent: format!("agent-{t}"),
+            ana: format!("ana-{t}"),
+            bob: format!("bob-{t}"),
+        };
+        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
+        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
+        std::thread::spawn(move || {
+            let asks = Asks::open_location(&db).unwrap();
+            let conversation = ConversationId::new(conversation).unwrap();
+            for p in members {
+                asks.join(&conversation, &Principal::new(p).unwrap())
+                    .unwrap();
+            }
+        })
+        .join()
+        .unwrap();
+        chat
+    }
+
+    async fn stdio_as(&self, who: &str) -> Client {
+        let mut command = server_command(5_000);
+        command.args(["--asks", &self.db, "--principal", who]);
+        connect_command(Host::answering(json!({"action": "decline"})), command).await
+    }
+}
+
+async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
+        .await
+        .unwrap();
+    payload(&result)
+}
+
+/// The checklist's Data form arguments, as a model would write them.
+fn checklist_form() -> Value {
+    serde_json::from_str(&Checklist::form().data().to_json()).unwrap()
+}
+
+async fn forms_over_mcp(db: String) {
+    let chat = Chat::new(db.clone());
+    let agent = chat.stdio_as(&chat.agent).await;
+    let ana = chat.stdio_as(&chat.ana).await;
+    let bob = chat.stdio_as(&chat.bob).await;
+
+    // The schemas stay closed and carry the new arguments.
+    let tools = agent.list_all_tools().await.unwrap();
+    let schema = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        Value::Object((*tool.input_schema).clone())
+    };
+    assert_eq!(schema("ask_open")["additionalProperties"], false);
+    assert_eq!(schema("ask_open")["properties"]["form"]["type"], "object");
+    assert_eq!(schema("ask_respond")["additionalProperties"], false);
+    assert_eq!(
+        schema("ask_respond")["properties"]["answer"]["anyOf"][1]["required"],
+        json!(["action"])
+    );
+
+    // An invalid form is refused with the findings, and nothing is opened.
+    let refused = call_ask(
+        &agent,
+        "ask_open",
+        json!({"conversation": chat.conversation, "body": "Fill this in", "key": "bad",
+               "form": {"message": "Pick", "questions": [
+                   {"id": "9x", "type": "text", "title": "Goal", "required": false}]}}),
+    )
+    .await;
+    assert_eq!(code(&refused), Some("invalid_arguments"), "{refused}");
+    assert!(
+        refused["error"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "R6" && f["path"] == "questions[0].id"),
+        "{refused}"
+    );
+    let listed = call_ask(
+        &agent,
+        "ask_list",
+        json!({"conversation": chat.conversation}),
+    )
+    .await;
+    assert_eq!(listed["requests"], json!([]), "{listed}");
+
+    let opened = call_ask(
+        &agent,
+        "ask_open",
+        json!({"conversation": chat.conversation, "key": "open-1",
+               "body": "When you are back, fill in the release checklist",
+               "form": checklist_form()}),
+    )
+    .await;
+    assert_eq!(code(&opened), None, "{opened}");
+    assert_eq!(opened["kind"], "question");
+    assert_eq!(opened["form"], checklist_form());
+    let id = opened["id"].as_str().unwrap().to_owned();
+
+    // The requester waits in its own process.
+    let waiting = {
+        let (id, agent) = (id.clone(), agent.peer().clone());
+        tokio::spawn(async move {
+            let start = Instant::now();
+            let result = agent
+                .call_tool(
+                    CallToolRequestParams::new("ask_wait").with_arguments(
+                        json!({"id": id, "timeout_seconds": 20})
+                            .as_object()
+                            .unwrap()
+                            .clone(),
+                    ),
+                )
+                .await
+                .unwrap();
+            (payload(&result), start.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // A wrong answer (a third platform, over max_items 2: V4) is refused with the findings.
+    let wrong = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
+               "answer": {"action": "accept", "content": {"changelog": "Yes",
+                          "platforms": ["linux", "mac", "windows"]}}}),
+    )
+    .await;
+    assert_eq!(code(&wrong), Some("invalid_response"), "{wrong}");
+    assert_eq!(wrong["error"]["findings"][0]["rule"], "V4", "{wrong}");
+    assert_eq!(
+        wrong["error"]["findings"][0]["path"], "content.platforms",
+        "{wrong}"
+    );
+    let unchanged = call_ask(&ana, "ask_show", json!({"id": id})).await;
+    assert_eq!(unchanged, opened, "nothing changed");
+
+    let answer = json!({"action": "accept", "content": {"changelog": "No",
+                         "platforms": ["mac"], "notes": "docs pending"}});
+    let won = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": "a2", "answer": answer}),
+    )
+    .await;
+    assert_eq!(code(&won), None, "{won}");
+    assert_eq!(won["state"], "resolved");
+    assert_eq!(won["outcome"], "answered");
+    assert_eq!(won["response"], answer);
+    let (waited, took) = waiting.await.unwrap();
+    assert_eq!(waited, won, "the waiter gets the saved response");
+    assert!(
+        took < Duration::from_secs(10),
+        "woken by the change: {took:?}"
+    );
+
+    // A late responder gets the conflict carrying the winner's saved answer.
+    let late = call_ask(
+        &bob,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": "b1",
+               "answer": {"action": "decline"}}),
+    )
+    .await;
+    assert_eq!(code(&late), Some("conflict"), "{late}");
+    assert_eq!(late["error"]["latest"]["response"], answer);
+
+    // The asking process restarts: a new one shows the stored response.
+    agent.cancel().await.unwrap();
+    let agent = chat.stdio_as(&chat.agent).await;
+    assert_eq!(call_ask(&agent, "ask_show", json!({"id": id})).await, won);
+
+    // And the Rust side, in this process, decodes it into the type.
+    let decoded = {
+        let (db, agent_name, id) = (db.clone(), chat.agent.clone(), id.clone());
+        std::thread::spawn(move || {
+            let asks = Asks::open_location(&db).unwrap();
+            let me = asks.as_principal(&Principal::new(agent_name).unwrap());
+            let pending =
+                FormRequest::<Checklist>::resume(&me, &RequestId::new(id).unwrap()).unwrap();
+            pending.show(&me).unwrap().outcome
+        })
+        .join()
+        .unwrap()
+    };
+    assert_eq!(
+        decoded,
+        Some(Outcome::Accepted(Checklist {
+            changelog: Done::No,
+            platforms: vec![Platform::Mac],
+            notes: Some("docs pending".into()),
+        }))
+    );
+
+    // An object answers only a question carrying a form.
+    let plain = call_ask(
+        &agent,
+        "ask_open",
+        json!({"conversation": chat.conversation, "key": "open-plain", "body": "Name?"}),
+    )
+    .await;
+    let object = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": plain["id"], "version": 1, "outcome": "answered", "key": "p1",
+               "answer": {"action": "accept", "content": {}}}),
+    )
+    .await;
+    assert_eq!(code(&object), Some("invalid_arguments"), "{object}");
+    assert_eq!(
+        call_ask(&ana, "ask_show", json!({"id": plain["id"]})).await["state"],
+        "open"
+    );
+
+    // A text answer to a form is read as the host response's JSON text.
+    let second = call_ask(
+        &agent,
+        "ask_open",
+        json!({"conversation": chat.conversation, "key": "open-2",
+               "body": "Checklist again", "form": checklist_form()}),
+    )
+    .await;
+    let not_json = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": second["id"], "version": 1, "outcome": "answered", "key": "t1",
+               "answer": "yes"}),
+    )
+    .await;
+    assert_eq!(code(&not_json), Some("invalid_response"), "{not_json}");
+    let declined = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": second["id"], "version": 1, "outcome": "answered", "key": "t2",
+               "answer": "{\"action\":\"decline\"}"}),
+    )
+    .await;
+    assert_eq!(
+        declined["response"],
+        json!({"action": "decline"}),
+        "{declined}"
+    );
+
+    for client in [agent, ana, bob] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn forms_over_mcp_sqlite() {
+    let dir = TempDir::new();
+    forms_over_mcp(dir.db()).await;
+}
+
+#[tokio::test]
+async fn forms_over_mcp_postgres() {
+    if let Some(url) = pg_url() {
+        forms_over_mcp(url).await;
+    }
+}
+
+/// The typed asking API's durable delivery: the form is handed to the store (the tool call
+/// returns the request ID at once), a real `forms-mcp` process answers it as the person, and
+/// a later read decodes the answer.
+async fn durable_delivery(db: String) {
+    let chat = Chat::new(db.clone());
+    let asks = {
+        let db = db.clone();
+        std::thread::spawn(move || Asks::open_location(&db).unwrap())
+            .join()
+            .unwrap()
+    };
+    let durable = DurableForms::new(Arc::new(asks));
+    let agent = Principal::new(chat.agent.as_str()).unwrap();
+    let conversation = ConversationId::new(chat.conversation.as_str()).unwrap();
+    let started = Instant::now();
+    let pending = durable
+        .hand_over(
+            &Checklist::form(),
+            &conversation,
+            &agent,
+            NewRequest::question("When you are back, fill in the release checklist"),
+            "durable-1",
+        )
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "it does not block"
+    );
+    let handed = payload(&waiting_result(&pending));
+    assert_eq!(handed["status"], "waiting");
+    let id = handed["id"].as_str().unwrap().to_owned();
+    assert_eq!(id, pending.id().as_str());
+
+    // Nothing yet.
+    let now = durable
+        .read::<Checklist>(&agent, pending.id(), Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!((now.request.state.as_str(), now.outcome), ("open", None));
+
+    // A later read waits while the person answers through a real server process.
+    let reading = {
+        let (durable, agent, id) = (durable.clone(), agent.clone(), pending.id().clone());
+        tokio::spawn(async move {
+            durable
+                .read::<Checklist>(&agent, &id, Duration::from_secs(20))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let ana = chat.stdio_as(&chat.ana).await;
+    let done = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
+               "answer": {"action": "accept", "content": {"changelog": "Yes",
+                          "platforms": ["linux"]}}}),
+    )
+    .await;
+    assert_eq!(code(&done), None, "{done}");
+    let reply = reading.await.unwrap().unwrap();
+    assert_eq!(
+        reply.outcome,
+        Some(Outcome::Accepted(Checklist {
+            changelog: Done::Yes,
+            platforms: vec![Platform::Linux],
+            notes: None,
+        }))
+    );
+    // A retried hand-over with the same key opens nothing new.
+    let again = durable
+        .hand_over(
+            &Checklist::form(),
+            &conversation,
+            &agent,
+            NewRequest::question("When you are back, fill in the release checklist"),
+            "durable-1",
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.id(), pending.id());
+    ana.cancel().await.unwrap();
+    // Dropped on the runtime: the engine goes to a thread of its own.
+    drop(durable);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn durable_delivery_sqlite() {
+    let dir = TempDir::new();
+    durable_delivery(dir.db()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn durable_delivery_postgres() {
+    if let Some(url) = pg_url() {
+        durable_delivery(url).await;
+    }
+}
+
+/// A tool server embedding the typed asking API: the tool `checklist` asks the form live or
+/// hands it to the store, as its `durable` argument says (the choice is per call); the tool
+/// `checklist_result` reads the decoded answer of a handed-over one later.
+#[derive(Clone)]
+struct ChecklistTools {
+    asker: forms_mcp::FormAsker,
+    durable: DurableForms,
+    conversation: ConversationId,
+    agent: Principal,
+}
+
+impl rmcp::ServerHandler for ChecklistTools {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        use forms_mcp::durable::{Asking, Delivery};
+        use rmcp::model::CallToolResult;
+        let args = request.arguments.clone().unwrap_or_default();
+        let decoded = |c: &Checklist| format!("{c:?}");
+        Ok(match request.name.as_ref() {
+            "checklist" => {
+                let delivery = if args.get("durable") == Some(&json!(true)) {
+                    Delivery::durable(
+                        self.conversation.clone(),
+                        self.agent.clone(),
+                        NewRequest::question("When you are back, fill in the release checklist"),
+                        args["key"].as_str().unwrap_or("checklist"),
+                    )
+                } else {
+                    Delivery::Live
+                };
+                let call = forms_mcp::FormCall::new(&request, &ctx);
+                match self
+                    .durable
+                    .ask::<Checklist>(&self.asker, &call, delivery)
+                    .await
+                {
+                    Asking::Waiting(pending) => waiting_result(&pending).into(),
+                    Asking::Done(Ok(Outcome::Accepted(c))) => {
+                        CallToolResult::structured(json!({"live": decoded(&c)})).into()
+                    }
+                    Asking::Done(Ok(other)) => {
+                        CallToolResult::structured(json!({"live": other.action()})).into()
+                    }
+                    Asking::Done(Err(e)) => forms_mcp::error_response(&e),
+                    Asking::InputRequired(result) => result.into(),
+                    Asking::Refused(e) => {
+                        CallToolResult::structured_error(forms_ask::wire::error(&e)).into()
+                    }
+                }
+            }
+            "checklist_result" => {
+                let id = RequestId::new(args["id"].as_str().unwrap_or("")).unwrap();
+                match self
+                    .durable
+                    .read::<Checklist>(&self.agent, &id, Duration::from_secs(10))
+                    .await
+                {
+                    Ok(reply) => CallToolResult::structured(json!({
+                        "state": reply.request.state,
+                        "decoded": reply.accepted().map(decoded),
+                    }))
+                    .into(),
+                    Err(e) => CallToolResult::structured_error(forms_ask::wire::error(&e)).into(),
+                }
+            }
+            _ => return Err(rmcp::ErrorData::invalid_params("no such tool", None)),
+        })
+    }
+}
+
+/// Per call, through a real MCP session (an rmcp client and this tool server over a pipe):
+/// one call asks live and the host answers at once; the next hands the form to the store and
+/// returns its ID; a real `forms-mcp` process answers as the person; a later call reads the
+/// decoded answer.
+async fn delivery_chosen_per_call(db: String) {
+    use rmcp::ServiceExt;
+    let chat = Chat::new(db.clone());
+    let asks = {
+        let db = db.clone();
+        std::thread::spawn(move || Asks::open_location(&db).unwrap())
+            .join()
+            .unwrap()
+    };
+    let tools = ChecklistTools {
+        asker: forms_mcp::FormAsker::new(Duration::from_secs(5)),
+        durable: DurableForms::new(Arc::new(asks)),
+        conversation: ConversationId::new(chat.conversation.as_str()).unwrap(),
+        agent: Principal::new(chat.agent.as_str()).unwrap(),
+    };
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = tokio::spawn(async move {
+        let running = tools
+            .serve(forms_mcp::transport::capture(server_read, server_write))
+            .await
+            .unwrap();
+        let _ = running.waiting().await;
+    });
+    let host = Host::answering(json!({"action": "accept",
+        "content": {"changelog": "Yes", "platforms": ["windows"]}}));
+    let client = host
+        .clone()
+        .serve(tokio::io::split(client_io))
+        .await
+        .unwrap();
+    let call = |arguments: Value| {
+        let client = client.peer().clone();
+        async move {
+            let Value::Object(map) = arguments else {
+                panic!()
+            };
+            payload(
+                &client
+                    .call_tool(CallToolRequestParams::new("checklist").with_arguments(map))
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+
+    // Live: the host is asked now and the call returns the typed answer.
+    let live = call(json!({"durable": false})).await;
+    assert_eq!(
+        live["live"],
+        format!(
+            "{:?}",
+            Checklist {
+                changelog: Done::Yes,
+                platforms: vec![Platform::Windows],
+                notes: None
+            }
+        ),
+        "{live}"
+    );
+    assert_eq!(host.requests().len(), 1);
+
+    // Durable: nothing is asked of the host; the model gets the request ID at once.
+    let started = Instant::now();
+    let handed = call(json!({"durable": true, "key": "per-call-1"})).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(handed["status"], "waiting", "{handed}");
+    assert_eq!(host.requests().len(), 1, "the host was not asked");
+    let id = handed["id"].as_str().unwrap().to_owned();
+
+    let ana = chat.stdio_as(&chat.ana).await;
+    let done = call_ask(
+        &ana,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
+               "answer": {"action": "accept", "content": {"changelog": "No",
+                          "platforms": ["linux", "mac"], "notes": "tomorrow"}}}),
+    )
+    .await;
+    assert_eq!(code(&done), None, "{done}");
+
+    let read = payload(
+        &client
+            .peer()
+            .call_tool(
+                CallToolRequestParams::new("checklist_result")
+                    .with_arguments(json!({"id": id}).as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap(),
+    );
+    assert_eq!(read["state"], "resolved", "{read}");
+    assert_eq!(
+        read["decoded"],
+        format!(
+            "{:?}",
+            Checklist {
+                changelog: Done::No,
+                platforms: vec![Platform::Linux, Platform::Mac],
+                notes: Some("tomorrow".into())
+            }
+        )
+    );
+    ana.cancel().await.unwrap();
+    client.cancel().await.unwrap();
+    server.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivery_chosen_per_call_sqlite() {
+    let dir = TempDir::new();
+    delivery_chosen_per_call(dir.db()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivery_chosen_per_call_postgres() {
+    if let Some(url) = pg_url() {
+        delivery_chosen_per_call(url).await;
+    }
+}
