@@ -17,8 +17,8 @@
 //! reader of our own could reach on the parts it only counts. The same visitors run over
 //! every serde reader, so a difference is the reader's.
 //!
-//! Run with `cargo bench -p forms-bench --bench readers`; each line prints the median of
-//! interleaved rounds, each figure the fastest round.
+//! Run with `cargo bench -p forms-bench --bench readers --features readers`; each line prints
+//! the median of interleaved rounds, each figure the fastest round.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
