@@ -204,6 +204,16 @@ impl ClientHandler for Host {
     }
 }
 
+/// The Data tool's arguments: the same form as `Setup`, as `mcp_server.rs` sends it.
+fn data_arguments() -> Value {
+    json!({"message": "Set up your weekly report", "questions": [
+        {"id": "goal", "type": "text", "title": "What would you like to understand?",
+         "required": false},
+        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
+         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
+    ]})
+}
+
 fn native_caps() -> Value {
     json!({"elicitation": {"form": {}}, "extensions": {"openai/elicitation": {"form": {}}}})
 }
@@ -220,6 +230,9 @@ enum Side {
     Ask,
     AskCore,
     Elicit,
+    /// The Data tool (`FormsServer`): the form comes in the call's arguments, is checked
+    /// and compiled on every call, and the result is the contract's envelope.
+    Data,
 }
 
 impl Side {
@@ -228,6 +241,7 @@ impl Side {
             Side::Ask => "ask (extension host)",
             Side::AskCore => "ask (core host)",
             Side::Elicit => "rmcp peer.elicit",
+            Side::Data => "Data tool (FormsServer)",
         }
     }
 }
@@ -235,6 +249,7 @@ impl Side {
 /// One server thread and its client.
 struct Pair {
     client: RunningService<RoleClient, Host>,
+    side: Side,
     clock: libc::clockid_t,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -251,7 +266,11 @@ impl Pair {
                     .unwrap();
                 runtime.block_on(async move {
                     let (read, write) = tokio::io::split(server_io);
-                    if side == Side::Elicit {
+                    if side == Side::Data {
+                        let server = forms_mcp::FormsServer::new(Duration::from_secs(60));
+                        let transport = forms_mcp::transport::capture(read, write);
+                        let _ = server.serve(transport).await.unwrap().waiting().await;
+                    } else if side == Side::Elicit {
                         let server = ElicitServer {
                             tool_router: ElicitServer::tool_router(),
                         };
@@ -271,7 +290,7 @@ impl Pair {
         // SAFETY: the thread is alive (joined only on drop) and `clock` is a valid out pointer.
         let rc = unsafe { libc::pthread_getcpuclockid(thread.as_pthread_t(), &mut clock) };
         assert_eq!(rc, 0, "pthread_getcpuclockid");
-        let caps = if side == Side::Ask {
+        let caps = if side == Side::Ask || side == Side::Data {
             native_caps()
         } else {
             core_caps()
@@ -280,6 +299,7 @@ impl Pair {
         let client = Host { caps }.serve((read, write)).await.unwrap();
         Pair {
             client,
+            side,
             clock,
             thread: Some(thread),
         }
@@ -298,6 +318,14 @@ impl Pair {
     }
 
     async fn call(&self) {
+        if self.side == Side::Data {
+            let mut request = CallToolRequestParams::new("form_elicitation_v2_request");
+            request.arguments = data_arguments().as_object().cloned();
+            let result = self.client.call_tool(request).await.unwrap();
+            let wire = serde_json::to_value(&result).unwrap();
+            assert_eq!(wire["structuredContent"], answer(), "{wire}");
+            return;
+        }
         let result = self
             .client
             .call_tool(CallToolRequestParams::new("setup"))
@@ -345,7 +373,8 @@ async fn profile(which: &str) {
         "ask" => Side::Ask,
         "core" => Side::AskCore,
         "elicit" => Side::Elicit,
-        other => panic!("FORMS_PROFILE={other}: ask, core or elicit"),
+        "data" => Side::Data,
+        other => panic!("FORMS_PROFILE={other}: ask, core, elicit or data"),
     };
     let iters: usize = std::env::var("FORMS_PROFILE_ITERS")
         .ok()
@@ -362,7 +391,7 @@ async fn profile(which: &str) {
 }
 
 async fn bench() {
-    let sides = [Side::Ask, Side::AskCore, Side::Elicit];
+    let sides = [Side::Ask, Side::AskCore, Side::Elicit, Side::Data];
     let mut pairs = Vec::new();
     for side in sides {
         let pair = Pair::start(side).await;
@@ -373,7 +402,7 @@ async fn bench() {
     let mut ratios = Vec::new();
     let mut core_ratios = Vec::new();
     for round in 0..ROUNDS {
-        let mut this = [0.0; 3];
+        let mut this = [0.0; 4];
         // Turns in a rotating order, so no side always runs first.
         for k in 0..sides.len() {
             let i = (round + k) % sides.len();

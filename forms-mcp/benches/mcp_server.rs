@@ -39,7 +39,28 @@ struct Conn {
     out: mpsc::UnboundedSender<String>,
     pending: Pending,
     next: std::sync::atomic::AtomicU64,
+    pid: u32,
     _child: tokio::process::Child,
+}
+
+/// The CPU time the process `pid` has used so far, all its threads (Linux
+/// `/proc/PID/task/*/schedstat`, nanoseconds on a CPU); zero where that cannot be read.
+/// Threads that have exited are not counted, so a server should keep its threads.
+fn process_cpu(pid: u32) -> Duration {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Duration::ZERO;
+    };
+    let mut total = 0u64;
+    for task in tasks.flatten() {
+        if let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) {
+            total += stat
+                .split_whitespace()
+                .next()
+                .and_then(|ns| ns.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Duration::from_nanos(total)
 }
 
 async fn writer(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<String>) {
@@ -61,6 +82,7 @@ impl Conn {
             .kill_on_drop(true)
             .spawn()
             .expect("start the server");
+        let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (out, rx) = mpsc::unbounded_channel();
@@ -97,6 +119,7 @@ impl Conn {
             out,
             pending,
             next: std::sync::atomic::AtomicU64::new(1),
+            pid,
             _child: child,
         };
         let init = conn
@@ -160,15 +183,18 @@ fn form() -> Value {
 }
 
 struct Figures {
+    /// Server CPU time per call (all its threads).
+    cpu: Duration,
     per_second: f64,
     p50: Duration,
     p99: Duration,
 }
 
-fn figures(mut latencies: Vec<Duration>, total: Duration) -> Figures {
+fn figures(mut latencies: Vec<Duration>, total: Duration, cpu: Duration) -> Figures {
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q).ceil() as usize).saturating_sub(1)];
     Figures {
+        cpu: cpu / latencies.len() as u32,
         per_second: latencies.len() as f64 / total.as_secs_f64(),
         p50: at(0.50),
         p99: at(0.99),
@@ -179,16 +205,22 @@ async fn sequential(conn: &Conn) -> Figures {
     for _ in 0..20 {
         conn.call().await;
     }
+    let cpu = process_cpu(conn.pid);
     let started = Instant::now();
     let mut latencies = Vec::with_capacity(CALLS);
     for _ in 0..CALLS {
         latencies.push(conn.call().await);
     }
-    figures(latencies, started.elapsed())
+    figures(
+        latencies,
+        started.elapsed(),
+        process_cpu(conn.pid).saturating_sub(cpu),
+    )
 }
 
 async fn concurrent(conn: Arc<Conn>) -> Figures {
     let gate = Arc::new(Semaphore::new(IN_FLIGHT));
+    let cpu = process_cpu(conn.pid);
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(CALLS);
     for _ in 0..CALLS {
@@ -204,7 +236,11 @@ async fn concurrent(conn: Arc<Conn>) -> Figures {
     for task in tasks {
         latencies.push(task.await.unwrap());
     }
-    figures(latencies, started.elapsed())
+    figures(
+        latencies,
+        started.elapsed(),
+        process_cpu(conn.pid).saturating_sub(cpu),
+    )
 }
 
 fn peer_python() -> Option<PathBuf> {
@@ -248,10 +284,11 @@ fn ours() -> Command {
 
 fn print(name: &str, mode: &str, f: &Figures) {
     println!(
-        "{name:<28} {mode:<22} {:>10.0} calls/s   p50 {:>8.3} ms   p99 {:>8.3} ms",
+        "{name:<28} {mode:<22} {:>10.0} calls/s   p50 {:>8.3} ms   p99 {:>8.3} ms   server CPU {:>7.1} µs/call",
         f.per_second,
         f.p50.as_secs_f64() * 1e3,
-        f.p99.as_secs_f64() * 1e3
+        f.p99.as_secs_f64() * 1e3,
+        f.cpu.as_secs_f64() * 1e6
     );
 }
 
@@ -286,9 +323,14 @@ fn main() {
         let peer_conc = concurrent(conn.clone()).await;
         print("peer (Python, 0.2.1)", "1000 concurrent (50)", &peer_conc);
         println!(
-            "ratio (forms-mcp / peer throughput): sequential {:.1}x, concurrent {:.1}x (target >= 5x)",
+            "ratio (forms-mcp / peer throughput): sequential {:.1}x, concurrent {:.1}x (target >= 10x)",
             our_seq.per_second / peer_seq.per_second,
             our_conc.per_second / peer_conc.per_second
+        );
+        println!(
+            "ratio (peer / forms-mcp server CPU per call): sequential {:.1}x, concurrent {:.1}x",
+            peer_seq.cpu.as_secs_f64() / our_seq.cpu.as_secs_f64(),
+            peer_conc.cpu.as_secs_f64() / our_conc.cpu.as_secs_f64()
         );
     });
 }

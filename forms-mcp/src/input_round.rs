@@ -106,7 +106,7 @@ pub(crate) async fn round(
 
 /// The `elicitation/create` input request of `form`.
 fn input_request(form: &DataForm) -> Result<InputRequest, FormError> {
-    let native: serde_json::Value = serde_json::from_str(form.native_json())
+    let native = serde_json::to_value(form.native())
         .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
     let request = json!({
         "method": "elicitation/create",

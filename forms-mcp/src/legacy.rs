@@ -49,7 +49,9 @@ pub(crate) async fn elicit(
     form: &DataForm,
     timeout: Duration,
 ) -> Result<Box<RawValue>, FormError> {
-    let params: serde_json::Value = serde_json::from_str(form.native_json())
+    // The same JSON as `form.native_json()`, built as a value without writing and re-reading
+    // the text.
+    let params = serde_json::to_value(form.native())
         .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
     let request =
         ServerRequest::CustomRequest(CustomRequest::new(ELICITATION_METHOD, Some(params)));

@@ -130,8 +130,8 @@ impl FormsServer {
 
     /// The Data tool's call `call`: its arguments are the form.
     async fn ask_data(&self, call: &FormCall) -> CallToolResponse {
-        let arguments = serde_json::Value::Object(call.arguments().cloned().unwrap_or_default());
-        let form = match DataForm::from_value(&arguments) {
+        let empty = serde_json::Map::new();
+        let form = match DataForm::from_object(call.arguments().unwrap_or(&empty)) {
             Ok(form) => form,
             Err(error) => return error_response(&error),
         };

@@ -245,6 +245,26 @@ impl DataForm {
         parse::from_value(value)
     }
 
+    /// [`DataForm::from_value`] of an object given as its members (the `arguments` of a tool
+    /// call, as MCP libraries hand them over), with no copy into a `Value`.
+    ///
+    /// ```
+    /// use forms_runtime::DataForm;
+    /// let value = serde_json::json!({
+    ///     "message": "What would you like to understand?",
+    ///     "questions": [{"id": "goal", "type": "text",
+    ///                    "title": "What would you like to understand?", "required": false}]
+    /// });
+    /// let members = value.as_object().unwrap();
+    /// assert_eq!(DataForm::from_object(members)?, DataForm::from_value(&value)?);
+    /// # Ok::<(), forms_runtime::FormError>(())
+    /// ```
+    pub fn from_object(
+        members: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<DataForm, FormError> {
+        parse::from_object(members)
+    }
+
     /// The normalized Data arguments as compact JSON: keys in canonical order, titles and
     /// resource names trimmed, `preview` written as `thumbnail`, and optional fields that were
     /// not given left out (no default is filled in). `DataForm::from_json(&form.to_json())`

@@ -58,17 +58,27 @@ pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
 /// Validates Data arguments already parsed into a `serde_json::Value`.
 pub(crate) fn from_value(value: &serde_json::Value) -> Result<DataForm, FormError> {
     let mut skipped = false;
-    let tree = tree::tree_of_value(value, 0, &mut skipped).ok_or_else(|| {
-        FormError::invalid_arguments(Finding::new(
-            JsonPath::arguments(),
-            None,
-            format!(
-                "not valid Data arguments: arrays and objects nest more than {MAX_DEPTH} levels \
-                 deep"
-            ),
-        ))
-    })?;
+    let tree = tree::tree_of_value(value, 0, &mut skipped).ok_or_else(too_deep)?;
     from_tree(&tree, skipped, true)
+}
+
+/// Validates Data arguments already parsed into a JSON object's members.
+pub(crate) fn from_object(
+    map: &serde_json::Map<String, serde_json::Value>,
+) -> Result<DataForm, FormError> {
+    let mut skipped = false;
+    let tree = tree::tree_of_map(map, 0, &mut skipped).ok_or_else(too_deep)?;
+    from_tree(&tree, skipped, true)
+}
+
+fn too_deep() -> FormError {
+    FormError::invalid_arguments(Finding::new(
+        JsonPath::arguments(),
+        None,
+        format!(
+            "not valid Data arguments: arrays and objects nest more than {MAX_DEPTH} levels deep"
+        ),
+    ))
 }
 
 /// Builds and validates the form of a parsed tree. When the structure and types alone have

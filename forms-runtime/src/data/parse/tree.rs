@@ -413,31 +413,39 @@ pub(crate) fn tree_of_value<'v>(
                 rest.len(),
             )
         }
-        Value::Object(map) => {
-            if depth >= MAX_DEPTH {
-                return None;
-            }
-            let rest = map.len().saturating_sub(keep);
-            if rest > 0 {
-                *skipped = true;
-                if map.values().skip(keep).any(|v| too_deep(v, depth + 1)) {
-                    return None;
-                }
-            }
-            Json::Obj(
-                map.iter()
-                    .take(keep)
-                    .map(|(k, v)| {
-                        Some((
-                            Cow::Borrowed(k.as_str()),
-                            tree_of_value(v, depth + 1, skipped)?,
-                        ))
-                    })
-                    .collect::<Option<_>>()?,
-                rest,
-            )
-        }
+        Value::Object(map) => return tree_of_map(map, depth, skipped),
     })
+}
+
+/// [`tree_of_value`] of an object's members.
+pub(crate) fn tree_of_map<'v>(
+    map: &'v serde_json::Map<String, serde_json::Value>,
+    depth: usize,
+    skipped: &mut bool,
+) -> Option<Json<'v>> {
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    let keep = if depth >= KEPT_DEPTH { 0 } else { KEPT };
+    let rest = map.len().saturating_sub(keep);
+    if rest > 0 {
+        *skipped = true;
+        if map.values().skip(keep).any(|v| too_deep(v, depth + 1)) {
+            return None;
+        }
+    }
+    Some(Json::Obj(
+        map.iter()
+            .take(keep)
+            .map(|(k, v)| {
+                Some((
+                    Cow::Borrowed(k.as_str()),
+                    tree_of_value(v, depth + 1, skipped)?,
+                ))
+            })
+            .collect::<Option<_>>()?,
+        rest,
+    ))
 }
 
 /// Whether `value`, `depth` arrays and objects deep, nests deeper than [`MAX_DEPTH`].
