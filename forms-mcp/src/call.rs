@@ -7,6 +7,7 @@ use rmcp::model::{CallToolRequestParams, ClientCapabilities, InputResponses, Jso
 use rmcp::service::{Peer, RequestContext};
 use rmcp::RoleServer;
 use std::borrow::Cow;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// The tool call a form is asked in: what [`crate::FormAsker`] needs of it.
@@ -91,7 +92,9 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone)]
 pub struct FormCall {
     name: Cow<'static, str>,
-    arguments: Option<JsonObject>,
+    /// Shared with the copy the transport kept, so a `FormCall` (and each clone of it) holds
+    /// no copy of its own.
+    arguments: Option<Arc<JsonObject>>,
     request_state: Option<String>,
     input_responses: Option<InputResponses>,
     context: RequestContext<RoleServer>,
@@ -99,12 +102,14 @@ pub struct FormCall {
 
 /// The arguments of a `tools/call` request, left in its extensions by the transports of
 /// [`crate::transport`] (rmcp's `Parameters` takes them from the tool call before a later
-/// argument of the function is read).
+/// argument of the function is read). Shared: a [`FormCall`] of the call holds the same map.
 #[derive(Debug, Clone)]
-pub(crate) struct CallArguments(pub(crate) Option<JsonObject>);
+pub(crate) struct CallArguments(pub(crate) Option<Arc<JsonObject>>);
 
 impl CallArguments {
-    fn of(context: &RequestContext<RoleServer>) -> Option<Option<JsonObject>> {
+    /// The arguments the transport kept for the request of `context`: `None` when it kept
+    /// none (another transport), `Some(None)` when the call had none.
+    fn of(context: &RequestContext<RoleServer>) -> Option<Option<Arc<JsonObject>>> {
         context
             .extensions
             .get::<CallArguments>()
@@ -116,6 +121,19 @@ impl CallArguments {
             })
             .map(|kept| kept.0.clone())
     }
+
+    /// The call's arguments: the transport's shared copy when it kept one, else a copy of
+    /// `arguments` (what the call still holds; `None` once `Parameters` took them).
+    fn shared(
+        context: &RequestContext<RoleServer>,
+        arguments: Option<&JsonObject>,
+    ) -> Option<Arc<JsonObject>> {
+        match (CallArguments::of(context), arguments) {
+            (Some(Some(kept)), _) => Some(kept),
+            (_, Some(arguments)) => Some(Arc::new(arguments.clone())),
+            (kept, None) => kept.flatten(),
+        }
+    }
 }
 
 impl FormCall {
@@ -124,7 +142,7 @@ impl FormCall {
     pub fn new(request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> FormCall {
         FormCall {
             name: request.name.clone(),
-            arguments: request.arguments.clone(),
+            arguments: CallArguments::shared(context, request.arguments.as_ref()),
             request_state: request.request_state.clone(),
             input_responses: request.input_responses.clone(),
             context: context.clone(),
@@ -138,7 +156,7 @@ impl FormCall {
 
     /// The call's arguments.
     pub fn arguments(&self) -> Option<&JsonObject> {
-        self.arguments.as_ref()
+        self.arguments.as_deref()
     }
 
     /// The request state a retried call echoes (protocol 2026-07-28).
@@ -176,11 +194,9 @@ impl FormCall {
 impl<S> FromContextPart<ToolCallContext<'_, S>> for FormCall {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
         let request_context = context.request_context();
-        // `Parameters` before this argument has taken the arguments; the transport kept them.
-        let arguments = match &context.arguments {
-            Some(arguments) => Some(arguments.clone()),
-            None => CallArguments::of(request_context).flatten(),
-        };
+        // `Parameters` before this argument may have taken the arguments; the transport kept
+        // them, shared.
+        let arguments = CallArguments::shared(request_context, context.arguments.as_ref());
         Ok(FormCall {
             name: context.name.clone(),
             arguments,

@@ -550,7 +550,7 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Capturing<T> {
         if let JsonRpcMessage::Request(request) = &mut message {
             let arguments = match &request.request {
                 ClientRequest::CallToolRequest(call) => {
-                    Some(CallArguments(call.params.arguments.clone()))
+                    Some(CallArguments(call.params.arguments.clone().map(Arc::new)))
                 }
                 _ => None,
             };
@@ -625,7 +625,7 @@ async fn keep_http(
     if call {
         parts
             .extensions
-            .insert(CallArguments(call_arguments(&bytes)));
+            .insert(CallArguments(call_arguments(&bytes).map(Arc::new)));
     }
     match find(&bytes) {
         Found::Result(id, result) => {

@@ -643,69 +643,149 @@ fn check_file_uri_parsed(uri: &str) -> Result<FileUri, Violation> {
     local_path(parts.path).unwrap_or_else(|| Err(bad("must be an absolute `file://` URI")))
 }
 
+// What a byte of a `file:` URI's path is to [`local_path`], as bit flags in one lookup table:
+// 0 for a path character other than `/` and `.`. `PATH_DOTLIKE` marks what may start a `.`
+// or `..` segment after a `/` (`.` itself, or `%` of `%2e`).
+const PATH_SLASH: u8 = 1;
+const PATH_DOTLIKE: u8 = 2;
+const PATH_PERCENT: u8 = 4;
+const PATH_OTHER: u8 = 8;
+
+// Indexing is in bounds: `c < 256` in the loop, and a `u8` indexes a 256-entry table.
+#[allow(clippy::indexing_slicing)]
+const PATH_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = if c == b'.' as usize {
+            PATH_DOTLIKE
+        } else if CLASSES[c] & PCHAR != 0 {
+            0
+        } else if c == b'/' as usize {
+            PATH_SLASH
+        } else if c == b'%' as usize {
+            PATH_DOTLIKE | PATH_PERCENT
+        } else {
+            PATH_OTHER
+        };
+        c += 1;
+    }
+    t
+};
+
+/// What `c` is in a path ([`PATH_BYTES`]).
+#[inline]
+#[allow(clippy::indexing_slicing)]
+fn path_byte(c: u8) -> u8 {
+    PATH_BYTES[c as usize]
+}
+
+/// Whether `segment`, as written between two `/` of a path, decodes to `.` or `..` (each dot
+/// written as itself or as `%2e`/`%2E`).
+fn dot_segment(segment: &[u8]) -> bool {
+    // The longest such segment is `%2e%2e`.
+    if segment.is_empty() || segment.len() > 6 {
+        return false;
+    }
+    let (mut rest, mut dots) = (segment, 0);
+    while !rest.is_empty() {
+        rest = match rest {
+            [b'.', after @ ..] => after,
+            [b'%', b'2', b'e' | b'E', after @ ..] => after,
+            _ => return false,
+        };
+        dots += 1;
+    }
+    dots <= 2
+}
+
+/// What the escapes of a path decode to, besides its bytes.
+struct Decoded {
+    bytes: Vec<u8>,
+    /// An escape decodes to `/` or `\`.
+    separator: bool,
+    /// An escape decodes to a byte of 0x80 or more.
+    high: bool,
+    /// The first escape that decodes to an ASCII control character (C0 or DEL).
+    control: Option<u8>,
+}
+
+/// Decodes the `%XX` escapes of `raw`, whose every `%` must start one (`None` otherwise).
+/// Runs between escapes are copied at once.
+fn decode_escapes(raw: &[u8]) -> Option<Decoded> {
+    let mut decoded = Decoded {
+        bytes: Vec::with_capacity(raw.len()),
+        separator: false,
+        high: false,
+        control: None,
+    };
+    let mut rest = raw;
+    while let Some(at) = rest.iter().position(|&c| c == b'%') {
+        let (run, escape) = rest.split_at(at);
+        decoded.bytes.extend_from_slice(run);
+        let [_, h, l, after @ ..] = escape else {
+            return None;
+        };
+        let d = hex_value(*h)? << 4 | hex_value(*l)?;
+        decoded.separator |= d == b'/' || d == b'\\';
+        decoded.high |= d >= 0x80;
+        if decoded.control.is_none() && (d < 0x20 || d == 0x7f) {
+            decoded.control = Some(d);
+        }
+        decoded.bytes.push(d);
+        rest = after;
+    }
+    decoded.bytes.extend_from_slice(rest);
+    Some(decoded)
+}
+
 /// R27: the path of a user-added file URI (absolute), decoded, when it keeps its shape once
 /// decoded. `None` when `raw` has a byte that is neither a path character nor the start of a
 /// valid `%XX` escape (the caller then reads the URI with the general parser).
 ///
-/// One pass over the bytes checks the characters and finds encoded separators, `.` and `..`
-/// segments (also escaped) and escaped control characters; a path with escapes is then
-/// decoded in a second pass, one without is its own decoded path. The problems are
-/// reported in a fixed order (encoded separator, UTF-8, `//`, dot segment, control character),
-/// whatever their order in the path.
+/// One pass over the bytes checks the characters (one table lookup per byte, no branch) and
+/// notes whether a `/` is followed by `.` or `%`; only then are the segments looked at for
+/// `.` and `..` (also escaped). A path with escapes is then decoded in a second pass, which
+/// finds encoded separators and escaped control characters; one without is its own decoded
+/// path. The problems are reported in a fixed
+/// order (encoded separator, UTF-8, `//`, dot segment, control character), whatever their
+/// order in the path. The one allocation is the decoded path the result owns.
 fn local_path(raw: &str) -> Option<Result<FileUri, Violation>> {
     let bad = |why: &str| Violation::new(Rule::R27, why.to_owned());
     let b = raw.as_bytes();
-    let (mut separator, mut dot, mut high, mut escaped) = (false, false, false, false);
-    let mut control: Option<u8> = None;
-    // The current segment so far: 0 empty, 1 `.`, 2 `..`, 3 anything else.
-    let mut segment = 0u8;
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        let d = if class(c) & (PCHAR | SLASH) != 0 {
-            // A path character is printable ASCII: only `/` and `.` matter here.
-            i += 1;
-            c
-        } else if c == b'%' {
-            let h = b.get(i + 1).copied().and_then(hex_value)?;
-            let l = b.get(i + 2).copied().and_then(hex_value)?;
-            i += 3;
-            let d = h << 4 | l;
-            escaped = true;
-            separator |= d == b'/' || d == b'\\';
-            if control.is_none() && (d < 0x20 || d == 0x7f) {
-                control = Some(d);
-            }
-            high |= d >= 0x80;
-            d
-        } else {
-            return None;
+    // With no branch per byte: every kind of byte seen, and whether a `/` is followed by
+    // what may start a dot segment (`/.`, `/%`).
+    let (mut seen, mut slash_dotlike, mut previous) = (0u8, 0u8, 0u8);
+    for &c in b {
+        let kind = path_byte(c);
+        seen |= kind;
+        slash_dotlike |= (previous << 1) & kind;
+        previous = kind;
+    }
+    if seen & PATH_OTHER != 0 {
+        return None;
+    }
+    let dot = slash_dotlike & PATH_DOTLIKE != 0 && b.split(|&c| c == b'/').any(dot_segment);
+    let (path, control) = if seen & PATH_PERCENT != 0 {
+        let decoded = decode_escapes(b)?;
+        if decoded.separator {
+            return Some(Err(bad(
+                "must not encode a path separator (`%2F` or `%5C`); the decoded path must \
+                 keep its shape",
+            )));
+        }
+        let Ok(path) = String::from_utf8(decoded.bytes) else {
+            return Some(Err(bad("must decode to a UTF-8 path")));
         };
-        if d == b'/' {
-            dot |= segment == 1 || segment == 2;
-            segment = 0;
+        let control = if decoded.high {
+            path.chars().find(|c| c.is_control())
         } else {
-            segment = if d == b'.' && segment < 2 {
-                segment + 1
-            } else {
-                3
-            };
-        }
-    }
-    dot |= segment == 1 || segment == 2;
-    if separator {
-        return Some(Err(bad(
-            "must not encode a path separator (`%2F` or `%5C`); the decoded path must keep \
-             its shape",
-        )));
-    }
-    let path = if escaped {
-        let (bytes, _) = percent_decode_bytes(raw);
-        match String::from_utf8(bytes) {
-            Ok(path) => path,
-            Err(_) => return Some(Err(bad("must decode to a UTF-8 path"))),
-        }
+            decoded.control.map(char::from)
+        };
+        (path, control)
     } else {
-        raw.to_owned()
+        // Every byte is a printable ASCII path character.
+        (raw.to_owned(), None)
     };
     if path.starts_with("//") {
         return Some(Err(bad(
@@ -715,11 +795,6 @@ fn local_path(raw: &str) -> Option<Result<FileUri, Violation>> {
     if dot {
         return Some(Err(bad("must not have `.` or `..` path segments")));
     }
-    let control = if high {
-        path.chars().find(|c| c.is_control())
-    } else {
-        control.map(char::from)
-    };
     if let Some(c) = control {
         return Some(Err(bad(&format!(
             "must not contain a control character (U+{:04X}) once decoded",
