@@ -109,7 +109,6 @@ pub(crate) fn sha256_hex(parts: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::{json, Map};
 

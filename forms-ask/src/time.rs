@@ -284,7 +284,6 @@ impl Clock for ManualClock {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

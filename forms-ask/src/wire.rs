@@ -126,7 +126,6 @@ pub fn expiry(s: &str, now: Timestamp) -> Option<Timestamp> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

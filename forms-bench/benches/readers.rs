@@ -19,12 +19,6 @@
 //!
 //! Run with `cargo bench -p forms-bench --bench readers --features readers`; each line prints
 //! the median of interleaved rounds, each figure the fastest round.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 #[path = "../../benches/support/inputs.rs"]
 mod inputs;

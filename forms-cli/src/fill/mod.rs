@@ -165,12 +165,6 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
     use super::*;
     use forms_runtime::rules::visible::is_hidden;
     use std::borrow::Cow;

@@ -691,7 +691,6 @@ async fn add_file(inner: &Inner, form: u64, request: Request) -> Result<Response
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
     use super::*;
     use tokio::io::AsyncReadExt;
 

@@ -146,7 +146,6 @@ pub(crate) async fn create_copy(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
     use super::*;
     use serde_json::json;
 
