@@ -19,53 +19,10 @@ use rmcp::service::PeerRequestOptions;
 use rmcp::service::RunningService;
 use rmcp::RoleClient;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot::error::TryRecvError;
 
 type Client = RunningService<RoleClient, Host>;
-
-/// A unique tag, so runs on a shared PostgreSQL never meet.
-fn tag() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("forms-mcp-asks-{}", tag()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn db(&self) -> String {
-        self.0.join("asks.db").display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn pg_url() -> Option<String> {
-    match std::env::var("FORMS_ASK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
-            }
-            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
-            None
-        }
-    }
-}
 
 /// A conversation with three members whose names are unique to this run, set up through
 /// the Rust API on the same database the servers use.

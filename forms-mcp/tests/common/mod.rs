@@ -325,3 +325,49 @@ pub async fn connect_http_as(
     let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
     connect_transport(host, transport).await
 }
+
+// ---------------------------------------------------------------- the ask_* tools' stores
+
+/// A unique tag, so runs on a shared PostgreSQL never meet.
+pub fn tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
+}
+
+/// A temporary folder holding a SQLite store, removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        let dir = std::env::temp_dir().join(format!("forms-mcp-asks-{}", tag()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn db(&self) -> String {
+        self.0.join("asks.db").display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The PostgreSQL URL of the store tests; with `CI=true` its absence fails the test.
+pub fn pg_url() -> Option<String> {
+    match std::env::var("FORMS_ASK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
+            }
+            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
+            None
+        }
+    }
+}
