@@ -9,10 +9,14 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/store.rs"]
+mod store;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use store::{pg_url, tag};
 
 struct Run {
     code: i32,
@@ -68,15 +72,6 @@ fn forms(args: &[&str]) -> Run {
     }
 }
 
-/// A unique tag, so runs on a shared PostgreSQL never meet.
-fn tag() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
-}
-
 struct TempDir(PathBuf);
 
 impl TempDir {
@@ -90,19 +85,6 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn pg_url() -> Option<String> {
-    match std::env::var("FORMS_ASK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
-            }
-            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
-            None
-        }
     }
 }
 

@@ -10,33 +10,16 @@
     clippy::indexing_slicing
 )]
 
+#[path = "../../tests/support/store.rs"]
+mod store;
+
 use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Outcome, Principal, RequestId};
 use forms_runtime::{DataForm, Form, StaticForm};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn tag() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
-}
-
-fn pg_url() -> Option<String> {
-    match std::env::var("FORMS_ASK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
-            }
-            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
-            None
-        }
-    }
-}
+use store::{pg_url, tag};
 
 fn quote(p: &str) -> String {
     format!("'{}'", p.replace('\'', r"'\''"))

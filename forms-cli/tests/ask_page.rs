@@ -13,6 +13,9 @@
 
 mod browser;
 
+#[path = "../../tests/support/store.rs"]
+mod store;
+
 use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, RequestId};
 use forms_runtime::{DataForm, Form, Outcome, StaticForm};
 use serde_json::{json, Value};
@@ -21,27 +24,7 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
-
-fn tag() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
-}
-
-fn pg_url() -> Option<String> {
-    match std::env::var("FORMS_ASK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
-            }
-            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
-            None
-        }
-    }
-}
+use store::{pg_url, tag};
 
 /// The form, as the asking program declares it in Rust.
 #[derive(Form, Debug, PartialEq)]

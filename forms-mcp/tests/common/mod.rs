@@ -328,14 +328,11 @@ pub async fn connect_http_as(
 
 // ---------------------------------------------------------------- the ask_* tools' stores
 
-/// A unique tag, so runs on a shared PostgreSQL never meet.
-pub fn tag() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{}", std::process::id(), nanos % 1_000_000_000_000)
-}
+#[path = "../../../tests/support/store.rs"]
+mod store;
+// Not every test file that includes this module uses them.
+#[allow(unused_imports)]
+pub use store::{pg_url, tag};
 
 /// A temporary folder holding a SQLite store, removed on drop.
 pub struct TempDir(pub std::path::PathBuf);
@@ -355,19 +352,5 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The PostgreSQL URL of the store tests; with `CI=true` its absence fails the test.
-pub fn pg_url() -> Option<String> {
-    match std::env::var("FORMS_ASK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL tests");
-            }
-            eprintln!("\n*** SKIPPED: PostgreSQL test — FORMS_ASK_PG_URL is not set ***\n");
-            None
-        }
     }
 }
