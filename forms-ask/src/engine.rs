@@ -695,6 +695,17 @@ impl AsPrincipal<'_> {
         Ok(mine)
     }
 
+    /// Whether this principal could answer `request` now, as read by [`AsPrincipal::show`]:
+    /// the eligibility [`AsPrincipal::respond`] checks (the original audience, still a
+    /// member, contact rights standing; never the requester or the executor of an
+    /// approval), then that the request is still open. `Err` is the refusal `respond` would
+    /// give at the version read (`not_eligible`, `conflict` or `expired`, each with the
+    /// latest state), so a surface can refuse before it shows anything to answer.
+    pub fn answerable(&self, request: &Request) -> Result<(), AskError> {
+        self.eligibility(request)?;
+        check_current(request, request.version)
+    }
+
     /// The request as it is now (an open one past its expiry is marked expired first).
     pub fn show(&self, id: &RequestId) -> Result<Request, AskError> {
         self.readable(id)
@@ -1400,15 +1411,7 @@ fn check_current(r: &Request, version: u64) -> Result<(), AskError> {
 }
 
 fn conflict(latest: Request) -> AskError {
-    if latest.state == State::Expired {
-        AskError::Expired {
-            latest: Box::new(latest),
-        }
-    } else {
-        AskError::Conflict {
-            latest: Box::new(latest),
-        }
-    }
+    AskError::moved_on(latest)
 }
 
 // The inputs a retry key is bound to, one per write. The field order is the one builds with

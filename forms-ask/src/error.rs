@@ -163,6 +163,17 @@ impl AskError {
         }
     }
 
+    /// The refusal of a write to a request that has moved on since it was read: `expired`
+    /// when its deadline passed, else `conflict`, each carrying `latest`.
+    pub fn moved_on(latest: Request) -> AskError {
+        let latest = Box::new(latest);
+        if latest.state == crate::model::State::Expired {
+            AskError::Expired { latest }
+        } else {
+            AskError::Conflict { latest }
+        }
+    }
+
     /// The latest state a conflict or expiry carries.
     pub fn latest(&self) -> Option<&Request> {
         match self {

@@ -16,9 +16,7 @@
 
 use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
-use forms_ask::{
-    wire, AskError, Asks, Ineligible, Outcome, Principal, Request, RequestId, State, StoreError,
-};
+use forms_ask::{wire, AskError, Asks, Outcome, Principal, RequestId, State, StoreError};
 #[cfg(feature = "host")]
 use forms_mcp::host::{PageOptions, PageServer};
 use forms_runtime::native::NativeView;
@@ -164,7 +162,6 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         (Ok(me), Ok(id)) => (me, id),
         (Err(e), _) | (_, Err(e)) => return refused(e),
     };
-    let acting = me.clone();
     let me = asks.as_principal(&me);
     let request = match me.show(&id) {
         Ok(r) => r,
@@ -172,7 +169,7 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
     };
     // Refused before anything is shown, as `respond` would refuse it: nobody answers a form
     // whose answer cannot be saved.
-    if let Err(e) = answerable(&asks, &acting, &request) {
+    if let Err(e) = me.answerable(&request) {
         return refused(e);
     }
     let Some(form) = request.form.as_ref() else {
@@ -227,7 +224,7 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         // as a submission after someone else's would be.
         Err(AskError::RetryKeyReused { .. }) if args.key.is_none() => match me.show(&id) {
             Ok(latest) if latest.state != State::Open || latest.version != request.version => {
-                refused(moved_on(latest))
+                refused(AskError::moved_on(latest))
             }
             Ok(_) => refused(AskError::RetryKeyReused {
                 key,
@@ -242,45 +239,6 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
 /// The retry key used when `--key` is not given.
 fn default_key(id: &RequestId, version: u64) -> String {
     format!("fill-{id}-v{version}")
-}
-
-/// The refusal of a request that is no longer open, worded as the engine words it:
-/// `expired` for an expired one, `conflict` otherwise, each with the latest state.
-fn moved_on(latest: Request) -> AskError {
-    let latest = Box::new(latest);
-    if latest.state == State::Expired {
-        AskError::Expired { latest }
-    } else {
-        AskError::Conflict { latest }
-    }
-}
-
-/// Whether `me` could answer `request` now, checked as `respond` checks it (in the original
-/// audience, still a member, contact rights standing; then the request still open): the
-/// engine's own refusal otherwise.
-fn answerable(asks: &Asks, me: &Principal, request: &Request) -> Result<(), AskError> {
-    let refuse = |reason| AskError::NotEligible {
-        principal: me.clone(),
-        request: request.id.clone(),
-        reason,
-    };
-    if !request.audience.contains(me) {
-        return Err(refuse(Ineligible::NotInAudience));
-    }
-    match asks
-        .members(&request.conversation)?
-        .into_iter()
-        .find(|m| &m.principal == me)
-    {
-        Some(m) if m.removed => return Err(refuse(Ineligible::NotAMember)),
-        None => return Err(refuse(Ineligible::NotAMember)),
-        Some(m) if m.contact_revoked => return Err(refuse(Ineligible::ContactRevoked)),
-        Some(_) => {}
-    }
-    if request.state != State::Open {
-        return Err(moved_on(request.clone()));
-    }
-    Ok(())
 }
 
 #[cfg(feature = "host")]
