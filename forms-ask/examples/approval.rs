@@ -92,7 +92,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let asks = Asks::open_location(&db)?;
             let done = asks.as_principal(&agent).show(&request.id)?;
             println!("[agent, pid {run_id}] final: {done}");
-            for e in asks.as_principal(&agent).log(&request.id)? {
+            for e in asks
+                .as_principal(&agent)
+                .log(&request.id, None, 200)?
+                .events
+            {
                 let actor = e.actor.as_ref().map_or("engine", |p| p.as_str());
                 println!(
                     "  audit: {} {:?} by {actor} -> {} v{}",

@@ -1,11 +1,11 @@
 //! The engine: every rule of a request's life, decided here and applied through a [`Store`].
 
 use crate::error::{ActionRefusal, AskError, Ineligible, StoreError};
-use crate::limits;
+use crate::limits::{self, Quotas};
 use crate::model::{
-    AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member, MemberEvent,
-    MemberEventKind, NewRequest, Outcome, Principal, Redeem, Redemption, Replaced, Replacement,
-    Request, RequestId, RetryKey, State,
+    AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Listed, LogPage,
+    Member, MemberEvent, MemberEventKind, NewRequest, Outcome, Principal, Redeem, Redemption,
+    Replaced, Replacement, Request, RequestId, RetryKey, State,
 };
 use crate::retry::{sha256_hex, InputHash};
 use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
@@ -62,6 +62,7 @@ pub(crate) struct Inner {
     clock: Arc<dyn Clock>,
     high_water: AtomicI64,
     waits: Arc<Hub>,
+    quotas: Quotas,
 }
 
 impl std::fmt::Debug for Asks {
@@ -86,6 +87,7 @@ impl Asks {
                 clock,
                 high_water: AtomicI64::new(i64::MIN),
                 waits: Arc::new(Hub::new(WAITS_PER_PRINCIPAL)),
+                quotas: Quotas::default(),
             }),
         }
     }
@@ -104,6 +106,43 @@ impl Asks {
         Asks {
             inner: Arc::new(inner),
         }
+    }
+
+    /// The same engine with these per-principal quotas (default [`Quotas::default`]): how
+    /// many requests one principal may have open, how many messages it may post on one
+    /// request. Set them before the engine is shared.
+    ///
+    /// ```
+    /// # use forms_ask::{Asks, ConversationId, NewRequest, Principal, Quotas, SqliteStore};
+    /// # let dir = std::env::temp_dir().join(format!("forms-ask-quota-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let quotas = Quotas { open_requests: 1, ..Quotas::default() };
+    /// let asks = Asks::new(SqliteStore::open(dir.join("asks.db"))?).with_quotas(quotas);
+    /// # let (chat, agent) = (ConversationId::new("c")?, Principal::new("agent")?);
+    /// # asks.join(&chat, &agent)?;
+    /// # asks.join(&chat, &Principal::new("ana")?)?;
+    /// let me = asks.as_principal(&agent);
+    /// me.open(&chat, NewRequest::question("Which day?"), "open-1")?;
+    /// let refused = me.open(&chat, NewRequest::question("Which time?"), "open-2");
+    /// assert_eq!(refused.unwrap_err().code(), "quota_exceeded");
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), forms_ask::AskError>(())
+    /// ```
+    pub fn with_quotas(self, quotas: Quotas) -> Asks {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.quotas = quotas;
+                Asks {
+                    inner: Arc::new(inner),
+                }
+            }
+            Err(inner) => Asks { inner },
+        }
+    }
+
+    /// The per-principal quotas in force.
+    pub fn quotas(&self) -> Quotas {
+        self.inner.quotas
     }
 
     /// The number of waits in progress (every principal's): a released or finished wait no
@@ -656,42 +695,43 @@ impl AsPrincipal<'_> {
 
     /// This principal's requests in the conversation (those it opened, those whose original
     /// audience holds it, and those whose bound action names it as the executor), open ones
-    /// first, then the most recently changed; at most `limit` (at most
-    /// [`crate::LIST_MAX`]). An open request found past its expiry is listed expired.
+    /// first, then the most recently changed; from 1 to [`crate::LIST_MAX`] of them. Each
+    /// comes without its form and saved response ([`Listed`]): [`AsPrincipal::show`] has
+    /// them. An open request found past its expiry is listed expired.
+    ///
+    /// A principal with nothing to see in the conversation (never a member, named by none
+    /// of its requests) is refused with [`AskError::NotMember`] before any request is read;
+    /// the store reads only the entries it returns, so a call costs what its `limit` allows,
+    /// however many requests the conversation holds.
     pub fn list(
         &self,
         conversation: &ConversationId,
         limit: usize,
-    ) -> Result<Vec<Request>, AskError> {
-        if limit > crate::limits::LIST_MAX {
-            return Err(AskError::TooLarge {
-                field: "limit".into(),
-                problem: format!("at most {}, got {limit}", crate::limits::LIST_MAX),
+    ) -> Result<Vec<Listed>, AskError> {
+        limits::count("limit", limit, crate::limits::LIST_MAX)?;
+        if !self.store().sees(conversation, &self.me)? {
+            return Err(AskError::NotMember {
+                principal: self.me.clone(),
+                conversation: conversation.clone(),
             });
         }
-        let (_, high_water) = self.store().members_at(conversation)?;
-        self.asks.observe(high_water);
+        self.asks.observe(self.store().high_water()?);
         let now = self.asks.now();
-        let mut mine: Vec<Request> = self
-            .store()
-            .requests_in(conversation)?
-            .into_iter()
-            .filter(|r| {
-                r.requester == self.me || r.audience.contains(&self.me) || is_executor(r, &self.me)
-            })
-            .collect();
-        for r in &mut mine {
+        let mut mine = self.store().list(conversation, &self.me, now, limit)?;
+        let mut settled = false;
+        for entry in &mut mine {
+            let r = &entry.request;
             if r.state == State::Open && r.expires_at.is_past(now.max(r.updated_at)) {
-                *r = self.asks.settle(&r.id.clone(), Some(r.clone()))?;
+                // The whole request, one at a time: marking it expired rewrites it.
+                let whole = self.store().load(&r.id)?;
+                *entry = Listed::of(&self.asks.settle(&r.id.clone(), whole)?);
+                settled = true;
             }
         }
-        mine.sort_by(|a, b| {
-            (b.state == State::Open)
-                .cmp(&(a.state == State::Open))
-                .then(b.updated_at.cmp(&a.updated_at))
-                .then(a.id.as_str().cmp(b.id.as_str()))
-        });
-        mine.truncate(limit);
+        if settled {
+            let now = self.asks.now();
+            mine.sort_by(|a, b| crate::store::list_order(&a.request, &b.request, now));
+        }
         Ok(mine)
     }
 
@@ -711,10 +751,58 @@ impl AsPrincipal<'_> {
         self.readable(id)
     }
 
-    /// The request's audit log: one event per transition, and the follow-up messages.
-    pub fn log(&self, id: &RequestId) -> Result<Vec<AuditEvent>, AskError> {
+    /// One page of the request's audit log (one event per transition, and the follow-up
+    /// messages), oldest first: the events after `after` (the [`LogPage::next`] of the
+    /// previous page; `None` for the first page), from 1 to [`crate::LOG_MAX`] of them. A
+    /// call reads only the events it returns.
+    ///
+    /// ```
+    /// # use forms_ask::{Asks, ConversationId, NewRequest, Principal, SqliteStore};
+    /// # let dir = std::env::temp_dir().join(format!("forms-ask-log-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let asks = Asks::new(SqliteStore::open(dir.join("asks.db"))?);
+    /// # let (chat, agent) = (ConversationId::new("c")?, Principal::new("agent")?);
+    /// # asks.join(&chat, &agent)?;
+    /// # asks.join(&chat, &Principal::new("ana")?)?;
+    /// let me = asks.as_principal(&agent);
+    /// let r = me.open(&chat, NewRequest::question("Which day?"), "open-1")?;
+    /// me.message(&r.id, "Any day this week", "m-1")?;
+    /// let first = me.log(&r.id, None, 1)?;
+    /// assert_eq!(first.events.len(), 1); // opened
+    /// let rest = me.log(&r.id, first.next.as_deref(), 10)?;
+    /// assert_eq!((rest.events.len(), rest.next), (1, None)); // the message, and no more
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), forms_ask::AskError>(())
+    /// ```
+    pub fn log(
+        &self,
+        id: &RequestId,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<LogPage, AskError> {
+        limits::count("limit", limit, crate::limits::LOG_MAX)?;
+        let after = match after {
+            None => 0,
+            Some(cursor) => cursor.parse::<u64>().map_err(|_| {
+                AskError::InvalidInput(
+                    "after: not a cursor a log page gave (its `next`)".to_owned(),
+                )
+            })?,
+        };
         self.readable(id)?;
-        Ok(self.store().events(id)?)
+        let mut events = self
+            .store()
+            .events_after(id, after, limit.saturating_add(1))?;
+        let next = if events.len() > limit {
+            events.truncate(limit);
+            events.last().map(|(seq, _)| seq.to_string())
+        } else {
+            None
+        };
+        Ok(LogPage {
+            events: events.into_iter().map(|(_, e)| e).collect(),
+            next,
+        })
     }
 
     /// Opens a request in `conversation`. The audience is fixed now: by default the
@@ -753,6 +841,15 @@ impl AsPrincipal<'_> {
             check_text("the body", &new.body)?;
             if let Some(title) = &new.title {
                 check_text("the title", title)?;
+            }
+            let quota = self.asks.inner.quotas.open_requests;
+            if self.store().open_requests_of(&self.me, now)? >= quota {
+                return Err(AskError::Quota {
+                    principal: self.me.clone(),
+                    what: "open requests",
+                    limit: quota,
+                    remedy: "cancel one, or wait until one is answered or expires",
+                });
             }
             // Who may never decide this request: an approval's requester, and the executor
             // its bound action names.
@@ -1196,6 +1293,15 @@ impl AsPrincipal<'_> {
             // The read observed the store's high-water mark: `now` is not behind it.
             let now = self.asks.now();
             check_text("the message", text)?;
+            let quota = self.asks.inner.quotas.messages_per_request;
+            if self.store().messages_by(id, &self.me)? >= quota {
+                return Err(AskError::Quota {
+                    principal: self.me.clone(),
+                    what: "messages on this request",
+                    limit: quota,
+                    remedy: "open a new request to go on",
+                });
+            }
             let ev = event(
                 &r,
                 EventKind::Message,

@@ -122,6 +122,18 @@ pub enum AskError {
         /// The cap (see [`crate::Asks::with_wait_limit`]).
         limit: usize,
     },
+    /// A per-principal quota ([`crate::Quotas`]) is used up; nothing was written.
+    #[error("{principal} already has {limit} {what}, the most allowed; {remedy}")]
+    Quota {
+        /// Who asked for one more.
+        principal: Principal,
+        /// What is counted: `"open requests"`, `"messages on this request"`.
+        what: &'static str,
+        /// The quota.
+        limit: usize,
+        /// What frees a place, in words.
+        remedy: &'static str,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -155,6 +167,7 @@ impl AskError {
             AskError::ActionRefused(_) => "action_refused",
             AskError::TooLarge { .. } => "invalid_arguments",
             AskError::TooManyWaits { .. } => "too_many_waits",
+            AskError::Quota { .. } => "quota_exceeded",
             AskError::Store(StoreError::Unusable { .. } | StoreError::NewerSchema { .. }) => {
                 "store_unusable"
             }

@@ -74,16 +74,18 @@ pub mod wire;
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};
 pub use form::{FormReply, FormRequest};
+pub use limits::Quotas;
 pub use limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
     BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, FORM_BYTES_MAX, LIST_DEFAULT,
-    LIST_MAX, MESSAGE_CHARS_MAX, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT,
+    LIST_MAX, LOG_DEFAULT, LOG_MAX, MESSAGES_PER_REQUEST_DEFAULT, MESSAGE_CHARS_MAX,
+    OPEN_REQUESTS_DEFAULT, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT,
     WAIT_SECONDS_MAX,
 };
 pub use model::{
-    Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Member,
-    MemberEvent, MemberEventKind, NewRequest, Outcome, Principal, Redeem, Redemption, Replaced,
-    Replacement, Request, RequestId, RetryKey, State, ID_CHARS_MAX,
+    Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Listed,
+    LogPage, Member, MemberEvent, MemberEventKind, NewRequest, Outcome, Principal, Redeem,
+    Redemption, Replaced, Replacement, Request, RequestId, RetryKey, State, ID_CHARS_MAX,
 };
 pub use store::{PostgresStore, SqliteStore, Store};
 pub use time::{Clock, Expiry, ManualClock, SystemClock, Timestamp, NO_EXPIRY_WIRE};

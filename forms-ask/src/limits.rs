@@ -44,6 +44,81 @@ pub const WAIT_SECONDS_MAX: u64 = 900;
 /// How long `wait` waits when no timeout is given, in seconds.
 pub const WAIT_SECONDS_DEFAULT: u64 = 30;
 
+/// The most events one `log` page returns.
+pub const LOG_MAX: usize = 200;
+/// How many events a `log` page returns when no limit is given.
+pub const LOG_DEFAULT: usize = 50;
+
+/// How many requests one principal may have open at once, by default (see [`Quotas`]).
+pub const OPEN_REQUESTS_DEFAULT: usize = 100;
+/// How many follow-up messages one principal may post on one request, by default (see
+/// [`Quotas`]).
+pub const MESSAGES_PER_REQUEST_DEFAULT: usize = 100;
+
+/// What one principal may store, whatever its token allows: with the argument limits above
+/// they bound the bytes a principal can make the store hold (at the defaults, 100 open
+/// requests of at most a 1 MiB form each, and 100 messages of at most 16,000 characters per
+/// request). A write past a quota is refused with [`AskError::Quota`] (code
+/// `quota_exceeded`) and changes nothing.
+///
+/// The quotas are checked when the write is planned: writers racing past the last free
+/// place can overshoot by at most one each. A replacement supersedes what it replaces, so it
+/// never counts against the open-requests quota.
+///
+/// ```
+/// use forms_ask::Quotas;
+/// let q = Quotas::default();
+/// assert_eq!((q.open_requests, q.messages_per_request), (100, 100));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    /// The most requests one principal may have open at once (open and not past their
+    /// expiry); [`OPEN_REQUESTS_DEFAULT`] by default.
+    pub open_requests: usize,
+    /// The most follow-up messages one principal may post on one request;
+    /// [`MESSAGES_PER_REQUEST_DEFAULT`] by default.
+    pub messages_per_request: usize,
+}
+
+impl Default for Quotas {
+    fn default() -> Quotas {
+        Quotas {
+            open_requests: OPEN_REQUESTS_DEFAULT,
+            messages_per_request: MESSAGES_PER_REQUEST_DEFAULT,
+        }
+    }
+}
+
+impl Quotas {
+    /// The environment variable that sets [`Quotas::open_requests`].
+    pub const OPEN_REQUESTS_VAR: &'static str = "FORMS_ASK_OPEN_REQUESTS_MAX";
+    /// The environment variable that sets [`Quotas::messages_per_request`].
+    pub const MESSAGES_VAR: &'static str = "FORMS_ASK_MESSAGES_MAX";
+
+    /// The defaults, with each quota whose environment variable is set
+    /// ([`Quotas::OPEN_REQUESTS_VAR`], [`Quotas::MESSAGES_VAR`]) taken from it: a whole
+    /// number from 1. A value that is not is an error naming the variable.
+    pub fn from_env() -> Result<Quotas, String> {
+        let mut q = Quotas::default();
+        for (var, slot) in [
+            (Quotas::OPEN_REQUESTS_VAR, &mut q.open_requests),
+            (Quotas::MESSAGES_VAR, &mut q.messages_per_request),
+        ] {
+            match std::env::var(var) {
+                Ok(text) => match text.trim().parse::<usize>() {
+                    Ok(n) if n >= 1 => *slot = n,
+                    _ => return Err(format!("{var} must be a whole number from 1, not {text:?}")),
+                },
+                Err(std::env::VarError::NotPresent) => {}
+                Err(std::env::VarError::NotUnicode(_)) => {
+                    return Err(format!("{var} must be a whole number from 1"))
+                }
+            }
+        }
+        Ok(q)
+    }
+}
+
 /// Refuses `text` longer than `max` characters.
 pub(crate) fn chars(field: &str, text: &str, max: usize) -> Result<(), AskError> {
     // A UTF-8 string has at most as many characters as bytes: most texts are settled by
@@ -56,6 +131,17 @@ pub(crate) fn chars(field: &str, text: &str, max: usize) -> Result<(), AskError>
         return Err(AskError::TooLarge {
             field: field.to_owned(),
             problem: format!("at most {max} characters, got {n}"),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a count outside `1..=max`.
+pub(crate) fn count(field: &str, n: usize, max: usize) -> Result<(), AskError> {
+    if n == 0 || n > max {
+        return Err(AskError::TooLarge {
+            field: field.to_owned(),
+            problem: format!("from 1 to {max}, got {n}"),
         });
     }
     Ok(())

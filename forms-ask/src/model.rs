@@ -369,6 +369,42 @@ impl Request {
     }
 }
 
+/// A request as a list reads it: the request without its form and its saved host response
+/// (each up to a mebibyte; a list reads neither), and what of them a list shows instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The request, with [`Request::form`] and [`Request::response`] left out (`None`).
+    pub request: Request,
+    /// Whether the request carries a form.
+    pub has_form: bool,
+    /// The saved host response's action ([`Request::response_action`]).
+    pub response_action: Option<String>,
+}
+
+impl Listed {
+    /// The list entry of a whole request: its form and response left out.
+    pub fn of(request: &Request) -> Listed {
+        Listed {
+            has_form: request.form.is_some(),
+            response_action: request.response_action().map(str::to_owned),
+            request: Request {
+                form: None,
+                response: None,
+                ..request.clone()
+            },
+        }
+    }
+}
+
+/// One page of a request's audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogPage {
+    /// The events, oldest first.
+    pub events: Vec<AuditEvent>,
+    /// The cursor of the next page (pass it as `after`), `None` when this page is the last.
+    pub next: Option<String>,
+}
+
 impl fmt::Display for Request {
     /// A short human summary. An ordinary request's `9999-01-01` wire expiry is never shown
     /// as a deadline.

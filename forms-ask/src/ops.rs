@@ -19,8 +19,8 @@
 use crate::limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
     BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, FORM_BYTES_MAX, LIST_DEFAULT,
-    LIST_MAX, MESSAGE_CHARS_MAX, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT,
-    WAIT_SECONDS_MAX,
+    LIST_MAX, LOG_DEFAULT, LOG_MAX, MESSAGE_CHARS_MAX, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX,
+    WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
 use crate::model::ID_CHARS_MAX;
 use serde_json::{json, Map, Value};
@@ -342,8 +342,26 @@ pub const OPS: &[Op] = &[
     },
     Op {
         name: "log",
-        summary: "The request's audit log: one event per transition, and the messages.",
-        args: &[ID],
+        summary: "One page of the request's audit log, oldest first: one event per \
+                  transition, and the messages. Returns {events, next}: pass next as after \
+                  for the following page; null on the last.",
+        args: &[
+            ID,
+            arg(
+                "after",
+                Cli::Flag("after"),
+                ArgKind::Id,
+                false,
+                "the next of the previous page (omit for the first page)",
+            ),
+            arg(
+                "limit",
+                Cli::Flag("limit"),
+                ArgKind::Count(LOG_MAX, LOG_DEFAULT),
+                false,
+                "how many events at most",
+            ),
+        ],
         read_only: true,
         operator: false,
         tool: true,

@@ -15,7 +15,7 @@
 //! ```
 
 use crate::error::AskError;
-use crate::model::{Replaced, Request};
+use crate::model::{Listed, LogPage, Replaced, Request};
 use crate::time::Timestamp;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -34,27 +34,34 @@ pub fn request(r: &Request) -> Value {
 }
 
 /// Several requests: `{"requests": [...]}`, each in its list form ([`listed`]).
-pub fn requests(list: &[Request]) -> Value {
+pub fn requests(list: &[Listed]) -> Value {
     json!({ "requests": list.iter().map(listed).collect::<Vec<_>>() })
 }
 
 /// A request as a list gives it: [`request`] without the form and the saved host response
-/// (each up to a mebibyte, so a list of hundreds would be a gigabyte); instead `has_form`
-/// says whether it carries a form, and `response_action` is the saved response's action
-/// (`"accept"`, `"decline"` or `"cancel"`; `null` while unanswered or without a form). Show
-/// and wait give the whole request.
-pub fn listed(r: &Request) -> Value {
-    let mut v = request(r);
+/// (each up to a mebibyte, so a list of hundreds would be a gigabyte; a list never reads
+/// them); instead `has_form` says whether it carries a form, and `response_action` is the
+/// saved response's action (`"accept"`, `"decline"` or `"cancel"`; `null` while unanswered
+/// or without a form). Show and wait give the whole request.
+pub fn listed(entry: &Listed) -> Value {
+    let mut v = request(&entry.request);
     if let Some(obj) = v.as_object_mut() {
         obj.remove("form");
         obj.remove("response");
-        obj.insert("has_form".into(), Value::Bool(r.form.is_some()));
-        let action = r
-            .response_action()
-            .map_or(Value::Null, |a| Value::String(a.to_owned()));
+        obj.insert("has_form".into(), Value::Bool(entry.has_form));
+        let action = entry
+            .response_action
+            .as_ref()
+            .map_or(Value::Null, |a| Value::String(a.clone()));
         obj.insert("response_action".into(), action);
     }
     v
+}
+
+/// A page of an audit log: `{"events": [...], "next": CURSOR}`, `next` `null` on the last
+/// page (else pass it as `after` for the next one).
+pub fn log(page: &LogPage) -> Value {
+    json!({ "events": page.events, "next": page.next })
 }
 
 /// A replacement: `{previous, replacement}`.

@@ -19,8 +19,8 @@ use common::{pg_drop_schema, pg_schema, pg_url, TempDir};
 use forms_ask::store::sqlite::SqliteOptions;
 use forms_ask::{
     AskError, Asks, Clock, ConversationId, EventKind, FormRequest, ManualClock, NewRequest,
-    Outcome, PostgresStore, Principal, Replacement, Request, RequestId, SqliteStore, State, Store,
-    StoreError, Timestamp,
+    Outcome, PostgresStore, Principal, Quotas, Replacement, Request, RequestId, SqliteStore, State,
+    Store, StoreError, Timestamp,
 };
 use forms_runtime::{Form, StaticForm};
 use serde_json::{json, Value};
@@ -266,7 +266,7 @@ fn child_process() {
             let ana = asks.as_principal(&p("ana"));
             let expired = RequestId::new(task["expired"].as_str().unwrap()).unwrap();
             let shown = ana.show(&id).unwrap();
-            let log = ana.log(&id).unwrap();
+            let log = ana.log(&id, None, 200).unwrap().events;
             let waited = ana.wait(&id, Duration::from_millis(200)).unwrap();
             let past = ana.show(&expired).unwrap();
             let refused = ana
@@ -440,7 +440,11 @@ fn sigkill_right_after_a_committed_response_keeps_it_and_replays_the_retry(db: &
         .respond(&r.id, 1, Outcome::Approved, Some("ship it"), "respond-1")
         .unwrap();
     assert_eq!(retried, committed);
-    let log = asks.as_principal(&p("agent")).log(&r.id).unwrap();
+    let log = asks
+        .as_principal(&p("agent"))
+        .log(&r.id, None, 200)
+        .unwrap()
+        .events;
     assert_eq!(
         log.iter().map(|e| e.event).collect::<Vec<_>>(),
         [EventKind::Opened, EventKind::Responded]
@@ -462,7 +466,7 @@ fn sigkill_mid_transaction_leaves_nothing_half_written(db: &Db) {
     let asks = db.asks();
     let me = asks.as_principal(&p("agent"));
     assert_eq!(me.show(&r.id).unwrap(), r);
-    assert_eq!(me.log(&r.id).unwrap().len(), 1);
+    assert_eq!(me.log(&r.id, None, 200).unwrap().events.len(), 1);
     assert_eq!(db.count("SELECT count(*) FROM requests"), 1);
     assert_eq!(db.count("SELECT count(*) FROM events"), 1);
     assert_eq!(db.count("SELECT count(*) FROM idempotency"), 1); // the open's key only
@@ -703,18 +707,36 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
             )
             .unwrap();
         clock.set(later);
-        me.open(&chat(), NewRequest::question("Lunch?"), "o2")
+        let lunch = me
+            .open(&chat(), NewRequest::question("Lunch?"), "o2")
+            .unwrap();
+        asks.as_principal(&p("ana"))
+            .message(&lunch.id, "Noon?", "m1")
             .unwrap();
         r
     };
     // Back to the previous schema, as an earlier version left it.
     db.exec(if db.cfg["store"] == "sqlite" {
-        "DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
+        "DROP INDEX events_messages; ALTER TABLE events DROP COLUMN message_by;
+         DROP TABLE request_names; DROP INDEX requests_by_requester;
+         ALTER TABLE requests DROP COLUMN brief; ALTER TABLE requests DROP COLUMN has_form;
+         ALTER TABLE requests DROP COLUMN response_action;
+         ALTER TABLE requests DROP COLUMN updated_at; ALTER TABLE requests DROP COLUMN expires_at;
+         ALTER TABLE requests DROP COLUMN requester;
+         DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
          ALTER TABLE members DROP COLUMN manager;
          PRAGMA user_version = 1;"
     } else {
-        "DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
+        "DROP INDEX events_messages; ALTER TABLE events DROP COLUMN message_by;
+         DROP TABLE request_names; DROP INDEX requests_by_requester;
+         ALTER TABLE requests DROP COLUMN brief, DROP COLUMN has_form,
+             DROP COLUMN response_action, DROP COLUMN updated_at, DROP COLUMN expires_at,
+             DROP COLUMN requester;
+         DROP FUNCTION forms_ask_commit(TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT[], TEXT[],
+             BIGINT[], TEXT[], TEXT[], BIGINT[], TEXT[], TEXT[], TEXT[], BOOLEAN[], TEXT[],
+             BIGINT[], BIGINT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[]);
+         DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
          DROP FUNCTION forms_ask_event_at(TEXT); ALTER TABLE events DROP COLUMN at;
          DROP TABLE forms_ask_watched; DROP TABLE forms_ask_once;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
@@ -726,6 +748,19 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     let seen = asks.as_principal(&p("bob")).show(&r.id).unwrap();
     assert_eq!((seen.state, seen.updated_at), (State::Expired, later));
     assert_eq!(db.count("SELECT count(*) FROM events WHERE at IS NULL"), 0);
+    // The list columns were filled from the documents already stored: lists, quotas and
+    // message counts read them.
+    assert_eq!(
+        db.count("SELECT count(*) FROM requests WHERE brief IS NULL"),
+        0
+    );
+    let listed = asks.as_principal(&p("bob")).list(&chat(), 10).unwrap();
+    let bodies: Vec<&str> = listed.iter().map(|l| l.request.body.as_str()).collect();
+    assert_eq!(bodies, ["Lunch?", "Deploy?"]);
+    assert_eq!(
+        db.count("SELECT count(*) FROM events WHERE message_by = 'ana'"),
+        1
+    );
 }
 
 on_both_stores!(
@@ -781,7 +816,10 @@ fn open_refuses_a_corrupted_or_foreign_sqlite_file() {
     // A forms-ask database whose pages were overwritten.
     let damaged = dir.path().join("damaged.db");
     {
-        let asks = Asks::new(SqliteStore::open(&damaged).unwrap());
+        let asks = Asks::new(SqliteStore::open(&damaged).unwrap()).with_quotas(Quotas {
+            open_requests: 200,
+            ..Quotas::default()
+        });
         asks.join(&chat(), &p("agent")).unwrap();
         asks.join(&chat(), &p("ana")).unwrap();
         for i in 0..200 {

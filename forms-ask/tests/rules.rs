@@ -392,7 +392,12 @@ fn expiry_past_deadline_is_expired_even_if_the_clock_jumps_back(w: &World) {
         w.asks.as_principal(&w.bob).show(&r.id).unwrap().state,
         State::Expired
     );
-    let log = w.asks.as_principal(&w.agent).log(&r.id).unwrap();
+    let log = w
+        .asks
+        .as_principal(&w.agent)
+        .log(&r.id, None, 200)
+        .unwrap()
+        .events;
     assert_eq!(
         log.iter().filter(|e| e.event == EventKind::Expired).count(),
         1
@@ -635,7 +640,7 @@ fn replace_same_retry_key_and_input_returns_the_same_pair_and_different_input_is
         "{e:?}"
     );
     // Exactly one replacement exists: the old request's log has one supersession.
-    let log = me.log(&r.id).unwrap();
+    let log = me.log(&r.id, None, 200).unwrap().events;
     assert_eq!(
         log.iter()
             .filter(|e| e.event == EventKind::Superseded)
@@ -658,7 +663,7 @@ fn supersede_only_marks_the_old_request(w: &World) {
         (s.state, s.version, &s.replaced_by),
         (State::Superseded, 2, &None)
     );
-    let log = me.log(&r.id).unwrap();
+    let log = me.log(&r.id, None, 200).unwrap().events;
     assert_eq!(
         log.iter().map(|e| e.event).collect::<Vec<_>>(),
         [EventKind::Opened, EventKind::Superseded]
@@ -880,7 +885,7 @@ fn audit_every_transition_appends_one_event(w: &World) {
         .as_principal(&w.bob)
         .respond(&r.id, 1, Outcome::Denied, None, "b");
     me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
-    let log = me.log(&r.id).unwrap();
+    let log = me.log(&r.id, None, 200).unwrap().events;
     let kinds: Vec<_> = log.iter().map(|e| e.event).collect();
     assert_eq!(
         kinds,
@@ -919,7 +924,7 @@ fn retry_key_a_retried_write_returns_its_first_result(w: &World) {
         .respond(&r1.id, 1, Outcome::Answered, Some("x"), "resp")
         .unwrap();
     assert_eq!(first, again);
-    assert_eq!(me.log(&r1.id).unwrap().len(), 3);
+    assert_eq!(me.log(&r1.id, None, 200).unwrap().events.len(), 3);
 }
 
 fn retry_key_with_a_different_input_is_refused(w: &World) {
@@ -1257,7 +1262,13 @@ fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &Worl
         )
         .unwrap();
     assert_eq!(reported.execution.as_ref().unwrap().by, deployer);
-    let events: Vec<EventKind> = ex.log(&r.id).unwrap().iter().map(|e| e.event).collect();
+    let events: Vec<EventKind> = ex
+        .log(&r.id, None, 200)
+        .unwrap()
+        .events
+        .iter()
+        .map(|e| e.event)
+        .collect();
     assert_eq!(
         events,
         [
@@ -1321,7 +1332,11 @@ fn expiry_an_unread_request_past_its_deadline_stays_expired_for_a_clock_behind(w
         )
         .unwrap_err();
     assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
-    let log = other.as_principal(&w.agent).log(&r.id).unwrap();
+    let log = other
+        .as_principal(&w.agent)
+        .log(&r.id, None, 200)
+        .unwrap()
+        .events;
     assert_eq!(
         log.iter().map(|e| e.event).collect::<Vec<_>>(),
         [EventKind::Opened, EventKind::Expired]

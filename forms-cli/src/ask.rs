@@ -12,8 +12,8 @@ use clap::{ArgAction, ArgMatches, FromArgMatches};
 use forms_ask::ops::{self, ArgKind, Cli, Op};
 use forms_ask::{
     wire, Action, AskError, Asks, AuditEvent, ConversationId, ExecutionStatus, Kind, Member,
-    NewRequest, Outcome, Principal, Redeem, Replacement, RequestId, Timestamp, LIST_DEFAULT,
-    WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+    NewRequest, Outcome, Principal, Quotas, Redeem, Replacement, RequestId, Timestamp,
+    LIST_DEFAULT, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
 use forms_runtime::rules::visible::visible;
 use serde::Serialize;
@@ -262,6 +262,13 @@ impl OpArgs {
         format!("--{flag}")
     }
 
+    /// A count flag's value (its parser already checked its range), or `default`.
+    fn count(&self, name: &str, default: usize) -> usize {
+        self.flag(name)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(default)
+    }
+
     fn need(&self, name: &str) -> Result<&str, Usage> {
         self.flag(name)
             .ok_or_else(|| Usage(format!("missing `{}`", self.flag_of(name))))
@@ -362,7 +369,7 @@ fn members_line(
 
 /// Runs the command and returns the JSON line to print.
 pub(crate) fn run(c: &OpArgs) -> Result<String, Failure> {
-    let asks = Asks::open_location(&c.db)?;
+    let asks = Asks::open_location(&c.db)?.with_quotas(Quotas::from_env().map_err(Usage)?);
     match c.op.name {
         "join" | "remove" | "revoke" | "restore" => {
             let conversation = ConversationId::new(c.need("conversation")?)?;
@@ -411,19 +418,7 @@ pub(crate) fn run(c: &OpArgs) -> Result<String, Failure> {
         }
         "list" => {
             let conversation = ConversationId::new(c.need("conversation")?)?;
-            let limit = match c.flag("limit") {
-                None => LIST_DEFAULT,
-                Some(n) => n
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=forms_ask::LIST_MAX).contains(n))
-                    .ok_or_else(|| {
-                        Usage(format!(
-                            "`--limit` is a whole number from 1 to {}, not `{n}`",
-                            forms_ask::LIST_MAX
-                        ))
-                    })?,
-            };
+            let limit = c.count("limit", LIST_DEFAULT);
             let list = asks
                 .as_principal(&principal(c)?)
                 .list(&conversation, limit)?;
@@ -572,8 +567,11 @@ pub(crate) fn run(c: &OpArgs) -> Result<String, Failure> {
             Ok(line(&wire::request(&r)))
         }
         "log" => {
-            let events = asks.as_principal(&principal(c)?).log(&c.id()?)?;
-            Ok(line(&json!({ "events": events })))
+            let limit = c.count("limit", forms_ask::LOG_DEFAULT);
+            let page = asks
+                .as_principal(&principal(c)?)
+                .log(&c.id()?, c.flag("after"), limit)?;
+            Ok(line(&wire::log(&page)))
         }
         other => Err(Usage(format!("`ask {other}` is not a command")).into()),
     }

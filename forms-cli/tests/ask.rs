@@ -1356,7 +1356,10 @@ fn list_shows_a_principals_requests_open_first(db: String) {
     assert!(agent.contains(&id(&second)) && !agent.contains(&id(&to_ana)));
     assert_eq!(list(&c.bob, &[]).len(), 3);
     assert_eq!(list(&c.bob, &["--limit", "1"]).len(), 1);
-    assert!(list("stranger", &[]).is_empty());
+    // A principal with nothing to see in the conversation is refused, not given an empty
+    // list after a read.
+    c.ask("list", "stranger", &["--conversation", &c.conversation])
+        .refused("not_member");
     assert_eq!(
         c.ask(
             "list",

@@ -246,7 +246,8 @@ fn replies(options: &Options) -> Result<Option<(AskTools, Arc<dyn Store>, Tokens
         (Principals::fixed(principal), Tokens::default())
     };
     let store = open_store(location)?;
-    let asks = Asks::with_clock(Arc::clone(&store), Arc::new(SystemClock));
+    let asks = Asks::with_clock(Arc::clone(&store), Arc::new(SystemClock))
+        .with_quotas(forms_ask::Quotas::from_env()?);
     Ok(Some((
         AskTools::new(Arc::new(asks), principals),
         store,

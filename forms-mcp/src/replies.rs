@@ -28,7 +28,8 @@
 //! Like the Data tool's: the payload as `structuredContent` and the same JSON in
 //! `content[0].text`. A request prints as its wire form plus `deadline` (`null` when it has
 //! none, so `9999-01-01T00:00:00Z` is never shown as one); `ask_replace` gives
-//! `{previous, replacement}`, `ask_log` `{events}`. A refusal is `isError: true` with
+//! `{previous, replacement}`, `ask_log` `{events, next}` (one page; `next` is the `after` of
+//! the following one). A refusal is `isError: true` with
 //! `{"error":{"code","message"}}`, the code one of [`forms_ask::AskError::code`]'s, or
 //! `invalid_arguments` or `unauthenticated`; a conflict or expiry carries `latest`, the
 //! request as it is now.
@@ -446,6 +447,16 @@ struct ListArgs {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct LogArgs {
+    id: String,
+    #[serde(default)]
+    after: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ConversationArgs {
     conversation: String,
 }
@@ -502,9 +513,15 @@ fn show(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
     ))
 }
 
-fn log(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
-    let events = handle.log(&id(&a.id)?).map_err(|e| ask_error(&e))?;
-    Ok(json!({ "events": events }))
+fn log(handle: &AsPrincipal<'_>, a: LogArgs) -> Result<Value, Value> {
+    let page = handle
+        .log(
+            &id(&a.id)?,
+            a.after.as_deref(),
+            a.limit.unwrap_or(forms_ask::LOG_DEFAULT),
+        )
+        .map_err(|e| ask_error(&e))?;
+    Ok(wire::log(&page))
 }
 
 fn respond(handle: &AsPrincipal<'_>, a: RespondArgs) -> Result<Value, Value> {
@@ -601,9 +618,6 @@ fn list(handle: &AsPrincipal<'_>, a: ListArgs) -> Result<Value, Value> {
     let e = |e: AskError| ask_error(&e);
     let conversation = ConversationId::new(a.conversation).map_err(e)?;
     let limit = a.limit.unwrap_or(forms_ask::LIST_DEFAULT);
-    if limit == 0 {
-        return Err(refusal("invalid_arguments", "limit: at least 1"));
-    }
     Ok(wire::requests(
         &handle.list(&conversation, limit).map_err(e)?,
     ))

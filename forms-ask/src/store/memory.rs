@@ -4,7 +4,7 @@
 use super::{written, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
 use crate::error::StoreError;
 use crate::model::{
-    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+    AuditEvent, ConversationId, Listed, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
 use std::collections::{BTreeMap, HashMap};
@@ -120,14 +120,72 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError> {
+    fn list(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        let t = self.tables()?;
+        let mut mine: Vec<&Request> = t
+            .requests
+            .values()
+            .filter(|r| r.conversation == *conversation && names(r, principal))
+            .collect();
+        mine.sort_by(|a, b| super::list_order(a, b, now));
+        Ok(mine.into_iter().take(limit).map(Listed::of).collect())
+    }
+
+    fn sees(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<bool, StoreError> {
+        let t = self.tables()?;
+        Ok(t.members
+            .contains_key(&(conversation.clone(), principal.clone()))
+            || t.requests
+                .values()
+                .any(|r| r.conversation == *conversation && names(r, principal)))
+    }
+
+    fn events_after(
+        &self,
+        id: &RequestId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, AuditEvent)>, StoreError> {
+        let t = self.tables()?;
+        Ok(t.events
+            .get(id)
+            .into_iter()
+            .flatten()
+            .zip(1_u64..)
+            .filter(|(_, n)| *n > after)
+            .take(limit)
+            .map(|(e, n)| (n, e.clone()))
+            .collect())
+    }
+
+    fn open_requests_of(&self, requester: &Principal, now: Timestamp) -> Result<usize, StoreError> {
         Ok(self
             .tables()?
             .requests
             .values()
-            .filter(|r| r.conversation == *conversation)
-            .cloned()
-            .collect())
+            .filter(|r| r.requester == *requester && super::open_at(r, now))
+            .count())
+    }
+
+    fn messages_by(&self, id: &RequestId, principal: &Principal) -> Result<usize, StoreError> {
+        Ok(self
+            .tables()?
+            .events
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter(|e| super::message_by(e) == Some(principal.as_str()))
+            .count())
     }
 
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
@@ -206,4 +264,14 @@ impl Store for MemoryStore {
         t.once.insert(key.to_owned(), expires_at);
         Ok(true)
     }
+}
+
+/// Whether the request names `principal`: its requester, in its audience, or its bound
+/// action's executor.
+fn names(r: &Request, principal: &Principal) -> bool {
+    r.requester == *principal
+        || r.audience.contains(principal)
+        || r.action
+            .as_ref()
+            .is_some_and(|a| a.executor == principal.as_str())
 }

@@ -7,7 +7,8 @@
 
 use crate::error::StoreError;
 use crate::model::{
-    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+    AuditEvent, ConversationId, EventKind, Listed, Member, MemberEvent, Principal, Request,
+    RequestId, State,
 };
 use crate::time::Timestamp;
 use std::collections::{HashSet, VecDeque};
@@ -162,8 +163,44 @@ pub trait Store: Send + Sync {
     /// The conversation's membership log, oldest first.
     fn member_events(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, StoreError>;
 
-    /// The requests of a conversation, in no particular order.
-    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError>;
+    /// The requests of `conversation` that name `principal` (as their requester, in their
+    /// audience, or as their bound action's executor), as a list reads them: without their
+    /// forms and responses ([`Listed`]). Ordered open first (open and not past expiry at
+    /// `now`), then by latest change (an open request past its expiry as changed at
+    /// `max(now, updated_at)`, when the list marks it expired), then by ID (bytewise); at
+    /// most `limit`. The store reads only the rows it returns: filter, order and limit are
+    /// its own (indexed), never a load of the conversation.
+    fn list(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError>;
+
+    /// Whether `principal` has anything to see in `conversation`: a membership row (removed
+    /// members included) or a request there that names it. Reads no request.
+    fn sees(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<bool, StoreError>;
+
+    /// One page of the request's audit log: the events after the one numbered `after` (`0`:
+    /// from the first), oldest first, at most `limit`, each with its number.
+    fn events_after(
+        &self,
+        id: &RequestId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, AuditEvent)>, StoreError>;
+
+    /// How many requests `requester` opened that are open and not past their expiry at
+    /// `now` (in any conversation).
+    fn open_requests_of(&self, requester: &Principal, now: Timestamp) -> Result<usize, StoreError>;
+
+    /// How many follow-up messages `principal` posted on the request.
+    fn messages_by(&self, id: &RequestId, principal: &Principal) -> Result<usize, StoreError>;
 
     /// The retry-key record of `(principal, key)`, if any.
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError>;
@@ -375,6 +412,90 @@ pub(crate) fn written(commit: &Commit) -> impl Iterator<Item = Option<&str>> {
         .iter()
         .map(|w| Some(w.request().id.as_str()))
         .chain(commit.events.iter().map(|e| Some(e.request.as_str())))
+}
+
+/// What a store keeps beside a request's document, so that lists, quotas and orderings
+/// read small indexed columns instead of documents of up to two mebibytes.
+pub(crate) struct Columns<'a> {
+    /// The list entry's request as JSON: the document without the form and the response.
+    pub brief: String,
+    /// Whether the request carries a form.
+    pub has_form: bool,
+    /// The saved response's action.
+    pub response_action: Option<&'a str>,
+    /// When it last changed, in milliseconds.
+    pub updated_at: i64,
+    /// When it expires, in milliseconds; `None` for never.
+    pub expires_at: Option<i64>,
+    /// Who opened it.
+    pub requester: &'a str,
+    /// Everyone it names (requester, audience, bound executor), each once.
+    pub names: Vec<&'a str>,
+}
+
+impl<'a> Columns<'a> {
+    pub(crate) fn of(r: &'a Request) -> Result<Columns<'a>, StoreError> {
+        let mut names: Vec<&str> = Vec::with_capacity(r.audience.len() + 2);
+        names.push(r.requester.as_str());
+        names.extend(r.audience.iter().map(Principal::as_str));
+        if let Some(action) = &r.action {
+            names.push(action.executor.as_str());
+        }
+        names.sort_unstable();
+        names.dedup();
+        Ok(Columns {
+            brief: to_doc(&Listed::of(r).request)?,
+            has_form: r.form.is_some(),
+            response_action: r.response_action(),
+            updated_at: r.updated_at.millis(),
+            expires_at: r.expires_at.deadline().map(Timestamp::millis),
+            requester: r.requester.as_str(),
+            names,
+        })
+    }
+}
+
+/// The principal whose follow-up message an event is; `None` for every other event.
+pub(crate) fn message_by(event: &AuditEvent) -> Option<&str> {
+    match (&event.event, &event.actor) {
+        (EventKind::Message, Some(actor)) => Some(actor.as_str()),
+        _ => None,
+    }
+}
+
+/// Reads a list entry from its stored columns.
+pub(crate) fn listed_from(
+    brief: &str,
+    has_form: bool,
+    response_action: Option<String>,
+) -> Result<Listed, StoreError> {
+    Ok(Listed {
+        request: from_doc(brief)?,
+        has_form,
+        response_action,
+    })
+}
+
+/// Whether a request is open and not past its expiry at `now` (as the engine judges it:
+/// at `max(now, updated_at)`).
+pub(crate) fn open_at(r: &Request, now: Timestamp) -> bool {
+    r.state == State::Open && !r.expires_at.is_past(now.max(r.updated_at))
+}
+
+/// The order of [`Store::list`], for a store that sorts in memory and for the engine after
+/// it marks expired ones: open first, then latest change, then ID.
+pub(crate) fn list_order(a: &Request, b: &Request, now: Timestamp) -> std::cmp::Ordering {
+    let changed = |r: &Request| {
+        if r.state == State::Open && !open_at(r, now) {
+            now.max(r.updated_at)
+        } else {
+            r.updated_at
+        }
+    };
+    open_at(b, now)
+        .cmp(&open_at(a, now))
+        .then(changed(b).cmp(&changed(a)))
+        .then(a.id.as_str().cmp(b.id.as_str()))
 }
 
 /// Reads a stored JSON document.

@@ -16,10 +16,13 @@
 //! schema already up to date is confirmed by two reads without a lock; the advisory lock
 //! that serializes migrators is taken only when a migration is due.
 
-use super::{from_doc, to_doc, Changes, Commit, Committed, MemberChange, Recorded, Store, Write};
+use super::{
+    from_doc, listed_from, message_by, to_doc, Changes, Columns, Commit, Committed, MemberChange,
+    Recorded, Store, Write,
+};
 use crate::error::{with_causes, StoreError};
 use crate::model::{
-    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+    AuditEvent, ConversationId, Listed, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
@@ -229,7 +232,112 @@ const MIGRATIONS: &[&str] = &[
             substring(doc FROM '\"at\":\"([^\"]*)\"'),
             doc::jsonb ->> 'at')::timestamptz) * 1000)::bigint
         $fn$;",
+    // 8: what lists and quotas read, beside the documents: a request's list entry (`brief`,
+    // the document without its form and response), its times, its requester, the principals
+    // it names (an index per conversation and principal), and the author of each follow-up
+    // message; the commit function takes them with the writes. Filled for existing rows by
+    // `backfill` right after (in Rust: the documents may hold `\u0000`, which `jsonb`
+    // refuses).
+    "ALTER TABLE requests ADD COLUMN brief TEXT;
+    ALTER TABLE requests ADD COLUMN has_form BOOLEAN NOT NULL DEFAULT FALSE;
+    ALTER TABLE requests ADD COLUMN response_action TEXT;
+    ALTER TABLE requests ADD COLUMN updated_at BIGINT;
+    ALTER TABLE requests ADD COLUMN expires_at BIGINT;
+    ALTER TABLE requests ADD COLUMN requester TEXT;
+    CREATE INDEX requests_by_requester ON requests (requester, state);
+    CREATE TABLE request_names (
+        conversation TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        PRIMARY KEY (conversation, principal, request_id)
+    );
+    ALTER TABLE events ADD COLUMN message_by TEXT;
+    CREATE INDEX events_messages ON events (request_id, message_by)
+        WHERE message_by IS NOT NULL;
+    DROP FUNCTION forms_ask_commit(TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT[], TEXT[],
+        BIGINT[], TEXT[], TEXT[], BIGINT[], TEXT[], TEXT[]);
+    CREATE FUNCTION forms_ask_commit(
+        p_principal TEXT, p_key TEXT, p_hash TEXT, p_result TEXT,
+        p_conversation TEXT, p_member TEXT,
+        w_id TEXT[], w_conversation TEXT[], w_version BIGINT[], w_state TEXT[],
+        w_doc TEXT[], w_expected BIGINT[],
+        e_request TEXT[], e_doc TEXT[],
+        w_brief TEXT[], w_has_form BOOLEAN[], w_action TEXT[], w_updated BIGINT[],
+        w_expires BIGINT[], w_requester TEXT[],
+        n_conversation TEXT[], n_principal TEXT[], n_request TEXT[],
+        e_message_by TEXT[]
+    ) RETURNS TABLE (replayed_hash TEXT, replayed_result TEXT) LANGUAGE plpgsql AS $fn$
+    DECLARE
+        i INT;
+        active BOOLEAN;
+    BEGIN
+        IF p_key IS NOT NULL THEN
+            INSERT INTO idempotency (principal, retry_key, input_hash, result)
+            VALUES (p_principal, p_key, p_hash, p_result) ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT d.input_hash, d.result FROM idempotency d
+                    WHERE d.principal = p_principal AND d.retry_key = p_key;
+                RETURN;
+            END IF;
+        END IF;
+        IF p_member IS NOT NULL THEN
+            SELECT NOT m.removed AND NOT m.contact_revoked INTO active FROM members m
+                WHERE m.conversation = p_conversation AND m.principal = p_member FOR SHARE;
+            IF active IS NOT TRUE THEN
+                RAISE EXCEPTION 'not eligible' USING ERRCODE = 'FA002';
+            END IF;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(w_id, 1), 0) LOOP
+            IF w_expected[i] IS NULL THEN
+                INSERT INTO requests (id, conversation, version, state, doc, brief, has_form,
+                                      response_action, updated_at, expires_at, requester)
+                VALUES (w_id[i], w_conversation[i], w_version[i], w_state[i], w_doc[i],
+                        w_brief[i], w_has_form[i], w_action[i], w_updated[i], w_expires[i],
+                        w_requester[i]);
+            ELSE
+                UPDATE requests SET version = w_version[i], state = w_state[i], doc = w_doc[i],
+                        brief = w_brief[i], has_form = w_has_form[i],
+                        response_action = w_action[i], updated_at = w_updated[i],
+                        expires_at = w_expires[i], requester = w_requester[i]
+                    WHERE id = w_id[i] AND version = w_expected[i];
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION '%', w_id[i] USING ERRCODE = 'FA001';
+                END IF;
+            END IF;
+            IF EXISTS (SELECT 1 FROM forms_ask_watched WHERE request_id = w_id[i]) THEN
+                PERFORM pg_notify('forms_ask', w_id[i]);
+            END IF;
+        END LOOP;
+        INSERT INTO request_names (conversation, principal, request_id)
+            SELECT * FROM unnest(n_conversation, n_principal, n_request)
+            ON CONFLICT DO NOTHING;
+        FOR i IN 1 .. coalesce(array_length(e_request, 1), 0) LOOP
+            INSERT INTO events (request_id, doc, message_by)
+                VALUES (e_request[i], e_doc[i], e_message_by[i]);
+            IF NOT (e_request[i] = ANY (coalesce(w_id, '{}')))
+               AND EXISTS (SELECT 1 FROM forms_ask_watched WHERE request_id = e_request[i]) THEN
+                PERFORM pg_notify('forms_ask', e_request[i]);
+            END IF;
+        END LOOP;
+    END
+    $fn$;",
 ];
+
+/// The migration that added the list columns (`backfill` fills them for older rows).
+const LIST_COLUMNS: i64 = 8;
+
+/// [`Store::list`]: the principal's rows of the conversation by index, ordered as
+/// [`super::list_order`] orders them (IDs bytewise: `COLLATE "C"`); only the returned rows'
+/// list entries are read.
+const LIST: &str = "SELECT r.brief, r.has_form, r.response_action
+    FROM request_names n JOIN requests r ON r.id = n.request_id
+    WHERE n.conversation = $1 AND n.principal = $2
+    ORDER BY (r.state = 'open' AND (r.expires_at IS NULL
+                                    OR r.expires_at > GREATEST($3, r.updated_at))) DESC,
+             CASE WHEN r.state = 'open' AND r.expires_at <= GREATEST($3, r.updated_at)
+                  THEN GREATEST($3, r.updated_at) ELSE r.updated_at END DESC,
+             r.id COLLATE \"C\" ASC
+    LIMIT $4";
 
 /// Claims a single-use key in one statement: prunes up to `$4` expired keys (skipping rows
 /// another claim holds, so claims never wait on each other's pruning), then inserts the key;
@@ -539,6 +647,9 @@ fn migrate(client: &mut Client, location: &str) -> Result<(), StoreError> {
         let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
         if version > current {
             tx.batch_execute(sql)?;
+            if version == LIST_COLUMNS {
+                backfill(&mut tx)?;
+            }
             tx.execute(
                 "INSERT INTO forms_ask_schema (version) VALUES ($1)",
                 &[&version],
@@ -546,6 +657,65 @@ fn migrate(client: &mut Client, location: &str) -> Result<(), StoreError> {
         }
     }
     tx.commit()?;
+    Ok(())
+}
+
+/// Fills the list columns of the rows written before them, a page of rows at a time (one
+/// page of documents in memory at once).
+fn backfill(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
+    let mut after = String::new();
+    loop {
+        let page = tx.query(
+            "SELECT id, doc FROM requests WHERE id > $1 ORDER BY id LIMIT 64",
+            &[&after],
+        )?;
+        let Some(last) = page.last() else { break };
+        after = last.get(0);
+        for row in &page {
+            let r: Request = from_doc(row.get::<_, &str>(1))?;
+            let c = Columns::of(&r)?;
+            tx.execute(
+                "UPDATE requests SET brief = $2, has_form = $3, response_action = $4,
+                        updated_at = $5, expires_at = $6, requester = $7
+                 WHERE id = $1",
+                &[
+                    &r.id.as_str(),
+                    &c.brief,
+                    &c.has_form,
+                    &c.response_action,
+                    &c.updated_at,
+                    &c.expires_at,
+                    &c.requester,
+                ],
+            )?;
+            for principal in &c.names {
+                tx.execute(
+                    "INSERT INTO request_names (conversation, principal, request_id)
+                     VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                    &[&r.conversation.as_str(), principal, &r.id.as_str()],
+                )?;
+            }
+        }
+    }
+    let mut after = 0_i64;
+    loop {
+        let page = tx.query(
+            "SELECT seq, doc FROM events WHERE seq > $1 ORDER BY seq LIMIT 256",
+            &[&after],
+        )?;
+        let Some(last) = page.last() else { break };
+        after = last.get(0);
+        for row in &page {
+            let e: AuditEvent = from_doc(row.get::<_, &str>(1))?;
+            if let Some(by) = message_by(&e) {
+                let seq: i64 = row.get(0);
+                tx.execute(
+                    "UPDATE events SET message_by = $2 WHERE seq = $1",
+                    &[&seq, &by],
+                )?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -890,14 +1060,99 @@ impl Store for PostgresStore {
         })
     }
 
-    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError> {
+    fn list(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.with(|c| {
-            let st = c.prepare("SELECT doc FROM requests WHERE conversation = $1")?;
+            let st = c.prepare(LIST)?;
             c.client
-                .query(&st, &[&conversation.as_str()])?
+                .query(
+                    &st,
+                    &[
+                        &conversation.as_str(),
+                        &principal.as_str(),
+                        &now.millis(),
+                        &limit,
+                    ],
+                )?
                 .iter()
-                .map(|r| from_doc(r.get::<_, &str>(0)))
+                .map(|r| listed_from(r.get::<_, &str>(0), r.get(1), r.get(2)))
                 .collect()
+        })
+    }
+
+    fn sees(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT EXISTS (SELECT 1 FROM members WHERE conversation = $1 AND principal = $2)
+                     OR EXISTS (SELECT 1 FROM request_names
+                                WHERE conversation = $1 AND principal = $2)",
+            )?;
+            Ok(c.client
+                .query_one(&st, &[&conversation.as_str(), &principal.as_str()])?
+                .get(0))
+        })
+    }
+
+    fn events_after(
+        &self,
+        id: &RequestId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, AuditEvent)>, StoreError> {
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT seq, doc FROM events WHERE request_id = $1 AND seq > $2
+                 ORDER BY seq LIMIT $3",
+            )?;
+            c.client
+                .query(&st, &[&id.as_str(), &after, &limit])?
+                .iter()
+                .map(|r| {
+                    let seq: i64 = r.get(0);
+                    Ok((
+                        u64::try_from(seq).unwrap_or(0),
+                        from_doc(r.get::<_, &str>(1))?,
+                    ))
+                })
+                .collect()
+        })
+    }
+
+    fn open_requests_of(&self, requester: &Principal, now: Timestamp) -> Result<usize, StoreError> {
+        self.with(|c| {
+            let st = c.prepare(
+                "SELECT count(*) FROM requests WHERE requester = $1 AND state = 'open'
+                 AND (expires_at IS NULL OR expires_at > GREATEST($2, updated_at))",
+            )?;
+            let n: i64 = c
+                .client
+                .query_one(&st, &[&requester.as_str(), &now.millis()])?
+                .get(0);
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })
+    }
+
+    fn messages_by(&self, id: &RequestId, principal: &Principal) -> Result<usize, StoreError> {
+        self.with(|c| {
+            let st =
+                c.prepare("SELECT count(*) FROM events WHERE request_id = $1 AND message_by = $2")?;
+            let n: i64 = c
+                .client
+                .query_one(&st, &[&id.as_str(), &principal.as_str()])?
+                .get(0);
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
         })
     }
 
@@ -933,8 +1188,18 @@ impl Store for PostgresStore {
         let mut w_state = Vec::new();
         let mut w_doc = Vec::new();
         let mut w_expected: Vec<Option<i64>> = Vec::new();
+        let mut w_brief = Vec::new();
+        let mut w_has_form = Vec::new();
+        let mut w_action = Vec::new();
+        let mut w_updated = Vec::new();
+        let mut w_expires = Vec::new();
+        let mut w_requester = Vec::new();
+        let mut n_conversation = Vec::new();
+        let mut n_principal = Vec::new();
+        let mut n_request = Vec::new();
         for write in &commit.writes {
             let r = write.request();
+            let columns = Columns::of(r)?;
             w_id.push(r.id.as_str());
             w_conversation.push(r.conversation.as_str());
             w_version.push(version_i64(r.version));
@@ -944,8 +1209,22 @@ impl Store for PostgresStore {
                 Write::Insert(_) => None,
                 Write::Update { expected, .. } => Some(version_i64(*expected)),
             });
+            if matches!(write, Write::Insert(_)) {
+                for principal in &columns.names {
+                    n_conversation.push(r.conversation.as_str());
+                    n_principal.push(*principal);
+                    n_request.push(r.id.as_str());
+                }
+            }
+            w_brief.push(columns.brief);
+            w_has_form.push(columns.has_form);
+            w_action.push(columns.response_action);
+            w_updated.push(columns.updated_at);
+            w_expires.push(columns.expires_at);
+            w_requester.push(columns.requester);
         }
         let e_request: Vec<&str> = commit.events.iter().map(|e| e.request.as_str()).collect();
+        let e_message_by: Vec<Option<&str>> = commit.events.iter().map(message_by).collect();
         let e_doc = commit
             .events
             .iter()
@@ -954,9 +1233,10 @@ impl Store for PostgresStore {
         self.with(|c| {
             let call = c.prepare(
                 "SELECT * FROM forms_ask_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-                                                $12, $13, $14)",
+                                                $12, $13, $14, $15, $16, $17, $18, $19, $20,
+                                                $21, $22, $23, $24)",
             )?;
-            let params: [&(dyn postgres::types::ToSql + Sync); 14] = [
+            let params: [&(dyn postgres::types::ToSql + Sync); 24] = [
                 &principal,
                 &key,
                 &hash,
@@ -971,6 +1251,16 @@ impl Store for PostgresStore {
                 &w_expected,
                 &e_request,
                 &e_doc,
+                &w_brief,
+                &w_has_form,
+                &w_action,
+                &w_updated,
+                &w_expires,
+                &w_requester,
+                &n_conversation,
+                &n_principal,
+                &n_request,
+                &e_message_by,
             ];
             let outcome = match self.pause_before_commit {
                 None => c.client.query(&call, &params),

@@ -15,11 +15,12 @@
 //! [`StoreError::ReadOnly`].
 
 use super::{
-    from_doc, to_doc, written, Changes, Commit, Committed, MemberChange, Recorded, Store, Write,
+    from_doc, listed_from, message_by, to_doc, written, Changes, Columns, Commit, Committed,
+    MemberChange, Recorded, Store, Write,
 };
 use crate::error::StoreError;
 use crate::model::{
-    AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
+    AuditEvent, ConversationId, Listed, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
 use rusqlite::{
@@ -95,7 +96,42 @@ const MIGRATIONS: &[&str] = &[
     // older programs out, which would answer such a question with plain text and drop its
     // form on their next write (a database found newer than a program knows is refused).
     "",
+    // 6: what lists and quotas read, beside the documents: a request's list entry (`brief`,
+    // the document without its form and response), its times, its requester, the principals
+    // it names (an index per conversation and principal), and the author of each follow-up
+    // message. Filled for existing rows by `backfill` right after.
+    "ALTER TABLE requests ADD COLUMN brief TEXT;
+    ALTER TABLE requests ADD COLUMN has_form INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE requests ADD COLUMN response_action TEXT;
+    ALTER TABLE requests ADD COLUMN updated_at INTEGER;
+    ALTER TABLE requests ADD COLUMN expires_at INTEGER;
+    ALTER TABLE requests ADD COLUMN requester TEXT;
+    CREATE INDEX requests_by_requester ON requests (requester, state);
+    CREATE TABLE request_names (
+        conversation TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        PRIMARY KEY (conversation, principal, request_id)
+    ) WITHOUT ROWID;
+    ALTER TABLE events ADD COLUMN message_by TEXT;
+    CREATE INDEX events_messages ON events (request_id, message_by)
+        WHERE message_by IS NOT NULL;",
 ];
+
+/// [`Store::list`]: the principal's rows of the conversation by index, ordered as
+/// [`super::list_order`] orders them; only the returned rows' list entries are read.
+const LIST: &str = "SELECT r.brief, r.has_form, r.response_action
+    FROM request_names n JOIN requests r ON r.id = n.request_id
+    WHERE n.conversation = ?1 AND n.principal = ?2
+    ORDER BY (r.state = 'open' AND (r.expires_at IS NULL
+                                    OR r.expires_at > max(?3, r.updated_at))) DESC,
+             CASE WHEN r.state = 'open' AND r.expires_at <= max(?3, r.updated_at)
+                  THEN max(?3, r.updated_at) ELSE r.updated_at END DESC,
+             r.id ASC
+    LIMIT ?4";
+
+/// The migration that added the list columns (`backfill` fills them for older rows).
+const LIST_COLUMNS: i64 = 6;
 
 /// Options for [`SqliteStore::open_with`].
 #[derive(Debug, Clone, Default)]
@@ -449,10 +485,81 @@ fn migrate(conn: &Connection, location: &str) -> Result<(), StoreError> {
         let version = i64::try_from(n).unwrap_or(i64::MAX) + 1;
         if version > current {
             tx.execute_batch(sql)?;
+            if version == LIST_COLUMNS {
+                backfill(&tx)?;
+            }
             tx.execute_batch(&format!("PRAGMA user_version = {version}"))?;
         }
     }
     tx.commit()?;
+    Ok(())
+}
+
+/// Fills the list columns of the rows written before them, a page of rows at a time (one
+/// document in memory at once).
+fn backfill(tx: &Connection) -> Result<(), StoreError> {
+    let mut after = String::new();
+    loop {
+        let page: Vec<(String, String)> = tx
+            .prepare("SELECT id, doc FROM requests WHERE id > ?1 ORDER BY id LIMIT 64")?
+            .query_map([&after], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let Some((last, _)) = page.last() else { break };
+        after = last.clone();
+        for (_, doc) in page {
+            let r: Request = from_doc(&doc)?;
+            write_columns(tx, &r, true)?;
+        }
+    }
+    let mut after = 0_i64;
+    loop {
+        let page: Vec<(i64, String)> = tx
+            .prepare("SELECT seq, doc FROM events WHERE seq > ?1 ORDER BY seq LIMIT 256")?
+            .query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let Some((last, _)) = page.last() else { break };
+        after = *last;
+        for (seq, doc) in page {
+            let e: AuditEvent = from_doc(&doc)?;
+            if let Some(by) = message_by(&e) {
+                tx.execute(
+                    "UPDATE events SET message_by = ?2 WHERE seq = ?1",
+                    params![seq, by],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a request's list columns and, when `names`, the principals it names (a request
+/// names the same principals all its life: they are written once, with the request).
+fn write_columns(tx: &Connection, r: &Request, names: bool) -> Result<(), StoreError> {
+    let c = Columns::of(r)?;
+    tx.prepare_cached(
+        "UPDATE requests SET brief = ?2, has_form = ?3, response_action = ?4, updated_at = ?5,
+                expires_at = ?6, requester = ?7
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        r.id.as_str(),
+        c.brief,
+        c.has_form,
+        c.response_action,
+        c.updated_at,
+        c.expires_at,
+        c.requester
+    ])?;
+    if !names {
+        return Ok(());
+    }
+    let mut name = tx.prepare_cached(
+        "INSERT INTO request_names (conversation, principal, request_id) VALUES (?1, ?2, ?3)
+         ON CONFLICT DO NOTHING",
+    )?;
+    for principal in &c.names {
+        name.execute(params![r.conversation.as_str(), principal, r.id.as_str()])?;
+    }
     Ok(())
 }
 
@@ -578,13 +685,99 @@ impl Store for SqliteStore {
         docs.iter().map(|d| from_doc(d)).collect()
     }
 
-    fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError> {
+    fn list(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
         let conn = self.conn()?;
-        let mut stmt = conn.prepare_cached("SELECT doc FROM requests WHERE conversation = ?1")?;
-        let docs = stmt
-            .query_map([conversation.as_str()], |r| r.get::<_, String>(0))?
+        let mut stmt = conn.prepare_cached(LIST)?;
+        let rows = stmt
+            .query_map(
+                params![
+                    conversation.as_str(),
+                    principal.as_str(),
+                    now.millis(),
+                    i64::try_from(limit).unwrap_or(i64::MAX)
+                ],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, bool>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                    ))
+                },
+            )?
             .collect::<Result<Vec<_>, _>>()?;
-        docs.iter().map(|d| from_doc(d)).collect()
+        rows.into_iter()
+            .map(|(brief, has_form, action)| listed_from(&brief, has_form, action))
+            .collect()
+    }
+
+    fn sees(
+        &self,
+        conversation: &ConversationId,
+        principal: &Principal,
+    ) -> Result<bool, StoreError> {
+        let conn = self.conn()?;
+        let sees = conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM members WHERE conversation = ?1 AND principal = ?2)
+                     OR EXISTS (SELECT 1 FROM request_names
+                                WHERE conversation = ?1 AND principal = ?2)",
+            )?
+            .query_row(params![conversation.as_str(), principal.as_str()], |r| {
+                r.get(0)
+            })?;
+        Ok(sees)
+    }
+
+    fn events_after(
+        &self,
+        id: &RequestId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, AuditEvent)>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare_cached(
+            "SELECT seq, doc FROM events WHERE request_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let rows = stmt
+            .query_map(
+                params![
+                    id.as_str(),
+                    i64::try_from(after).unwrap_or(i64::MAX),
+                    i64::try_from(limit).unwrap_or(i64::MAX)
+                ],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.into_iter()
+            .map(|(seq, doc)| Ok((u64::try_from(seq).unwrap_or(0), from_doc(&doc)?)))
+            .collect()
+    }
+
+    fn open_requests_of(&self, requester: &Principal, now: Timestamp) -> Result<usize, StoreError> {
+        let conn = self.conn()?;
+        let n: i64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM requests WHERE requester = ?1 AND state = 'open'
+                 AND (expires_at IS NULL OR expires_at > max(?2, updated_at))",
+            )?
+            .query_row(params![requester.as_str(), now.millis()], |r| r.get(0))?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn messages_by(&self, id: &RequestId, principal: &Principal) -> Result<usize, StoreError> {
+        let conn = self.conn()?;
+        let n: i64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM events WHERE request_id = ?1 AND message_by = ?2",
+            )?
+            .query_row(params![id.as_str(), principal.as_str()], |r| r.get(0))?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
@@ -651,14 +844,18 @@ impl Store for SqliteStore {
                     }
                 }
             }
+            write_columns(&tx, r, matches!(write, Write::Insert(_)))?;
         }
         for event in &commit.events {
-            tx.prepare_cached("INSERT INTO events (request_id, doc, at) VALUES (?1, ?2, ?3)")?
-                .execute(params![
-                    event.request.as_str(),
-                    to_doc(event)?,
-                    event.at.millis()
-                ])?;
+            tx.prepare_cached(
+                "INSERT INTO events (request_id, doc, at, message_by) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                event.request.as_str(),
+                to_doc(event)?,
+                event.at.millis(),
+                message_by(event)
+            ])?;
         }
         if let Some((principal, key, record)) = &commit.retry {
             tx.prepare_cached(
