@@ -27,6 +27,11 @@
 //! only what rmcp accepted stays, and its bytes past the first 64 KiB come from the same
 //! memory budget as request bodies (`--body-memory`, [`crate::http::HttpOptions::body_memory`]);
 //! when that budget is spent the `POST` is refused with `503` and `Retry-After`, as a body is.
+//! The first response is kept before rmcp reads it (rmcp may deliver it to the ask before
+//! its `202` reaches the layer), so a refused one sent at the same moment as the real answer
+//! can keep the real one out, and a `POST` abandoned before rmcp answers stays kept until
+//! the ask ends: both only by the session's own client, within the one-per-id and budget
+//! bounds.
 //!
 //! A kept answer is used only where rmcp's own reading of the kept text gives exactly what
 //! rmcp delivered, so it is the text of the message rmcp handled and never of another one.
