@@ -9,7 +9,8 @@
 //! - Headers must arrive within the header time-out, which also closes idle keep-alive
 //!   connections; a body must arrive whole within the body time-out, be at most
 //!   [`MAX_BODY_BYTES`], and its bytes past the first 64 KiB come from a budget shared by all
-//!   requests (503 when spent), so unfinished bodies cannot take the memory.
+//!   requests (503 when spent), so unfinished bodies cannot take the memory. The host answers
+//!   kept for waiting asks ([`crate::transport`]) take from the same budget.
 //! - At most `max_connections` connections are open at once (lowered to fit the process's
 //!   open-file limit). A connection is busy while a request is in flight on it (an event
 //!   stream as long as it is open); when the cap is reached a new connection replaces the
@@ -26,6 +27,8 @@
 mod connections;
 mod guard;
 mod sessions;
+
+pub(crate) use guard::FREE_BODY_BYTES;
 
 use crate::auth::Tokens;
 use crate::FormsServer;
@@ -93,7 +96,8 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// The largest request body, in bytes.
     pub max_body_bytes: usize,
-    /// Bytes of request bodies past the first 64 KiB of each that may be held at once.
+    /// Bytes of request bodies past the first 64 KiB of each that may be held at once, with
+    /// the answers kept for waiting asks past their first 64 KiB.
     pub body_memory: usize,
     /// The bearer tokens the server knows (empty: every caller is known by its token alone,
     /// if any).
@@ -248,20 +252,23 @@ pub async fn serve(
         }
     });
     let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    // One memory budget for the bodies being read and the answers kept.
+    let budget = Arc::new(Semaphore::new(
+        options.body_memory.min(Semaphore::MAX_PERMITS),
+    ));
     let guard = Arc::new(guard::Guard {
         tokens: options.tokens.clone(),
         sessions,
         max_body_bytes: options.max_body_bytes,
         body_timeout: options.body_timeout,
-        budget: Arc::new(Semaphore::new(
-            options.body_memory.min(Semaphore::MAX_PERMITS),
-        )),
+        budget: budget.clone(),
     });
     // The guard runs first; then the layer that keeps each host's answer as sent
     // (`crate::transport`) sees the body the guard has read.
-    let router = crate::transport::http_router(
+    let router = crate::transport::keeping_router(
         axum::Router::new().nest_service(ENDPOINT, service),
         options.max_body_bytes,
+        budget,
     )
     .layer(axum::middleware::from_fn_with_state(guard, guard::check));
 

@@ -57,7 +57,9 @@
 //!   the text only for a repeated key (the last one wins).
 //! - To find the answers, the stdio transport copies each incoming line (at most rmcp's
 //!   16 MiB line limit), and the HTTP layer reads the JSON body of a `POST` that may hold one
-//!   (at most the body limit) before rmcp does.
+//!   (at most the body limit) before rmcp does. Only JSON-RPC 2.0 responses to a waited
+//!   request are kept, one per request id; over HTTP only those rmcp accepts, within the
+//!   memory budget for bodies.
 //! - rmcp adds `_meta.progressToken` to the `openai/elicitation/create` params; every other
 //!   key is the runtime's native request as compiled.
 //! - The native params travel as a `serde_json::Value`, so this crate turns on serde_json's

@@ -116,8 +116,8 @@ struct HttpLimits {
     /// waiting for the person keeps it [default: 300]
     #[arg(long, value_name = "SECS", requires = "http", value_parser = seconds)]
     session_idle: Option<Duration>,
-    /// Memory for request bodies past their first 64 KiB, shared by all requests; a body
-    /// that finds it spent gets 503 [default: 32]
+    /// Memory for request bodies past their first 64 KiB, shared by all requests and by the
+    /// answers kept for waiting asks; a body that finds it spent gets 503 [default: 32]
     #[arg(long, value_name = "MIB", requires = "http", value_parser = count::<{ 1 << 20 }>)]
     body_memory: Option<usize>,
 }

@@ -19,6 +19,20 @@
 //!   of a `POST` that may hold an answer (at most the service's body limit) before handing
 //!   the same bytes on.
 //!
+//! What is kept is bounded by what an ask can take. A response is kept only when it is a
+//! JSON-RPC 2.0 response (`"jsonrpc":"2.0"`, one `id`, one `result`, no `method`, no `error`)
+//! to the request of an ask waiting on its connection, and only one per request id: the
+//! first, as rmcp delivers the first response to a request and drops the later ones. Over
+//! HTTP a kept response whose `POST` rmcp refuses (any status but 2xx) is dropped again, so
+//! only what rmcp accepted stays, and its bytes past the first 64 KiB come from the same
+//! memory budget as request bodies (`--body-memory`, [`crate::http::HttpOptions::body_memory`]);
+//! when that budget is spent the `POST` is refused with `503` and `Retry-After`, as a body is.
+//! The first response is kept before rmcp reads it (rmcp may deliver it to the ask before
+//! its `202` reaches the layer), so a refused one sent at the same moment as the real answer
+//! can keep the real one out, and a `POST` abandoned before rmcp answers stays kept until
+//! the ask ends: both only by the session's own client, within the one-per-id and budget
+//! bounds.
+//!
 //! A kept answer is used only where rmcp's own reading of the kept text gives exactly what
 //! rmcp delivered, so it is the text of the message rmcp handled and never of another one.
 //! The legacy ask needs a kept answer: served over any other transport it refuses with
@@ -44,9 +58,11 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// How many responses a connection keeps beyond one per waiting ask: room for responses
 /// that arrive while an ask has sent its request but not yet learned its id.
@@ -56,8 +72,9 @@ const KEPT_SLACK: usize = 16;
 /// than the smallest such lines that fit in the read buffer rmcp's transport holds.
 const KEPT_INPUTS: usize = 256;
 
-/// The most bytes of raw text kept for one connection, for each kind: twice rmcp's line
-/// limit, so that the newest answer always fits.
+/// The most bytes of raw text kept for a stdio connection, for each kind: twice rmcp's line
+/// limit, so that the newest answer always fits. Over HTTP the memory budget for bodies
+/// bounds them instead.
 const KEPT_BYTES: usize = 2 * DEFAULT_MAX_LINE_LENGTH;
 
 /// The MCP server transport over standard input and output, keeping the host's answers as
@@ -110,9 +127,30 @@ where
 /// ([`rmcp::transport::streamable_http_server::StreamableHttpServerConfig`]); a larger body
 /// is refused here with the service's own `413 Payload Too Large`. Every other request goes
 /// to the service untouched.
+///
+/// A kept response holds its bytes past the first 64 KiB from a budget of
+/// [`crate::http::BODY_MEMORY`] bytes for this router (when it is spent, a response to keep
+/// is refused with `503`); [`crate::http::serve`] shares its `body_memory` budget for
+/// request bodies instead.
 pub fn http_router(router: axum::Router, max_body_bytes: usize) -> axum::Router {
+    keeping_router(
+        router,
+        max_body_bytes,
+        Arc::new(Semaphore::new(
+            crate::http::BODY_MEMORY.min(Semaphore::MAX_PERMITS),
+        )),
+    )
+}
+
+/// [`http_router`], with the kept responses' bytes past the first 64 KiB taken from
+/// `budget` (one permit a byte), the budget the server's request bodies share.
+pub(crate) fn keeping_router(
+    router: axum::Router,
+    max_body_bytes: usize,
+    budget: Arc<Semaphore>,
+) -> axum::Router {
     let state = Arc::new(HttpCapture {
-        answers: Arc::new(Answers::default()),
+        answers: Arc::new(Answers::within(budget)),
         max_body_bytes,
     });
     router.layer(axum::middleware::from_fn_with_state(state, keep_http))
@@ -122,13 +160,22 @@ pub fn http_router(router: axum::Router, max_body_bytes: usize) -> axum::Router 
 // What a connection keeps.
 
 /// The answers kept for the connections of one transport: per connection, while an ask
-/// waits, the raw result of each response that may answer it; and, for stdio, the raw
-/// `inputResponses` entries of calls read but not yet handled.
+/// waits, the raw result of each response that may answer it (one per request id); and, for
+/// stdio, the raw `inputResponses` entries of calls read but not yet handled.
 #[derive(Debug, Default)]
 struct Answers {
     connections: Mutex<HashMap<Arc<str>, Kept>>,
     inputs: Mutex<Queue>,
+    /// Over HTTP, the memory budget the kept results' bytes past [`FREE_KEPT_BYTES`] come
+    /// from; over stdio, none (a connection keeps at most [`KEPT_BYTES`]).
+    budget: Option<Arc<Semaphore>>,
+    /// The number of the next kept result.
+    serial: AtomicU64,
 }
+
+/// The bytes of each kept result that do not count against the HTTP budget, as for a
+/// request body: an ordinary answer is never refused for memory.
+const FREE_KEPT_BYTES: usize = crate::http::FREE_BODY_BYTES;
 
 /// What one connection keeps while asks wait on it.
 #[derive(Debug, Default)]
@@ -136,7 +183,7 @@ struct Kept {
     /// The asks waiting.
     waiting: usize,
     /// The asks that have sent their request but not yet learned its id: while there are
-    /// any, every response is kept.
+    /// any, a response to any id is kept.
     unresolved: usize,
     /// The ids of the requests the other asks wait on: only their responses are kept.
     expected: HashSet<RequestId>,
@@ -148,43 +195,58 @@ impl Kept {
     fn prune(&mut self) {
         if self.unresolved == 0 {
             let expected = &self.expected;
-            self.results.retain(|id| expected.contains(id));
+            self.results.retain(|item| expected.contains(&item.id));
         }
     }
+}
+
+/// One kept raw text.
+#[derive(Debug)]
+struct Item {
+    id: RequestId,
+    raw: Box<RawValue>,
+    /// Which keeping it was, to drop it again when rmcp refuses its message.
+    serial: u64,
+    /// The share of the HTTP memory budget it holds while kept.
+    _held: Option<OwnedSemaphorePermit>,
 }
 
 /// Raw texts by request id in arrival order, within a count and a byte budget: beyond
 /// either, the oldest go first (never the newest).
 #[derive(Debug, Default)]
 struct Queue {
-    items: VecDeque<(RequestId, Box<RawValue>)>,
+    items: VecDeque<Item>,
     bytes: usize,
 }
 
 impl Queue {
-    fn push(&mut self, id: RequestId, raw: &RawValue, max_items: usize) {
-        self.bytes = self.bytes.saturating_add(raw.get().len());
-        self.items.push_back((id, raw.to_owned()));
-        while self.items.len() > 1 && (self.items.len() > max_items || self.bytes > KEPT_BYTES) {
+    fn push(&mut self, item: Item, max_items: usize, max_bytes: usize) {
+        self.bytes = self.bytes.saturating_add(item.raw.get().len());
+        self.items.push_back(item);
+        while self.items.len() > 1 && (self.items.len() > max_items || self.bytes > max_bytes) {
             self.pop_front();
         }
     }
 
-    fn pop_front(&mut self) -> Option<(RequestId, Box<RawValue>)> {
+    fn pop_front(&mut self) -> Option<Item> {
         let item = self.items.pop_front()?;
-        self.bytes = self.bytes.saturating_sub(item.1.get().len());
+        self.bytes = self.bytes.saturating_sub(item.raw.get().len());
         Some(item)
     }
 
     fn remove(&mut self, position: usize) -> Option<Box<RawValue>> {
-        let (_, raw) = self.items.remove(position)?;
-        self.bytes = self.bytes.saturating_sub(raw.get().len());
-        Some(raw)
+        let item = self.items.remove(position)?;
+        self.bytes = self.bytes.saturating_sub(item.raw.get().len());
+        Some(item.raw)
     }
 
-    fn retain(&mut self, keep: impl Fn(&RequestId) -> bool) {
-        self.items.retain(|(id, _)| keep(id));
-        self.bytes = self.items.iter().map(|(_, raw)| raw.get().len()).sum();
+    fn retain(&mut self, keep: impl Fn(&Item) -> bool) {
+        self.items.retain(|item| keep(item));
+        self.bytes = self.items.iter().map(|item| item.raw.get().len()).sum();
+    }
+
+    fn holds(&self, id: &RequestId) -> bool {
+        self.items.iter().any(|item| item.id == *id)
     }
 
     #[cfg(test)]
@@ -193,7 +255,26 @@ impl Queue {
     }
 }
 
+/// What [`Answers::keep_result`] did with a response.
+#[derive(Debug, PartialEq, Eq)]
+enum Keeping {
+    /// Kept, as the keeping numbered so.
+    Kept(u64),
+    /// Not kept: no ask can take it, or a response to its id is kept already.
+    Not,
+    /// Not kept: the memory budget is spent.
+    Spent,
+}
+
 impl Answers {
+    /// The answers of an HTTP router, whose kept results take from `budget`.
+    fn within(budget: Arc<Semaphore>) -> Answers {
+        Answers {
+            budget: Some(budget),
+            ..Answers::default()
+        }
+    }
+
     fn connections(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Kept>> {
         self.connections
             .lock()
@@ -209,21 +290,64 @@ impl Answers {
         self.connections().contains_key(connection)
     }
 
-    /// Keeps a response's raw result, if it may answer an ask waiting on `connection`.
-    fn keep_result(&self, connection: &str, id: RequestId, result: &RawValue) {
+    /// Keeps a response's raw result, if it may answer an ask waiting on `connection`: its
+    /// id is one an ask waits on (or an ask does not know its id yet) and no response to the
+    /// same id is kept already (the first one wins, as in rmcp).
+    fn keep_result(&self, connection: &str, id: RequestId, result: &RawValue) -> Keeping {
         let mut connections = self.connections();
         let Some(kept) = connections.get_mut(connection) else {
-            return;
+            return Keeping::Not;
         };
-        if kept.unresolved > 0 || kept.expected.contains(&id) {
-            let max = kept.waiting.saturating_add(KEPT_SLACK);
-            kept.results.push(id, result, max);
+        if !(kept.unresolved > 0 || kept.expected.contains(&id)) || kept.results.holds(&id) {
+            return Keeping::Not;
+        }
+        let (held, max_bytes) = match &self.budget {
+            None => (None, KEPT_BYTES),
+            Some(budget) => {
+                let counted = result.get().len().saturating_sub(FREE_KEPT_BYTES);
+                let held = if counted == 0 {
+                    None
+                } else {
+                    match u32::try_from(counted)
+                        .ok()
+                        .and_then(|n| budget.clone().try_acquire_many_owned(n).ok())
+                    {
+                        Some(permit) => Some(permit),
+                        None => return Keeping::Spent,
+                    }
+                };
+                (held, usize::MAX)
+            }
+        };
+        let serial = self.serial.fetch_add(1, Ordering::Relaxed);
+        let max_items = kept.waiting.saturating_add(KEPT_SLACK);
+        let item = Item {
+            id,
+            raw: result.to_owned(),
+            serial,
+            _held: held,
+        };
+        kept.results.push(item, max_items, max_bytes);
+        Keeping::Kept(serial)
+    }
+
+    /// Drops the result kept as `serial` on `connection`, if it is still there: rmcp refused
+    /// its message, so no ask gets it.
+    fn drop_result(&self, connection: &str, serial: u64) {
+        if let Some(kept) = self.connections().get_mut(connection) {
+            kept.results.retain(|item| item.serial != serial);
         }
     }
 
     /// Keeps the raw `inputResponses` entry of a call read from a stdio connection.
     fn keep_input(&self, id: RequestId, input: &RawValue) {
-        self.inputs().push(id, input, KEPT_INPUTS);
+        let item = Item {
+            id,
+            raw: input.to_owned(),
+            serial: 0,
+            _held: None,
+        };
+        self.inputs().push(item, KEPT_INPUTS, KEPT_BYTES);
     }
 
     /// The kept `inputResponses` entry of the call `id`, now handed to rmcp's reading of it.
@@ -231,11 +355,11 @@ impl Answers {
     /// it stay for the lines still to come.
     fn take_input(&self, id: &RequestId) -> Option<Box<RawValue>> {
         let mut inputs = self.inputs();
-        let position = inputs.items.iter().position(|(kept, _)| kept == id)?;
+        let position = inputs.items.iter().position(|item| item.id == *id)?;
         for _ in 0..position {
             inputs.pop_front();
         }
-        inputs.pop_front().map(|(_, raw)| raw)
+        inputs.pop_front().map(|item| item.raw)
     }
 }
 
@@ -299,15 +423,15 @@ impl Waiting {
         self.id = Some(id);
     }
 
-    /// The raw result of the response to `id` that rmcp delivered as `delivered`: the first
-    /// kept one that rmcp's own reading turns into exactly `delivered`.
+    /// The raw result of the response to `id` that rmcp delivered as `delivered`: the one
+    /// kept for `id`, if rmcp's own reading turns it into exactly `delivered`.
     pub(crate) fn take(&self, id: &RequestId, delivered: &ClientResult) -> Option<Box<RawValue>> {
         let delivered = serde_json::to_value(delivered).ok()?;
         let mut connections = self.capture.answers.connections();
         let kept = connections.get_mut(&self.capture.connection)?;
-        let position = kept.results.items.iter().position(|(kept_id, raw)| {
-            kept_id == id
-                && serde_json::from_str::<ClientResult>(raw.get())
+        let position = kept.results.items.iter().position(|item| {
+            item.id == *id
+                && serde_json::from_str::<ClientResult>(item.raw.get())
                     .ok()
                     .and_then(|read| serde_json::to_value(read).ok())
                     .is_some_and(|read| read == delivered)
@@ -411,8 +535,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
     }
 }
 
-/// What the JSON-RPC message `bytes` holds for an ask. A message rmcp would not read the
-/// same way is harmless: a kept part is used only where it reads as what rmcp delivered.
+/// What the JSON-RPC 2.0 message `bytes` holds for an ask: nothing unless it has
+/// `"jsonrpc":"2.0"` (once), as rmcp requires. A message rmcp would not read the same way is
+/// harmless: a kept part is used only where it reads as what rmcp delivered.
 fn find(bytes: &[u8]) -> Found<'_> {
     let Ok(message) = serde_json::from_slice::<&RawValue>(bytes) else {
         return Found::Nothing;
@@ -420,6 +545,13 @@ fn find(bytes: &[u8]) -> Found<'_> {
     let Some(members) = Members::read(message) else {
         return Found::Nothing;
     };
+    let version_2 = members
+        .one("jsonrpc")
+        .and_then(|version| serde_json::from_str::<Cow<'_, str>>(version.get()).ok())
+        .is_some_and(|version| version == "2.0");
+    if !version_2 {
+        return Found::Nothing;
+    }
     let Some(id) = members
         .one("id")
         .and_then(|id| serde_json::from_str::<RequestId>(id.get()).ok())
@@ -504,7 +636,9 @@ impl<R> LineTee<R> {
         let line = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         match find(line) {
-            Found::Result(id, result) => self.answers.keep_result("", id, result),
+            Found::Result(id, result) => {
+                self.answers.keep_result("", id, result);
+            }
             Found::Input(id, input) => self.answers.keep_input(id, input),
             Found::Nothing => {}
         }
@@ -627,10 +761,17 @@ async fn keep_http(
             .extensions
             .insert(CallArguments(call_arguments(&bytes).map(Arc::new)));
     }
+    // A response kept before rmcp reads it (its answer may reach the ask before rmcp's
+    // `202 Accepted` reaches this layer), and dropped again when rmcp refuses it.
+    let mut kept = None;
     match find(&bytes) {
         Found::Result(id, result) => {
             if let Some(connection) = &session {
-                state.answers.keep_result(connection, id, result);
+                match state.answers.keep_result(connection, id, result) {
+                    Keeping::Kept(serial) => kept = Some((connection.clone(), serial)),
+                    Keeping::Not => {}
+                    Keeping::Spent => return spent(),
+                }
             }
         }
         Found::Input(_, input) => {
@@ -638,12 +779,41 @@ async fn keep_http(
         }
         Found::Nothing => {}
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    if let Some((connection, serial)) = kept {
+        if !response.status().is_success() {
+            state.answers.drop_result(&connection, serial);
+        }
+    }
+    response
 }
 
-/// The whole body, at most `max` bytes; the refusals are rmcp's.
+/// The refusal of a response that finds the memory budget spent: `503` with `Retry-After`,
+/// closing the connection, as for a body.
+fn spent() -> Response {
+    let mut response = (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        "Service Unavailable: too many large answers held at once; retry later",
+    )
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    headers.insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("1"),
+    );
+    response
+}
+
+/// The whole body, at most `max` bytes; the refusals are rmcp's. A body in one frame (as
+/// the server's guard hands it on, already read) is taken as it is, not copied.
 async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
+    let mut first: Option<Bytes> = None;
     let mut collected = Vec::new();
     loop {
         match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
@@ -652,14 +822,22 @@ async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
-                if data.len() > max.saturating_sub(collected.len()) {
+                let held = first.as_ref().map_or(collected.len(), Bytes::len);
+                if data.len() > max.saturating_sub(held) {
                     return Err((
                         axum::http::StatusCode::PAYLOAD_TOO_LARGE,
                         format!("Payload Too Large: request body exceeds {max} bytes"),
                     )
                         .into_response());
                 }
-                collected.extend_from_slice(&data);
+                if first.is_none() && collected.is_empty() {
+                    first = Some(data);
+                } else {
+                    if let Some(first) = first.take() {
+                        collected.extend_from_slice(&first);
+                    }
+                    collected.extend_from_slice(&data);
+                }
             }
             Some(Err(_)) => {
                 return Err((
@@ -670,7 +848,7 @@ async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
             }
         }
     }
-    Ok(Bytes::from(collected))
+    Ok(first.unwrap_or_else(|| Bytes::from(collected)))
 }
 
 #[cfg(test)]
@@ -713,6 +891,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
             r#"{"jsonrpc":"2.0","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            // Not JSON-RPC 2.0: rmcp refuses these.
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"id":1,"result":{}}"#,
+            r#"{"jsonrpc":2.0,"id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"result":{}}"#,
             "[]",
             "not json",
         ] {
@@ -735,6 +918,7 @@ mod tests {
         .unwrap();
         assert_eq!(raw, "2");
         for line in [
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"inputResponses":{"form":1}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"inputResponses":{"form":1}}}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"inputResponses":{"form":1}}}"#,
@@ -823,28 +1007,109 @@ mod tests {
         assert!(!answers.waits_on("session"));
     }
 
+    fn item(n: i64, raw: &str) -> Item {
+        Item {
+            id: RequestId::Number(n),
+            raw: RawValue::from_string(raw.to_owned()).unwrap(),
+            serial: 0,
+            _held: None,
+        }
+    }
+
     #[test]
     fn a_queue_keeps_within_its_budgets() {
         let mut queue = Queue::default();
-        let big = RawValue::from_string(format!("\"{}\"", "x".repeat(DEFAULT_MAX_LINE_LENGTH - 2)))
-            .unwrap();
+        let big = format!("\"{}\"", "x".repeat(DEFAULT_MAX_LINE_LENGTH - 2));
         for n in 0..3 {
-            queue.push(RequestId::Number(n), &big, 100);
+            queue.push(item(n, &big), 100, KEPT_BYTES);
         }
         assert_eq!(queue.len(), 2);
         assert!(queue.bytes <= KEPT_BYTES);
-        let huge = RawValue::from_string(format!("\"{}\"", "x".repeat(KEPT_BYTES))).unwrap();
-        queue.push(RequestId::Number(9), &huge, 100);
+        let huge = format!("\"{}\"", "x".repeat(KEPT_BYTES));
+        queue.push(item(9, &huge), 100, KEPT_BYTES);
         assert_eq!(
             queue.len(),
             1,
             "the newest stays, even alone over the budget"
         );
-        let small = RawValue::from_string("1".to_owned()).unwrap();
         for n in 0..10 {
-            queue.push(RequestId::Number(n), &small, 4);
+            queue.push(item(n, "1"), 4, KEPT_BYTES);
         }
         assert_eq!(queue.len(), 4);
+    }
+
+    #[test]
+    fn keeps_one_response_per_id_the_first() {
+        let answers = Answers::default();
+        let capture = Capture {
+            answers: Arc::new(answers),
+            connection: Arc::from("session"),
+        };
+        let answers = &capture.answers;
+        let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
+        let mut waiting = capture.wait();
+        waiting.expect(RequestId::Number(1));
+        let first = answers.keep_result("session", RequestId::Number(1), &raw(r#"{"a":1}"#));
+        assert!(matches!(first, Keeping::Kept(_)));
+        for _ in 0..5 {
+            assert_eq!(
+                answers.keep_result("session", RequestId::Number(1), &raw(r#"{"a":2}"#)),
+                Keeping::Not
+            );
+        }
+        assert_eq!(answers.connections()["session"].results.len(), 1);
+        let delivered: ClientResult = serde_json::from_str(r#"{"a":1}"#).unwrap();
+        assert_eq!(
+            waiting
+                .take(&RequestId::Number(1), &delivered)
+                .unwrap()
+                .get(),
+            r#"{"a":1}"#
+        );
+    }
+
+    #[test]
+    fn kept_results_take_from_the_http_budget() {
+        let budget = Arc::new(Semaphore::new(3 * FREE_KEPT_BYTES));
+        let capture = Capture {
+            answers: Arc::new(Answers::within(budget.clone())),
+            connection: Arc::from("session"),
+        };
+        let answers = &capture.answers;
+        let sized = |n: usize| RawValue::from_string(format!("\"{}\"", "x".repeat(n - 2))).unwrap();
+        let mut waiting: Vec<Waiting> = (0..4).map(|_| capture.wait()).collect();
+        for (n, waiting) in waiting.iter_mut().enumerate() {
+            waiting.expect(RequestId::Number(n as i64));
+        }
+        // A small answer takes nothing from the budget.
+        let small = answers.keep_result("session", RequestId::Number(0), &sized(100));
+        assert!(matches!(small, Keeping::Kept(_)));
+        assert_eq!(budget.available_permits(), 3 * FREE_KEPT_BYTES);
+        // A large one takes its bytes past the free ones, until the budget is spent.
+        let Keeping::Kept(large) =
+            answers.keep_result("session", RequestId::Number(1), &sized(3 * FREE_KEPT_BYTES))
+        else {
+            panic!("not kept")
+        };
+        assert_eq!(budget.available_permits(), FREE_KEPT_BYTES);
+        assert_eq!(
+            answers.keep_result("session", RequestId::Number(2), &sized(3 * FREE_KEPT_BYTES)),
+            Keeping::Spent
+        );
+        // Dropped (rmcp refused its message), it gives its share back.
+        answers.drop_result("session", large);
+        assert_eq!(budget.available_permits(), 3 * FREE_KEPT_BYTES);
+        let Keeping::Kept(_) =
+            answers.keep_result("session", RequestId::Number(2), &sized(3 * FREE_KEPT_BYTES))
+        else {
+            panic!("not kept")
+        };
+        assert_eq!(budget.available_permits(), FREE_KEPT_BYTES);
+        // So does the ask's end.
+        waiting.truncate(2);
+        assert_eq!(budget.available_permits(), 3 * FREE_KEPT_BYTES);
+        drop(waiting);
+        assert!(!answers.waits_on("session"));
     }
 
     #[test]

@@ -779,3 +779,186 @@ async fn a_call_waiting_past_the_session_idle_time_still_answers() {
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     assert_eq!(server.send(&list_in(&id)).await.status, 404);
 }
+
+/// A legacy session (opened with reqwest) whose `tools/call` waits on the person: the call's
+/// event stream, and the id of the `openai/elicitation/create` it carries.
+struct WaitingAsk {
+    http: reqwest::Client,
+    url: String,
+    session: String,
+    stream: reqwest::Response,
+    buffer: Vec<u8>,
+    asked: Value,
+}
+
+impl WaitingAsk {
+    async fn open(server: &Server) -> WaitingAsk {
+        let http = reqwest::Client::new();
+        let url = server.url();
+        let post = |body: Value, session: Option<&str>| {
+            let mut post = http
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body.to_string());
+            if let Some(session) = session {
+                post = post.header("mcp-session-id", session);
+            }
+            post.send()
+        };
+        let opened = post(initialize(), None).await.unwrap();
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        drop(opened);
+        let done = post(initialized(), Some(&session)).await.unwrap();
+        assert_eq!(done.status(), 202);
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "form_elicitation_v2_request", "arguments": report_form()}});
+        let stream = post(call, Some(&session)).await.unwrap();
+        assert_eq!(stream.status(), 200);
+        let mut ask = WaitingAsk {
+            http: http.clone(),
+            url,
+            session,
+            stream,
+            buffer: Vec::new(),
+            asked: Value::Null,
+        };
+        let request = ask.next().await;
+        assert_eq!(request["method"], "openai/elicitation/create", "{request}");
+        ask.asked = request["id"].clone();
+        ask
+    }
+
+    /// The next message on the call's event stream.
+    async fn next(&mut self) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let data: String = String::from_utf8(event)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|line| line.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                if data.is_empty() {
+                    continue;
+                }
+                return serde_json::from_str(&data).unwrap();
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.stream.chunk())
+                .await
+                .expect("no message on the call's stream in time")
+                .unwrap()
+                .expect("the call's stream ended");
+            self.buffer.extend_from_slice(&chunk);
+        }
+    }
+
+    /// Posts the person's `answer` and returns the call's payload.
+    async fn answer(mut self, answer: Value) -> Value {
+        let response = json!({"jsonrpc": "2.0", "id": self.asked, "result": answer});
+        let posted = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &self.session)
+            .body(response.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(posted.status(), 202);
+        for _ in 0..10 {
+            let message = self.next().await;
+            if message["id"] == json!(7) {
+                return message["result"]["structuredContent"].clone();
+            }
+        }
+        panic!("no result for the call");
+    }
+}
+
+/// A bogus 4 MiB "response" to the ask's request that rmcp refuses: `"jsonrpc":"1.0"`, or a
+/// well-formed 2.0 response sent with an unknown `MCP-Protocol-Version`.
+fn bogus_response(ask: &WaitingAsk, well_formed: bool) -> Request {
+    let filler = "x".repeat(FILLER);
+    let (version, protocol) = if well_formed {
+        ("2.0", "1999-01-01")
+    } else {
+        ("1.0", "2025-11-25")
+    };
+    let body = format!(
+        r#"{{"jsonrpc":"{version}","id":{},"result":{{"action":"accept","content":{{"format":"pdf","goal":"{filler}"}}}}}}"#,
+        ask.asked
+    );
+    Request {
+        method: "POST",
+        host: None,
+        headers: Vec::new(),
+        body,
+    }
+    .header("Mcp-Session-Id", &ask.session)
+    .header("MCP-Protocol-Version", protocol)
+}
+
+/// The filler that brings a bogus response just under the 4 MiB body limit.
+const FILLER: usize = 4 * 1024 * 1024 - 200;
+
+/// Issue 22, finding 2: on 12 sessions each with an ask waiting, nine 4 MiB "responses" to
+/// the waited request that rmcp refuses (`"jsonrpc":"1.0"`, or 2.0 with an unknown protocol
+/// header) were all kept at the transport until the ask ended (RSS 18 MiB to 415 MiB). Now
+/// nothing rmcp refuses stays kept, what is kept comes from the `--body-memory` budget, and
+/// each person's real answer still decides its ask.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_answers_stay_inside_the_body_memory_budget() {
+    let budget_mib = 16;
+    let server = Server::start(
+        &["--body-memory", &budget_mib.to_string()],
+        &[("DATA_FORMS_TIMEOUT_MS", "300000")],
+        None,
+    )
+    .await;
+    let mut asks = Vec::new();
+    for _ in 0..12 {
+        asks.push(WaitingAsk::open(&server).await);
+    }
+    let before = server.rss_kib();
+    let started = Instant::now();
+    for ask in &asks {
+        // Nine 4 MiB responses naming the waited id: six `"jsonrpc":"1.0"`, three
+        // well-formed that rmcp refuses for their protocol header.
+        for n in 0..9 {
+            let reply = server.send(&bogus_response(ask, n % 3 == 2)).await;
+            assert!(
+                (400..500).contains(&reply.status),
+                "a bogus response was not refused: {} {}",
+                reply.status,
+                reply.body
+            );
+        }
+    }
+    let flood = started.elapsed();
+    let after = server.rss_kib();
+    eprintln!("RSS {before} KiB before, {after} KiB after 108 bogus 4 MiB responses ({flood:?})");
+    assert!(
+        after < before + (budget_mib + 32) * 1024,
+        "RSS grew from {before} KiB to {after} KiB over 12 sessions' bogus responses"
+    );
+    // The person's real answer still decides every ask.
+    for ask in asks {
+        let payload = ask
+            .answer(json!({"action": "accept", "content": {"format": "html"}}))
+            .await;
+        assert_eq!(
+            payload,
+            json!({"action": "accept", "content": {"format": "html"}})
+        );
+    }
+}
