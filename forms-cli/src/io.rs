@@ -243,3 +243,72 @@ pub fn print_line(value: &Value) -> std::io::Result<()> {
 pub fn lossy(arg: &OsStr) -> String {
     arg.to_string_lossy().into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use serde_json::value::RawValue;
+
+    #[test]
+    fn json_line_escapes_terminal_controls_of_every_class_in_strings_and_keys() {
+        // The classes and their edges.
+        let escaped = [
+            0x00, 0x07, 0x08, 0x0c, 0x0d, 0x1b, 0x1f, 0x7f, 0x80, 0x85, 0x9b, 0x9c, 0x9d, 0x9f,
+            0x61c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069,
+        ];
+        let kept = [
+            0x20, 0x7e, 0xa0, 0xe9, 0x61b, 0x61d, 0x200d, 0x2010, 0x2028, 0x2029, 0x202f, 0x2065,
+            0x206a, 0x1f642,
+        ];
+        for c in escaped.iter().filter_map(|&c| char::from_u32(c)) {
+            assert!(is_escaped(c), "{c:?}");
+        }
+        for c in kept.iter().filter_map(|&c| char::from_u32(c)) {
+            assert!(!is_escaped(c), "{c:?}");
+        }
+        // Every code point, as an object key and as a string value: the line holds no
+        // character a terminal obeys, writes each escaped one as `\uXXXX` (newline and tab
+        // as `\n` and `\t`), and parses back to the same value.
+        for c in (0..=0x10ffff_u32).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            let value = json!({ text.clone(): [text.clone()] });
+            let line = json_line(&value).unwrap();
+            assert!(!line.chars().any(is_escaped), "{c:?} -> {line:?}");
+            let shown = match c {
+                '\n' => r"a\nb".to_owned(),
+                '\t' => r"a\tb".to_owned(),
+                '"' => r#"a\"b"#.to_owned(),
+                '\\' => r"a\\b".to_owned(),
+                c if is_escaped(c) => format!("a\\u{:04x}b", u32::from(c)),
+                _ => text.clone(),
+            };
+            assert_eq!(line, format!(r#"{{"{shown}":["{shown}"]}}"#), "{c:?}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&line).unwrap(),
+                value,
+                "{c:?}"
+            );
+        }
+        // The attack's payload: CSI, OSC … ST, RLO and DEL.
+        let value = json!({"title": "T\u{9b}31m\u{202e}\u{7f}", "body": "\u{9d}52;c;aGk=\u{9c}"});
+        let line = json_line(&value).unwrap();
+        assert_eq!(
+            line,
+            r#"{"title":"T\u009b31m\u202e\u007f","body":"\u009d52;c;aGk=\u009c"}"#
+        );
+        // Embedded JSON text (a RawValue) is escaped too, its whitespace made spaces.
+        let raw =
+            RawValue::from_string("{\n\t\"k\u{9b}\": \"\u{202e}\u{7f}\"\r\n}".into()).unwrap();
+        #[derive(Serialize)]
+        struct Embedding<'a> {
+            raw: &'a RawValue,
+        }
+        let line = json_line(&Embedding { raw: &raw }).unwrap();
+        assert_eq!(line, r#"{"raw":{  "k\u009b": "\u202e\u007f"  }}"#);
+        assert_eq!(
+            serde_json::from_str::<Value>(&line).unwrap(),
+            json!({"raw": {"k\u{9b}": "\u{202e}\u{7f}"}})
+        );
+    }
+}
