@@ -62,7 +62,7 @@ pub enum Printed {
     Failed(FormError),
 }
 
-/// Serializes `value` as compact JSON. The values printed here hold only strings, numbers,
+/// `value` as the JSON value to print (through [`print_line`]). The values printed here hold only strings, numbers,
 /// booleans, sequences and string-keyed maps, so this cannot fail in practice; should it,
 /// the failure is reported as a contract error instead of a panic.
 pub fn to_json<T: Serialize>(value: &T, what: Document) -> Printed {

@@ -15,7 +15,9 @@
 //! Every command and every `ask` operation has its own `--help`; `forms --version` prints
 //! the version. Flags take their value as `--flag VALUE` or `--flag=VALUE`. A missing `FILE`
 //! (or `-`) means standard input. Every result is one line of compact JSON on standard
-//! output, followed by a newline.
+//! output, followed by a newline; inside its strings and keys, control characters (C0, DEL,
+//! C1) and bidirectional controls are written as `\uXXXX`, so text from a form, a server or
+//! a store reaches the terminal as text, never as a command to it.
 //!
 //! Exit status:
 //! - `0`: success; standard output holds the result (for `answer`, the tool-result payload of
