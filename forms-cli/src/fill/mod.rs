@@ -164,7 +164,7 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use forms_runtime::rules::visible::is_hidden;
+    use forms_runtime::rules::visible::{is_hidden, visible_json};
     use std::borrow::Cow;
 
     #[test]
@@ -208,5 +208,28 @@ mod tests {
                 assert_eq!(out, text);
             }
         }
+    }
+
+    // `forms host --trace`'s escaper (forms-mcp), which the JSON lines on standard output no
+    // longer use (they are `io::json_line`'s).
+    #[test]
+    fn visible_json_keeps_the_value_and_escapes_what_serde_json_leaves_raw() {
+        let value = json!({"a\u{9b}": ["\u{1b}]52;c;aGk=\u{7}", "\u{7f}\u{85}\u{202e}x\u{2069}"],
+            "n": 1.5, "ok": "é 🙂\n\t"});
+        let text = value.to_string();
+        // serde_json escapes C0 itself, not DEL, C1 or bidirectional controls.
+        assert!(
+            text.contains('\u{9b}') && !text.contains('\u{1b}'),
+            "{text}"
+        );
+        let shown = visible_json(&text);
+        assert!(!shown.chars().any(is_hidden), "{shown}");
+        assert!(
+            shown.contains(r"\u009b") && shown.contains(r"\u202e"),
+            "{shown}"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value);
+        let clean = json!({"a": "é 🙂"}).to_string();
+        assert!(matches!(visible_json(&clean), Cow::Borrowed(_)));
     }
 }
