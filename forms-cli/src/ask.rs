@@ -17,7 +17,7 @@ use forms_ask::{
 };
 use forms_runtime::rules::visible::visible;
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -307,8 +307,8 @@ impl OpArgs {
 pub(crate) enum Failure {
     /// A usage error (exit 2).
     Usage(Usage),
-    /// A refusal or a store failure (exit 1), as the JSON line to print.
-    Refused(String),
+    /// A refusal or a store failure (exit 1), as the JSON to print.
+    Refused(Value),
 }
 
 impl From<Usage> for Failure {
@@ -319,14 +319,14 @@ impl From<Usage> for Failure {
 
 impl From<AskError> for Failure {
     fn from(e: AskError) -> Self {
-        Failure::Refused(wire::error(&e).to_string())
+        Failure::Refused(wire::error(&e))
     }
 }
 
-fn line<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|e| {
-        json!({"error": {"code": "internal", "message": e.to_string()}}).to_string()
-    })
+/// `value` as the JSON to print (through [`print_line`], as every line is).
+fn line<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value)
+        .unwrap_or_else(|e| json!({"error": {"code": "internal", "message": e.to_string()}}))
 }
 
 /// Reads `--action JSON`: the bound action at `open`, what is presented at `redeem`.
@@ -352,7 +352,7 @@ fn members_line(
     asks: &Asks,
     acting: Option<&Principal>,
     conversation: &ConversationId,
-) -> Result<String, Failure> {
+) -> Result<Value, Failure> {
     let (members, events): (Vec<Member>, _) = match acting {
         Some(me) => {
             let me = asks.as_principal(me);
@@ -367,8 +367,8 @@ fn members_line(
     })))
 }
 
-/// Runs the command and returns the JSON line to print.
-pub(crate) fn run(c: &OpArgs) -> Result<String, Failure> {
+/// Runs the command and returns the JSON to print.
+pub(crate) fn run(c: &OpArgs) -> Result<Value, Failure> {
     let asks = Asks::open_location(&c.db)?.with_quotas(Quotas::from_env().map_err(Usage)?);
     match c.op.name {
         "join" | "remove" | "revoke" | "restore" => {

@@ -22,6 +22,7 @@ use forms_mcp::host::{PageOptions, PageServer};
 use forms_runtime::native::NativeView;
 use forms_runtime::rules::visible::visible;
 use forms_runtime::DataForm;
+use serde_json::Value;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 #[cfg(feature = "host")]
@@ -148,9 +149,9 @@ pub fn main(args: Args) -> ExitCode {
     }
 }
 
-/// The line to print: `Ok` for the saved request, `Err` for a refusal.
-fn run(args: &Args) -> Result<Result<String, String>, Usage> {
-    let refused = |e: forms_ask::AskError| Ok(Err(wire::error(&e).to_string()));
+/// The JSON to print: `Ok` for the saved request, `Err` for a refusal.
+fn run(args: &Args) -> Result<Result<Value, Value>, Usage> {
+    let refused = |e: forms_ask::AskError| Ok(Err(wire::error(&e)));
     let asks = match Asks::open_location(&args.db) {
         Ok(a) => a,
         Err(e) => return refused(e),
@@ -176,8 +177,7 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         return Ok(Err(wire::refusal(
             "invalid_input",
             &format!("request {id} carries no form: answer it with `forms ask respond`"),
-        )
-        .to_string()));
+        )));
     };
     // A stored form the runtime cannot read is the store's failure, not the command line's.
     let unreadable = |e: &dyn std::fmt::Display| {
@@ -217,7 +217,7 @@ fn run(args: &Args) -> Result<Result<String, String>, Usage> {
         Some(&response),
         &key,
     ) {
-        Ok(r) => Ok(Ok(wire::request(&r).to_string())),
+        Ok(r) => Ok(Ok(wire::request(&r))),
         // The default key names the request and the version read: it was used before only
         // by a response of this principal that was saved at that version (a run whose result
         // was lost), so the request has moved on. Refused as a conflict with the latest state,

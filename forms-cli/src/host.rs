@@ -6,7 +6,7 @@ use crate::cli::{usage_error, HostArgs};
 use crate::io::{print_line, Usage};
 use forms_mcp::host::{self, Answerer, HostOptions, PageOptions, Target};
 use forms_runtime::native::NativeView;
-use forms_runtime::rules::visible::{visible, visible_json};
+use forms_runtime::rules::visible::visible;
 use serde_json::{Map, Value};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -101,8 +101,9 @@ pub fn main(args: HostArgs) -> ExitCode {
         Err(Usage(message)) => return usage_error(&["host"], &message),
     };
     match host::run(options) {
-        // The result and the message hold the server's text: printed as the terminal shows it.
-        Ok(result) => match print_line(&visible_json(&result.to_string())) {
+        // The result and the message hold the server's text: printed as the terminal shows it
+        // (the result as every JSON line is, through `print_line`).
+        Ok(result) => match print_line(&result) {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::from(2),
         },

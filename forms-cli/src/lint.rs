@@ -229,7 +229,7 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
 pub fn run(input: &Input) -> Result<Printed, Usage> {
     Ok(match load_form(input)? {
         Ok(form) => match check_report(&form) {
-            Ok(line) => Printed::Done(line),
+            Ok(report) => Printed::Done(report),
             Err(e) => Printed::Failed(Document::Arguments.error(e.to_string())),
         },
         Err(e) => Printed::Failed(e),
@@ -238,13 +238,14 @@ pub fn run(input: &Input) -> Result<Printed, Usage> {
 
 /// `forms check --lint`: `{"form":…,"warnings":[…]}` for a valid Data form, the form as
 /// `forms check` prints it.
-pub fn check_report(form: &forms_runtime::DataForm) -> Result<String, String> {
+pub fn check_report(form: &forms_runtime::DataForm) -> Result<serde_json::Value, String> {
     let warnings = lint_data(form).map_err(|e| e.to_string())?;
-    Ok(format!(
-        "{{\"form\":{},\"warnings\":{}}}",
-        form.to_json(),
-        serde_json::to_string(&warnings).map_err(|e| e.to_string())?
-    ))
+    let form: serde_json::Value =
+        serde_json::from_str(&form.to_json()).map_err(|e| e.to_string())?;
+    Ok(serde_json::json!({
+        "form": form,
+        "warnings": serde_json::to_value(&warnings).map_err(|e| e.to_string())?,
+    }))
 }
 
 /// The warnings of a valid Data form, read through its native request.

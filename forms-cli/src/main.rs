@@ -15,7 +15,9 @@
 //! Every command and every `ask` operation has its own `--help`; `forms --version` prints
 //! the version. Flags take their value as `--flag VALUE` or `--flag=VALUE`. A missing `FILE`
 //! (or `-`) means standard input. Every result is one line of compact JSON on standard
-//! output, followed by a newline.
+//! output, followed by a newline; inside its strings and keys, control characters (C0, DEL,
+//! C1) and bidirectional controls are written as `\uXXXX`, so text from a form, a server or
+//! a store reaches the terminal as text, never as a command to it.
 //!
 //! Exit status:
 //! - `0`: success; standard output holds the result (for `answer`, the tool-result payload of
@@ -43,8 +45,8 @@ mod lint;
 mod preview;
 
 use cli::{AnswerArgs, Command};
-use forms_runtime::mcp::{tool_descriptor, ToolResult};
-use io::{load_form, print_line, to_json, utf8, Document, Input, Printed, Usage};
+use forms_runtime::mcp::tool_descriptor;
+use io::{load_form, parse_json, print_line, to_json, utf8, Document, Input, Printed, Usage};
 use std::process::ExitCode;
 
 /// `forms answer`: the tool-result payload of the response, judged against the form.
@@ -84,14 +86,14 @@ fn run(command: Command) -> Ran {
         Command::Check(args) => (
             "check",
             load_form(&args.input()).map(|form| match form {
-                Ok(form) => Printed::Done(form.to_json()),
+                Ok(form) => parse_json(&form.to_json(), Document::Arguments),
                 Err(e) => Printed::Failed(e),
             }),
         ),
         Command::Native(args) => (
             "native",
             load_form(&args.input()).map(|form| match form {
-                Ok(form) => Printed::Done(form.native_json().to_owned()),
+                Ok(form) => parse_json(form.native_json(), Document::Arguments),
                 Err(e) => Printed::Failed(e),
             }),
         ),
@@ -104,7 +106,7 @@ fn run(command: Command) -> Ran {
         Command::Fill(args) => ("fill", fill::run(&args)),
         Command::Completions(args) => (
             "completions",
-            Ok(Printed::Done(cli::completions(args.shell))),
+            Ok(Printed::Own(cli::completions(args.shell))),
         ),
         #[cfg(feature = "ask")]
         Command::Ask(args) => return Ran::Exited(ask::main(args)),
@@ -127,16 +129,14 @@ fn main() -> ExitCode {
         Ran::Line(name, printed) => (name, printed),
         Ran::Exited(code) => return code,
     };
-    let (line, code) = match printed {
-        Ok(Printed::Done(line)) => (line, ExitCode::SUCCESS),
-        Ok(Printed::Failed(e)) => (
-            ToolResult::from_error(&e).text().to_owned(),
-            ExitCode::from(1),
-        ),
+    let written = match printed {
+        Ok(Printed::Done(value)) => print_line(&value).map(|()| ExitCode::SUCCESS),
+        Ok(Printed::Failed(e)) => print_line(&e.to_value()).map(|()| ExitCode::from(1)),
+        Ok(Printed::Own(text)) => print_own(&text).map(|()| ExitCode::SUCCESS),
         Err(Usage(message)) => return cli::usage_error(&[name], &message),
     };
-    match print_line(&line) {
-        Ok(()) => code,
+    match written {
+        Ok(code) => code,
         // A reader that went away (`forms descriptor | head`) needs no message.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(2),
         Err(e) => {
@@ -144,4 +144,14 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes a document of this program's own (a completion script, the preview page) and a
+/// newline to standard output.
+fn print_own(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()
 }

@@ -13,7 +13,7 @@
 //! escaped, so no text of the form can close the element or start markup.
 
 use crate::cli::PreviewArgs;
-use crate::io::{lossy, utf8, Document, Input, Printed, Usage};
+use crate::io::{json_line, lossy, utf8, Document, Input, Printed, Usage};
 use crate::lint::{self, PathStyle, Warning};
 use forms_runtime::native::NativeView;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
@@ -42,7 +42,7 @@ pub fn run(args: &PreviewArgs) -> Result<Printed, Usage> {
         Err(e) => return Ok(Printed::Failed(e)),
     };
     let Some(out) = &args.out else {
-        return Ok(Printed::Done(page.html));
+        return Ok(Printed::Own(page.html));
     };
     std::fs::write(out, page.html.as_bytes())
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
@@ -50,7 +50,7 @@ pub fn run(args: &PreviewArgs) -> Result<Printed, Usage> {
         "page": out.display().to_string(),
         "warnings": page.warnings.len(),
     });
-    Ok(Printed::Done(summary.to_string()))
+    Ok(Printed::Done(summary))
 }
 
 /// A rendered page and the warnings shown in its side panel.
@@ -185,7 +185,9 @@ fn page(
         view: &'a NativeView,
         warnings: &'a [Warning],
     }
-    let data = serde_json::to_string(&PageData {
+    // A JSON line, as every command prints one: the page printed on standard output holds
+    // no character of the form a terminal would obey.
+    let data = json_line(&PageData {
         source,
         file: name,
         view,

@@ -12,6 +12,8 @@
 #[path = "../../tests/support/store.rs"]
 mod store;
 
+mod controls;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -1474,4 +1476,145 @@ fn ask_postgres_membership_changes_are_audited_and_only_managers_make_them() {
     if let Some(url) = pg_url() {
         membership_changes_are_audited_and_only_managers_make_them(url);
     }
+}
+
+/// `forms ARGS`: the exit status and standard output's bytes, as a terminal would get them.
+fn forms_bytes(args: &[&str]) -> (i32, Vec<u8>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+/// The attack of issue 22: `agent` stores a title, body and form (one request) and choices
+/// (another) holding CSI, OSC … ST, RLO and DEL, for ana to read; the ids of both.
+fn hostile_requests(c: &Chat) -> (String, String) {
+    let form = controls::form().to_string();
+    let mut ids = Vec::new();
+    for (key, extra) in [
+        ("hostile-form", vec!["--form", form.as_str()]),
+        (
+            "hostile-choices",
+            vec![
+                "--choice",
+                controls::CHOICES[0],
+                "--choice",
+                controls::CHOICES[1],
+            ],
+        ),
+    ] {
+        let mut args = vec![
+            "ask",
+            "open",
+            "--db",
+            &c.db,
+            "--as",
+            &c.agent,
+            "--conversation",
+            &c.conversation,
+            "--title",
+            controls::TITLE,
+            "--body",
+            controls::BODY,
+            "--key",
+            key,
+        ];
+        args.extend(extra);
+        let (code, out) = forms_bytes(&args);
+        assert_eq!(code, 0, "{}", String::from_utf8_lossy(&out));
+        let r = controls::assert_escaped("ask open", &out);
+        controls::assert_holds_payload("ask open", &r, key == "hostile-form");
+        ids.push(id(&r));
+    }
+    (ids[0].clone(), ids[1].clone())
+}
+
+/// `forms ask OP --as WHO REST` on the hostile requests' store: the line, checked byte by
+/// byte and parsed.
+fn hostile_line(c: &Chat, op: &str, who: &str, rest: &[&str]) -> Value {
+    let mut args = vec!["ask", op, "--db", &c.db, "--as", who];
+    args.extend_from_slice(rest);
+    let (code, out) = forms_bytes(&args);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&out));
+    controls::assert_escaped(&format!("ask {op}"), &out)
+}
+
+#[test]
+fn ask_show_escapes_terminal_controls_in_stored_text() {
+    let dir = TempDir::new();
+    let c = Chat::new(dir.0.join("asks.db").display().to_string());
+    let (with_form, with_choices) = hostile_requests(&c);
+    let r = hostile_line(&c, "show", &c.ana, &[&with_form]);
+    controls::assert_holds_payload("ask show", &r, true);
+    let r = hostile_line(&c, "show", &c.ana, &[&with_choices]);
+    controls::assert_holds_payload("ask show", &r, false);
+}
+
+#[test]
+fn ask_list_escapes_terminal_controls_in_stored_text() {
+    let dir = TempDir::new();
+    let c = Chat::new(dir.0.join("asks.db").display().to_string());
+    let (with_form, with_choices) = hostile_requests(&c);
+    let list = hostile_line(&c, "list", &c.ana, &["--conversation", &c.conversation]);
+    let listed = list["requests"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{list}");
+    for r in listed {
+        assert_eq!(r["title"], controls::TITLE, "{list}");
+        assert_eq!(r["body"], controls::BODY, "{list}");
+        assert!(r["id"] == with_form.as_str() || r["id"] == with_choices.as_str());
+    }
+}
+
+#[test]
+fn ask_wait_escapes_terminal_controls_in_stored_text() {
+    let dir = TempDir::new();
+    let c = Chat::new(dir.0.join("asks.db").display().to_string());
+    let (with_form, with_choices) = hostile_requests(&c);
+    // Open (the wait times out), and answered with the hostile choice.
+    let r = hostile_line(&c, "wait", &c.ana, &[&with_form, "--timeout", "0.1"]);
+    controls::assert_holds_payload("ask wait", &r, true);
+    let answered = hostile_line(
+        &c,
+        "respond",
+        &c.ana,
+        &[
+            &with_choices,
+            "--version",
+            "1",
+            "--outcome",
+            "answered",
+            "--answer",
+            controls::CHOICES[1],
+            "--key",
+            "r1",
+        ],
+    );
+    assert_eq!(answered["answer"], controls::CHOICES[1], "{answered}");
+    let r = hostile_line(&c, "wait", &c.agent, &[&with_choices, "--timeout", "5"]);
+    controls::assert_holds_payload("ask wait", &r, false);
+    assert_eq!(r["answer"], controls::CHOICES[1], "{r}");
+}
+
+#[test]
+fn ask_log_escapes_terminal_controls_in_stored_text() {
+    let dir = TempDir::new();
+    let c = Chat::new(dir.0.join("asks.db").display().to_string());
+    let (with_form, _) = hostile_requests(&c);
+    let said = hostile_line(
+        &c,
+        "message",
+        &c.agent,
+        &[&with_form, "--text", controls::MESSAGE, "--key", "m1"],
+    );
+    assert_eq!(said["detail"]["text"], controls::MESSAGE, "{said}");
+    let log = hostile_line(&c, "log", &c.ana, &[&with_form]);
+    let events = log["events"].as_array().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["detail"]["text"] == controls::MESSAGE),
+        "{log}"
+    );
 }

@@ -13,6 +13,8 @@
 #[path = "../../tests/support/store.rs"]
 mod store;
 
+mod controls;
+
 use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Outcome, Principal, RequestId};
 use forms_runtime::{DataForm, Form, StaticForm};
 use serde_json::{json, Value};
@@ -636,5 +638,55 @@ fn ask_fill_second_run_under_the_default_key_is_a_conflict() {
         saved["response"],
         json!({"action": "accept", "content": {"changelog": "yes"}})
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The attack of issue 22: a request whose title, body and form hold CSI, OSC … ST, RLO and
+/// DEL, answered in the terminal: the final line holds none of them raw and parses back to
+/// the stored text.
+#[test]
+fn ask_fill_final_line_escapes_terminal_controls_in_stored_text() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-controls-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    for p in [&agent, &ana] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let form = DataForm::from_value(&controls::form()).unwrap();
+    let opened = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .open(
+            &chat,
+            NewRequest::question(controls::BODY)
+                .title(controls::TITLE)
+                .form(&form),
+            "open-1",
+        )
+        .unwrap();
+    let p = Pane::start(
+        "controls",
+        &["ask", "fill", opened.id.as_str(), "--db", &db, "--as", &ana],
+    );
+    // The form's own text is on the screen as escapes.
+    p.wait_for(r"Pick\u{9b}2K\u{202e}\u{7f}");
+    p.keys(&["1", "Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let (code, saved) = p.finish();
+    assert_eq!(code, 0, "{saved}");
+    let out = std::fs::read(p.dir.join("out.json")).unwrap();
+    let line = controls::assert_escaped("ask fill", &out);
+    assert_eq!(line, saved);
+    controls::assert_holds_payload("ask fill", &line, true);
+    assert_eq!(
+        line["response"],
+        json!({"action": "accept", "content": {"pick": "a"}})
+    );
+    drop(p);
     let _ = std::fs::remove_dir_all(&dir);
 }

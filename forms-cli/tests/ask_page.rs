@@ -12,6 +12,7 @@
 )]
 
 mod browser;
+mod controls;
 
 #[path = "../../tests/support/store.rs"]
 mod store;
@@ -409,5 +410,81 @@ fn ask_page_with_an_unreadable_stored_form_is_refused() {
         .show(&corrupt.id)
         .unwrap();
     assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The attack of issue 22: a request whose title, body and form hold CSI, OSC … ST, RLO and
+/// DEL, answered on the page (posted with the secret, as the page posts it): the final line
+/// holds none of them raw and parses back to the stored text.
+#[test]
+fn ask_page_final_line_escapes_terminal_controls_in_stored_text() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-page-controls-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    for p in [&agent, &ana] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let form = DataForm::from_value(&controls::form()).unwrap();
+    let opened = asks
+        .as_principal(&Principal::new(agent.as_str()).unwrap())
+        .open(
+            &chat,
+            NewRequest::question(controls::BODY)
+                .title(controls::TITLE)
+                .form(&form),
+            "open-1",
+        )
+        .unwrap();
+    drop(asks);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
+        .args(["ask", "page", opened.id.as_str(), "--db", &db, "--as", &ana])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("forms ask page: answer the form at ") {
+                let _ = tx.send(url.trim().to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(20));
+    let Ok(url) = url else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("no URL on standard error");
+    };
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+    let (port, secret) = rest.trim_end_matches('/').split_once('/').unwrap();
+    let port: u16 = port.parse().unwrap();
+    let host = format!("127.0.0.1:{port}");
+    let origin = format!("http://{host}");
+    let status = status_of(
+        port,
+        &format!("/{secret}/answer/1"),
+        &[
+            ("host", &host),
+            ("origin", &origin),
+            ("content-type", "application/json"),
+        ],
+        r#"{"action":"accept","content":{"pick":"a"}}"#,
+    );
+    assert_eq!(status, 204);
+    let exited = child.wait().unwrap();
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    assert!(exited.success(), "{}", String::from_utf8_lossy(&out));
+    let saved = controls::assert_escaped("ask page", &out);
+    controls::assert_holds_payload("ask page", &saved, true);
+    assert_eq!(saved["state"], "resolved", "{saved}");
     let _ = std::fs::remove_dir_all(&dir);
 }

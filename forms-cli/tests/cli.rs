@@ -7,6 +7,8 @@
     clippy::indexing_slicing
 )]
 
+mod controls;
+
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -417,4 +419,65 @@ fn usage_errors_exit_2_with_usage_on_stderr() {
 fn a_directory_is_an_unreadable_file() {
     let dir = env!("CARGO_TARGET_TMPDIR");
     forms(&["check", dir], b"").usage_error();
+}
+
+/// A form holding CSI, OSC … ST, RLO and DEL (the payload of issue 22's attack on another
+/// person's terminal) passes through `check`, `check --lint`, `native`, `answer` and their
+/// contract errors: each prints one line holding none of them raw, with the same text.
+#[test]
+fn check_native_answer_and_errors_escape_terminal_controls_in_the_form() {
+    let hostile = controls::form();
+    let form = file("controls.json", hostile.to_string().as_bytes());
+    let run = forms(&["check", &form], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let checked = controls::assert_escaped("check", run.stdout.as_bytes());
+    assert_eq!(checked, hostile);
+
+    let run = forms(&["check", "--lint", &form], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = controls::assert_escaped("check --lint", run.stdout.as_bytes());
+    assert_eq!(report["form"], hostile);
+
+    let run = forms(&["native", &form], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let native = controls::assert_escaped("native", run.stdout.as_bytes());
+    assert_eq!(native["message"], hostile["message"]);
+
+    let run = forms(
+        &["answer", "--form", &form],
+        br#"{"action":"accept","content":{"pick":"a"}}"#,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    controls::assert_escaped("answer", run.stdout.as_bytes());
+
+    // A contract error quoting the form's text (an unknown property named with the payload).
+    let mut bad = hostile.clone();
+    bad["questions"][0][controls::TITLE] = json!(controls::BODY);
+    let run = forms(&["check", "-"], bad.to_string().as_bytes());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let error = controls::assert_escaped("check (refused)", run.stdout.as_bytes());
+    let message = error["error"]["message"].as_str().unwrap();
+    // (The runtime's messages quote foreign text with its escapes shown: `\u{9b}`.)
+    assert!(message.contains(r"Deploy\u{9b}31m"), "{message:?}");
+
+    // The preview page (HTML, not a JSON line) embeds the form's text escaped as well.
+    let run = forms(&["preview", &form], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = run.stdout.as_bytes();
+    for (i, &b) in page.iter().enumerate() {
+        assert!(
+            b >= 0x20 || b == b'\n' || b == b'\t',
+            "byte {b:#04x} at {i}"
+        );
+        assert_ne!(b, 0x7f, "DEL at {i}");
+        assert!(
+            !(b == 0xc2 && matches!(page.get(i + 1), Some(0x80..=0x9f))),
+            "a C1 control at {i}"
+        );
+        assert!(
+            page.get(i..i + 3) != Some(&[0xe2, 0x80, 0xae][..]),
+            "RLO at {i}"
+        );
+    }
+    assert!(run.stdout.contains(r"Pick\u009b2K\u202e\u007f"));
 }

@@ -59,16 +59,14 @@ pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
         Ok(read) => read,
         Err(e) => return Ok(Printed::Failed(e)),
     };
-    let response = fill_view(&read.view)
-        .map_err(|e| Usage(e.to_string()))?
-        .to_string();
+    let response = fill_view(&read.view).map_err(|e| Usage(e.to_string()))?;
     if let Some(form) = read.data {
         // The runtime's own check: a response this command builds must pass it.
-        if let Err(e) = form.check_response(&response) {
+        if let Err(e) = form.check_response(&response.to_string()) {
             return Ok(Printed::Failed(e));
         }
     }
-    Ok(Printed::Done(visible_json(&response).into_owned()))
+    Ok(Printed::Done(response))
 }
 
 /// Why a form could not be filled in: the terminal failed or went away (nothing was answered,
@@ -84,7 +82,7 @@ impl std::fmt::Display for FillError {
     }
 }
 
-pub use forms_runtime::rules::visible::{visible, visible_json};
+pub use forms_runtime::rules::visible::visible;
 
 /// Asks the form `view` in the terminal on standard input and returns the host response:
 /// `{"action":"accept","content":{…}}`, `{"action":"decline"}` or `{"action":"cancel"}`.
@@ -166,7 +164,7 @@ fn session(form: &Form, term: &mut Terminal) -> Result<Value, FillError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use forms_runtime::rules::visible::is_hidden;
+    use forms_runtime::rules::visible::{is_hidden, visible_json};
     use std::borrow::Cow;
 
     #[test]
@@ -212,6 +210,8 @@ mod tests {
         }
     }
 
+    // `forms host --trace`'s escaper (forms-mcp), which the JSON lines on standard output no
+    // longer use (they are `io::json_line`'s).
     #[test]
     fn visible_json_keeps_the_value_and_escapes_what_serde_json_leaves_raw() {
         let value = json!({"a\u{9b}": ["\u{1b}]52;c;aGk=\u{7}", "\u{7f}\u{85}\u{202e}x\u{2069}"],
