@@ -718,11 +718,7 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     // Back to the previous schema, as an earlier version left it.
     db.exec(if db.cfg["store"] == "sqlite" {
         "DROP INDEX events_messages; ALTER TABLE events DROP COLUMN message_by;
-         DROP TABLE request_names; DROP INDEX requests_by_requester;
-         ALTER TABLE requests DROP COLUMN brief; ALTER TABLE requests DROP COLUMN has_form;
-         ALTER TABLE requests DROP COLUMN response_action;
-         ALTER TABLE requests DROP COLUMN updated_at; ALTER TABLE requests DROP COLUMN expires_at;
-         ALTER TABLE requests DROP COLUMN requester;
+         DROP TABLE request_names; DROP TABLE listing;
          DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
          ALTER TABLE members DROP COLUMN manager;

@@ -96,17 +96,23 @@ const MIGRATIONS: &[&str] = &[
     // older programs out, which would answer such a question with plain text and drop its
     // form on their next write (a database found newer than a program knows is refused).
     "",
-    // 6: what lists and quotas read, beside the documents: a request's list entry (`brief`,
-    // the document without its form and response), its times, its requester, the principals
-    // it names (an index per conversation and principal), and the author of each follow-up
-    // message. Filled for existing rows by `backfill` right after.
-    "ALTER TABLE requests ADD COLUMN brief TEXT;
-    ALTER TABLE requests ADD COLUMN has_form INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE requests ADD COLUMN response_action TEXT;
-    ALTER TABLE requests ADD COLUMN updated_at INTEGER;
-    ALTER TABLE requests ADD COLUMN expires_at INTEGER;
-    ALTER TABLE requests ADD COLUMN requester TEXT;
-    CREATE INDEX requests_by_requester ON requests (requester, state);
+    // 6: what lists and quotas read, beside the documents, in a table of its own: a
+    // request's list entry (`brief`, the document without its form and response), its state
+    // and times, its requester; the principals it names (an index per conversation and
+    // principal); and the author of each follow-up message. Not columns of `requests`: a
+    // column stored after a document of a mebibyte is read by walking the document's
+    // overflow pages. Filled for existing rows by `backfill` right after.
+    "CREATE TABLE listing (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        brief TEXT NOT NULL,
+        has_form INTEGER NOT NULL,
+        response_action TEXT,
+        updated_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        requester TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX listing_by_requester ON listing (requester, state);
     CREATE TABLE request_names (
         conversation TEXT NOT NULL,
         principal TEXT NOT NULL,
@@ -121,7 +127,7 @@ const MIGRATIONS: &[&str] = &[
 /// [`Store::list`]: the principal's rows of the conversation by index, ordered as
 /// [`super::list_order`] orders them; only the returned rows' list entries are read.
 const LIST: &str = "SELECT r.brief, r.has_form, r.response_action
-    FROM request_names n JOIN requests r ON r.id = n.request_id
+    FROM request_names n JOIN listing r ON r.id = n.request_id
     WHERE n.conversation = ?1 AND n.principal = ?2
     ORDER BY (r.state = 'open' AND (r.expires_at IS NULL
                                     OR r.expires_at > max(?3, r.updated_at))) DESC,
@@ -537,9 +543,9 @@ fn backfill(tx: &Connection) -> Result<(), StoreError> {
 fn write_columns(tx: &Connection, r: &Request, names: bool) -> Result<(), StoreError> {
     let c = Columns::of(r)?;
     tx.prepare_cached(
-        "UPDATE requests SET brief = ?2, has_form = ?3, response_action = ?4, updated_at = ?5,
-                expires_at = ?6, requester = ?7
-         WHERE id = ?1",
+        "INSERT OR REPLACE INTO listing (id, brief, has_form, response_action, updated_at,
+                                         expires_at, requester, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         r.id.as_str(),
@@ -548,7 +554,8 @@ fn write_columns(tx: &Connection, r: &Request, names: bool) -> Result<(), StoreE
         c.response_action,
         c.updated_at,
         c.expires_at,
-        c.requester
+        c.requester,
+        r.state.as_str()
     ])?;
     if !names {
         return Ok(());
@@ -763,7 +770,7 @@ impl Store for SqliteStore {
         let conn = self.conn()?;
         let n: i64 = conn
             .prepare_cached(
-                "SELECT count(*) FROM requests WHERE requester = ?1 AND state = 'open'
+                "SELECT count(*) FROM listing WHERE requester = ?1 AND state = 'open'
                  AND (expires_at IS NULL OR expires_at > max(?2, updated_at))",
             )?
             .query_row(params![requester.as_str(), now.millis()], |r| r.get(0))?;
