@@ -28,7 +28,7 @@ const STORED: usize = 150;
 fn question(q: usize) -> Value {
     let options: Vec<Value> = (0..24)
         .map(|i| {
-            if q % 2 == 0 {
+            if q.is_multiple_of(2) {
                 json!({
                     "id": format!("q{q}_option_{i}"),
                     "title": format!("Option {i} {}", "t".repeat(440)),
@@ -44,7 +44,7 @@ fn question(q: usize) -> Value {
             }
         })
         .collect();
-    let kind = if q % 2 == 0 {
+    let kind = if q.is_multiple_of(2) {
         "single_select"
     } else {
         "resource"
@@ -209,7 +209,9 @@ async fn lists_cost_what_they_return(db: String) {
         json!({"conversation": conversation, "limit": 500}),
     )
     .await;
-    let requests = listed["requests"].as_array().expect(&listed.to_string());
+    let requests = listed["requests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"));
     assert_eq!(requests.len(), STORED + 1);
     assert!(requests
         .iter()
@@ -229,7 +231,11 @@ async fn lists_cost_what_they_return(db: String) {
     // reads the small request.
     let mut listers = Vec::new();
     for n in 0..8 {
-        let who = if n % 2 == 0 { bob.clone() } else { eve.clone() };
+        let who = if n.is_multiple_of(2) {
+            bob.clone()
+        } else {
+            eve.clone()
+        };
         let client = connect(&who).await;
         let conversation = conversation.clone();
         listers.push(tokio::spawn(async move {
