@@ -230,7 +230,7 @@ async fn lists_cost_what_they_return(db: String) {
     // Eight concurrent listers, four members and four of eve, five lists each, while ana
     // reads the small request.
     let mut listers = Vec::new();
-    for n in 0..8 {
+    for n in 0_u32..8 {
         let who = if n.is_multiple_of(2) {
             bob.clone()
         } else {
