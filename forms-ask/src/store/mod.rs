@@ -10,6 +10,7 @@ use crate::model::{
     AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
+use crate::upload::StoredUpload;
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -68,6 +69,9 @@ pub struct Commit {
     pub writes: Vec<Write>,
     /// The audit events, in order.
     pub events: Vec<AuditEvent>,
+    /// Files sent with a form's answer, stored with it (written only when everything else
+    /// is).
+    pub uploads: Vec<StoredUpload>,
 }
 
 /// What became of a commit.
@@ -161,6 +165,9 @@ pub trait Store: Send + Sync {
 
     /// The conversation's membership log, oldest first.
     fn member_events(&self, conversation: &ConversationId) -> Result<Vec<MemberEvent>, StoreError>;
+
+    /// The files stored with the response to request `id`, in their order.
+    fn uploads(&self, id: &RequestId) -> Result<Vec<StoredUpload>, StoreError>;
 
     /// The requests of a conversation, in no particular order.
     fn requests_in(&self, conversation: &ConversationId) -> Result<Vec<Request>, StoreError>;

@@ -22,6 +22,7 @@ use crate::model::{
     AuditEvent, ConversationId, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
+use crate::upload::StoredUpload;
 use rusqlite::{
     params, Connection, DatabaseName, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior,
 };
@@ -95,6 +96,17 @@ const MIGRATIONS: &[&str] = &[
     // older programs out, which would answer such a question with plain text and drop its
     // form on their next write (a database found newer than a program knows is refused).
     "",
+    // 6 (uploads): the files sent with a form's answer, stored with the response in the
+    // same transaction (a durable `files` answer is uploads, never a responder's path).
+    "CREATE TABLE uploads (
+        request_id TEXT NOT NULL REFERENCES requests(id),
+        n INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (request_id, n)
+    ) WITHOUT ROWID;",
 ];
 
 /// Options for [`SqliteStore::open_with`].
@@ -587,6 +599,34 @@ impl Store for SqliteStore {
         docs.iter().map(|d| from_doc(d)).collect()
     }
 
+    fn uploads(&self, id: &RequestId) -> Result<Vec<StoredUpload>, StoreError> {
+        let conn = self.conn()?;
+        let mut st = conn.prepare_cached(
+            "SELECT n, name, sha256, data FROM uploads WHERE request_id = ?1 ORDER BY n",
+        )?;
+        let rows = st.query_map(params![id.as_str()], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Vec<u8>>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (n, name, sha256, data) = row?;
+            out.push(StoredUpload {
+                request: id.clone(),
+                index: u32::try_from(n)
+                    .map_err(|_| StoreError::Corrupt(format!("an upload's index {n}")))?,
+                name,
+                sha256,
+                data,
+            });
+        }
+        Ok(out)
+    }
+
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
         let conn = self.conn()?;
         recorded(&conn, principal, key)
@@ -659,6 +699,20 @@ impl Store for SqliteStore {
                     to_doc(event)?,
                     event.at.millis()
                 ])?;
+        }
+        for u in &commit.uploads {
+            tx.prepare_cached(
+                "INSERT INTO uploads (request_id, n, name, sha256, size, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                u.request.as_str(),
+                i64::from(u.index),
+                u.name,
+                u.sha256,
+                i64::try_from(u.data.len()).unwrap_or(i64::MAX),
+                u.data
+            ])?;
         }
         if let Some((principal, key, record)) = &commit.retry {
             tx.prepare_cached(
