@@ -709,12 +709,14 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     };
     // Back to the previous schema, as an earlier version left it.
     db.exec(if db.cfg["store"] == "sqlite" {
-        "DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
+        "DROP TABLE uploads;
+         DROP INDEX events_by_at; ALTER TABLE events DROP COLUMN at; DROP TABLE once_keys;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
          ALTER TABLE members DROP COLUMN manager;
          PRAGMA user_version = 1;"
     } else {
-        "DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
+        "DROP TABLE uploads;
+         DROP TRIGGER events_at ON events; DROP FUNCTION forms_ask_events_at();
          DROP FUNCTION forms_ask_event_at(TEXT); ALTER TABLE events DROP COLUMN at;
          DROP TABLE forms_ask_watched; DROP TABLE forms_ask_once;
          DROP INDEX requests_by_conversation; DROP TABLE member_events;
