@@ -426,6 +426,60 @@ pub(crate) fn materialize(
     Ok(out)
 }
 
+/// For a surface that runs on the responder's own machine (`forms ask fill`, `forms ask
+/// page`): the host response it collected, with every user-added `file://` URI of a `files`
+/// answer (a file the person picked there) read into an [`Upload`] and named by its
+/// reference, `upload:<name>`, ready for [`crate::AsPrincipal::respond_with_uploads`]. The
+/// name is the file's own (made unique with a `2-`, `3-`… prefix when two share one); each
+/// file is held to [`UPLOAD_BYTES_MAX`] before it is read. A response naming no such file is
+/// returned as it is. Never use it on a response from elsewhere: it reads local paths.
+pub fn local_files(form: &DataForm, response: &str) -> Result<(String, Vec<Upload>), AskError> {
+    let Ok(forms_runtime::Outcome::Accepted(answers)) = form.check_response(response) else {
+        // Declined, cancelled or refused: the engine says what it says of it.
+        return Ok((response.to_owned(), Vec::new()));
+    };
+    let mut uploads: Vec<Upload> = Vec::new();
+    let mut named: HashMap<String, String> = HashMap::new();
+    for (id, _) in files_questions(form) {
+        for item in answers.files(id).unwrap_or_default() {
+            let forms_runtime::FileRefView::Local { uri, path } = item else {
+                continue;
+            };
+            if named.contains_key(uri) {
+                continue;
+            }
+            let mut upload = Upload::read(Path::new(path))?;
+            let base = upload.name.clone();
+            let mut k = 2;
+            while uploads.iter().any(|u| u.name == upload.name) {
+                upload.name = format!("{k}-{base}");
+                k += 1;
+            }
+            check_name(&upload.name)?;
+            named.insert(uri.to_owned(), upload.reference());
+            uploads.push(upload);
+        }
+    }
+    if uploads.is_empty() {
+        return Ok((response.to_owned(), uploads));
+    }
+    let mut value: Value = serde_json::from_str(response)
+        .map_err(|e| refused(format!("the response is not JSON: {e}")))?;
+    if let Some(content) = value.get_mut("content").and_then(Value::as_object_mut) {
+        for (id, _) in files_questions(form) {
+            let Some(items) = content.get_mut(id).and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for item in items.iter_mut() {
+                if let Some(reference) = item.as_str().and_then(|s| named.get(s)) {
+                    *item = Value::String(reference.clone());
+                }
+            }
+        }
+    }
+    Ok((value.to_string(), uploads))
+}
+
 /// The `file://` URI of an absolute local path.
 fn file_uri(path: &Path) -> Result<String, AskError> {
     let text = path
