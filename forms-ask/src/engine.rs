@@ -10,6 +10,7 @@ use crate::model::{
 use crate::retry::{sha256_hex, InputHash};
 use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
 use crate::time::{Clock, Expiry, SystemClock, Timestamp};
+use crate::upload::{StoredUpload, Upload};
 use crate::wait::{Hub, WaitHandle, WAITS_PER_PRINCIPAL};
 use forms_runtime::{DataForm, ErrorCode, FormError};
 use serde::de::DeserializeOwned;
@@ -338,6 +339,7 @@ impl Asks {
                     request: next.clone(),
                 }],
                 events: vec![event],
+                uploads: Vec::new(),
             };
             let committed = match self.inner.store.commit(&commit) {
                 Err(StoreError::ReadOnly { .. }) => return Ok(next),
@@ -457,6 +459,11 @@ impl AsPrincipal<'_> {
         &*self.asks.inner.store
     }
 
+    /// The store, shared (a form request's handle reads its uploads with it).
+    pub(crate) fn shared_store(&self) -> Arc<dyn Store> {
+        Arc::clone(&self.asks.inner.store)
+    }
+
     /// Runs one write: replays a recorded retry key, or plans and commits. `input` is what
     /// the key is bound to (see [`crate::retry`]). Each `plan` takes its time after its first
     /// read, which observes the store's high-water mark (a request read with it, or the
@@ -468,6 +475,17 @@ impl AsPrincipal<'_> {
         input: Result<InputHash, AskError>,
         key: &str,
         plan: impl FnOnce() -> Result<Plan<T>, AskError>,
+    ) -> Result<T, AskError> {
+        self.write_with_uploads(operation, input, key, || plan().map(|p| (p, Vec::new())))
+    }
+
+    /// [`AsPrincipal::write`], committing files sent with a form's answer as well.
+    fn write_with_uploads<T: Serialize + DeserializeOwned>(
+        &self,
+        operation: &'static str,
+        input: Result<InputHash, AskError>,
+        key: &str,
+        plan: impl FnOnce() -> Result<(Plan<T>, Vec<StoredUpload>), AskError>,
     ) -> Result<T, AskError> {
         let key = RetryKey::new(key)?;
         let input = input?;
@@ -488,8 +506,8 @@ impl AsPrincipal<'_> {
         // Plan first: the commit checks the retry key atomically, so a write that goes
         // through needs no extra read. A refused plan may be the retry of a write that went
         // through (the request has moved on since): then its first result is replayed.
-        let plan = match plan() {
-            Ok(plan) => plan,
+        let (plan, uploads) = match plan() {
+            Ok(planned) => planned,
             Err(e @ AskError::Store(_)) => return Err(e),
             Err(e) => {
                 return match self.store().recorded(&self.me, key.as_str())? {
@@ -512,6 +530,7 @@ impl AsPrincipal<'_> {
             eligible: plan.eligible,
             writes: plan.writes,
             events: plan.events,
+            uploads,
         };
         match self.store().commit(&commit)? {
             Committed::Done => Ok(plan.result),
@@ -994,9 +1013,31 @@ impl AsPrincipal<'_> {
         answer: Option<&str>,
         key: &str,
     ) -> Result<Request, AskError> {
+        self.respond_with_uploads(id, version, outcome, answer, &[], key)
+    }
+
+    /// [`AsPrincipal::respond`] with files sent with a form's answer: a `files` answer of a
+    /// request that waits names each file sent as `upload:<name>` ([`Upload::reference`]),
+    /// never by a path. The files are stored with the response in the same transaction
+    /// (at most [`crate::UPLOAD_BYTES_MAX`] bytes each, [`crate::UPLOADS_BYTES_MAX`] and
+    /// [`crate::UPLOADS_MAX`] files an answer), and the saved response names each with the
+    /// store's URI (`file:///forms-ask/uploads/<request>/<n>/<name>`); the requester's
+    /// [`crate::FormRequest`] decode gives `T` a file it writes into its own directory. A
+    /// user-added `file://` URI, a reference to no file sent, or a file sent but not named
+    /// is refused as `invalid_response` and nothing is stored (see [`crate::upload`]).
+    pub fn respond_with_uploads(
+        &self,
+        id: &RequestId,
+        version: u64,
+        outcome: Outcome,
+        answer: Option<&str>,
+        uploads: &[Upload],
+        key: &str,
+    ) -> Result<Request, AskError> {
         if let Some(answer) = answer {
             limits::answer(answer)?;
         }
+        limits::uploads(uploads)?;
         let input = InputHash::of(
             "respond",
             &RespondInput {
@@ -1004,9 +1045,16 @@ impl AsPrincipal<'_> {
                 version,
                 outcome,
                 answer,
+                uploads: uploads
+                    .iter()
+                    .map(|u| UploadInput {
+                        name: u.name(),
+                        sha256: crate::upload::sha256_of(u.data()),
+                    })
+                    .collect(),
             },
         );
-        self.write("respond", input, key, || {
+        self.write_with_uploads("respond", input, key, || {
             let (r, member) = self.asks.current_for(id, &self.me)?;
             // The read observed the store's high-water mark: `now` is not behind it.
             let now = self.asks.now();
@@ -1020,8 +1068,18 @@ impl AsPrincipal<'_> {
                     outcome,
                 });
             }
+            if r.form.is_none() && !uploads.is_empty() {
+                return Err(AskError::InvalidAnswer(
+                    "only an answer to a question carrying a form sends files".into(),
+                ));
+            }
+            let mut stored = Vec::new();
             let response = match (&r.form, answer) {
-                (Some(form), Some(text)) => Some(checked_response(form, text)?),
+                (Some(form), Some(text)) => {
+                    let (response, files) = checked_response(form, &r.id, text, uploads)?;
+                    stored = files;
+                    Some(response)
+                }
                 (Some(_), None) => {
                     return Err(AskError::InvalidAnswer(
                         "this question carries a form: the answer is the host response, \
@@ -1071,15 +1129,18 @@ impl AsPrincipal<'_> {
                 next.updated_at,
                 Some(detail),
             );
-            Ok(Plan {
-                eligible: Some((r.conversation.clone(), self.me.clone())),
-                writes: vec![Write::Update {
-                    expected: r.version,
-                    request: next.clone(),
-                }],
-                events: vec![responded],
-                result: next,
-            })
+            Ok((
+                Plan {
+                    eligible: Some((r.conversation.clone(), self.me.clone())),
+                    writes: vec![Write::Update {
+                        expected: r.version,
+                        request: next.clone(),
+                    }],
+                    events: vec![responded],
+                    result: next,
+                },
+                stored,
+            ))
         })
     }
 
@@ -1489,17 +1550,30 @@ pub(crate) fn stored_form(r: &Request) -> Result<Option<DataForm>, AskError> {
         .transpose()
 }
 
-/// A host response checked against a stored form (rules V1–V8), as the JSON value given.
-fn checked_response(form: &serde_json::Value, text: &str) -> Result<serde_json::Value, AskError> {
+/// A host response checked against a stored form (rules V1–V8), as the JSON value given,
+/// with the files sent with it: a `files` answer names uploads (made the store's URIs) or
+/// offered URIs, never a path (see [`crate::upload`]).
+fn checked_response(
+    form: &serde_json::Value,
+    id: &RequestId,
+    text: &str,
+    uploads: &[Upload],
+) -> Result<(serde_json::Value, Vec<StoredUpload>), AskError> {
     let form = DataForm::from_value(form)
         .map_err(|e| AskError::Store(StoreError::Corrupt(format!("a stored form: {e}"))))?;
+    if let Some((response, stored)) = crate::upload::prepare(&form, id, text, uploads)? {
+        form.check_response_value(&response)
+            .map_err(AskError::Form)?;
+        return Ok((response, stored));
+    }
     form.check_response(text).map_err(AskError::Form)?;
-    serde_json::from_str(text).map_err(|e| {
+    let response = serde_json::from_str(text).map_err(|e| {
         AskError::Form(FormError::new(
             ErrorCode::InvalidResponse,
             format!("the response is not JSON: {e}"),
         ))
-    })
+    })?;
+    Ok((response, Vec::new()))
 }
 
 /// Whether `p` is the executor the request's bound action names.
@@ -1536,6 +1610,15 @@ struct RespondInput<'a> {
     version: u64,
     outcome: Outcome,
     answer: Option<&'a str>,
+    // Only with files sent, so a retry of an answer without any hashes as before.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    uploads: Vec<UploadInput<'a>>,
+}
+
+#[derive(Serialize)]
+struct UploadInput<'a> {
+    name: &'a str,
+    sha256: String,
 }
 
 #[derive(Serialize)]

@@ -98,16 +98,30 @@ use crate::engine::{stored_form, AsPrincipal};
 use crate::error::AskError;
 use crate::model::State;
 use crate::model::{ConversationId, Kind, NewRequest, Outcome as Decided, Request, RequestId};
+use crate::store::Store;
 use forms_runtime::{Form, Outcome, StaticForm, TypedForm};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// A durable form request seen as the Rust type `T` of its form: decodes the saved host
 /// response into `T`. Made by [`AsPrincipal::open_form`], or rebuilt from a request ID by
 /// [`FormRequest::resume`] / [`FormRequest::resume_with`]. It holds no engine: each read
 /// takes the [`AsPrincipal`] to read as.
+///
+/// # Files
+/// A `files` answer of a request that waits holds uploads, never a path the responder
+/// chose (see [`crate::upload`]). Decoding writes each uploaded file into a directory this
+/// handle owns, `<dir>/<request ID>/<n>/<name>`, and `T` gets the `file://` URIs of those
+/// files (a [`forms_runtime::FileRef::Local`] whose path is there). The directory is the
+/// one given to [`FormRequest::uploads_dir`], or else a fresh private one made under the
+/// system's temporary directory on the first decode that needs it
+/// ([`FormRequest::uploads_dir_in_use`] names it). Offered URIs pass unchanged.
 pub struct FormRequest<T> {
     request: Request,
     form: TypedForm<T>,
+    store: Arc<dyn Store>,
+    dir: Arc<OnceLock<PathBuf>>,
 }
 
 impl<T> Clone for FormRequest<T> {
@@ -115,6 +129,8 @@ impl<T> Clone for FormRequest<T> {
         FormRequest {
             request: self.request.clone(),
             form: self.form.clone(),
+            store: Arc::clone(&self.store),
+            dir: Arc::clone(&self.dir),
         }
     }
 }
@@ -165,6 +181,68 @@ impl<T> FormRequest<T> {
     pub fn form(&self) -> &TypedForm<T> {
         &self.form
     }
+
+    /// The same handle, writing uploaded files under `dir` (made if missing) when it
+    /// decodes: `<dir>/<request ID>/<n>/<name>`. `dir` should be the requester's own.
+    pub fn uploads_dir(self, dir: impl Into<PathBuf>) -> FormRequest<T> {
+        let chosen = OnceLock::new();
+        let _ = chosen.set(dir.into());
+        FormRequest {
+            dir: Arc::new(chosen),
+            ..self
+        }
+    }
+
+    /// The directory uploaded files are written under, once known: the one given to
+    /// [`FormRequest::uploads_dir`], or the private one made by the first decode that wrote
+    /// a file.
+    pub fn uploads_dir_in_use(&self) -> Option<&std::path::Path> {
+        self.dir.get().map(PathBuf::as_path)
+    }
+
+    /// The uploads directory, made now if none was given.
+    fn dir(&self) -> Result<PathBuf, AskError> {
+        if let Some(dir) = self.dir.get() {
+            return Ok(dir.clone());
+        }
+        let made = private_dir()?;
+        Ok(self.dir.get_or_init(|| made).clone())
+    }
+}
+
+/// A fresh directory only this user may enter, under the system's temporary directory:
+/// made with `create_dir` (never one that already exists, which another user could own).
+fn private_dir() -> Result<PathBuf, AskError> {
+    let base = std::env::temp_dir();
+    let mut last = None;
+    for attempt in 0..8u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let tag = crate::retry::sha256_hex(&[
+            &nanos.to_string(),
+            &std::process::id().to_string(),
+            &attempt.to_string(),
+            &format!("{:p}", &base),
+        ]);
+        let dir = base.join(format!(
+            "forms-ask-uploads-{}",
+            tag.get(..24).unwrap_or(&tag)
+        ));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(AskError::InvalidInput(format!(
+        "cannot make a directory for uploaded files under {}: {}",
+        base.display(),
+        last.map_or_else(String::new, |e| e.to_string())
+    )))
 }
 
 impl<T: Form> FormRequest<T> {
@@ -178,7 +256,12 @@ impl<T: Form> FormRequest<T> {
     ) -> Result<FormRequest<T>, AskError> {
         let request = me.show(id)?;
         check_same_form(&request, &form)?;
-        Ok(FormRequest { request, form })
+        Ok(FormRequest {
+            request,
+            form,
+            store: me.shared_store(),
+            dir: Arc::new(OnceLock::new()),
+        })
     }
 
     /// The request as it is now, with its saved response decoded.
@@ -205,7 +288,14 @@ impl<T: Form> FormRequest<T> {
         }
         let outcome = match (&request.state, &request.outcome, &request.response) {
             (State::Resolved, Some(Decided::Answered), Some(response)) => {
-                Some(self.form.decode_value(response).map_err(AskError::Form)?)
+                let response = crate::upload::materialize(
+                    self.form.data(),
+                    &request.id,
+                    response,
+                    || self.store.uploads(&request.id),
+                    || self.dir(),
+                )?;
+                Some(self.form.decode_value(&response).map_err(AskError::Form)?)
             }
             _ => None,
         };
@@ -259,6 +349,8 @@ impl AsPrincipal<'_> {
         Ok(FormRequest {
             request,
             form: form.clone(),
+            store: self.shared_store(),
+            dir: Arc::new(OnceLock::new()),
         })
     }
 

@@ -68,6 +68,7 @@ pub mod ops;
 mod retry;
 pub mod store;
 mod time;
+pub mod upload;
 mod wait;
 pub mod wire;
 
@@ -79,8 +80,8 @@ pub use limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
     BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, FORM_BYTES_MAX, LIST_DEFAULT,
     LIST_MAX, LOG_DEFAULT, LOG_MAX, MESSAGES_PER_REQUEST_DEFAULT, MESSAGE_CHARS_MAX,
-    OPEN_REQUESTS_DEFAULT, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, WAIT_SECONDS_DEFAULT,
-    WAIT_SECONDS_MAX,
+    OPEN_REQUESTS_DEFAULT, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX, UPLOADS_BYTES_MAX, UPLOADS_MAX,
+    UPLOAD_BYTES_MAX, UPLOAD_NAME_BYTES_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 };
 pub use model::{
     Action, AuditEvent, ConversationId, EventKind, Execution, ExecutionStatus, Kind, Listed,
@@ -89,4 +90,5 @@ pub use model::{
 };
 pub use store::{PostgresStore, SqliteStore, Store};
 pub use time::{Clock, Expiry, ManualClock, SystemClock, Timestamp, NO_EXPIRY_WIRE};
+pub use upload::{StoredUpload, Upload};
 pub use wait::{WaitHandle, WAITS_PER_PRINCIPAL};

@@ -5,6 +5,7 @@
 
 use crate::error::AskError;
 use crate::model::{NewRequest, Redeem, Replacement};
+use crate::upload::Upload;
 use std::collections::HashSet;
 
 /// The longest title, in characters.
@@ -25,6 +26,19 @@ pub const FORM_BYTES_MAX: usize = 1 << 20;
 /// The largest answer to a question carrying a form (a host response), in bytes of JSON.
 /// An answer to a question without a form stays within [`ANSWER_CHARS_MAX`].
 pub const RESPONSE_BYTES_MAX: usize = 1 << 20;
+/// The largest file sent with a form's answer (an upload, see [`crate::upload`]), in bytes.
+/// A durable form's `files` answer is uploads, never paths: the bytes are stored with the
+/// response, in the same transaction.
+pub const UPLOAD_BYTES_MAX: usize = 1 << 20;
+/// The most bytes of uploads one answer sends, all files together. A request is answered
+/// once, so what a principal stores in uploads is at most this per request it answers (and
+/// the requests it may answer are bounded by the requesters' own caps). It keeps an
+/// `ask_respond` call, base64 and all, within the MCP server's 4 MiB body limit.
+pub const UPLOADS_BYTES_MAX: usize = 2 << 20;
+/// The most files one answer sends.
+pub const UPLOADS_MAX: usize = 24;
+/// The longest name of an upload, in bytes (a plain file name).
+pub const UPLOAD_NAME_BYTES_MAX: usize = 255;
 /// The longest follow-up message, in characters.
 pub const MESSAGE_CHARS_MAX: usize = 16_000;
 /// The longest execution report detail, in characters.
@@ -249,4 +263,23 @@ pub(crate) fn redeem(r: &Redeem) -> Result<(), AskError> {
     )?;
     chars("operation_key", &r.operation_key, ACTION_FIELD_CHARS_MAX)?;
     arguments("arguments", &r.arguments)
+}
+
+/// The uploads of one answer: at most [`UPLOADS_MAX`] files of at most [`UPLOADS_BYTES_MAX`]
+/// bytes together (each file's own limit, [`UPLOAD_BYTES_MAX`], is [`Upload::new`]'s).
+pub(crate) fn uploads(uploads: &[Upload]) -> Result<(), AskError> {
+    if uploads.len() > UPLOADS_MAX {
+        return Err(AskError::TooLarge {
+            field: "uploads".into(),
+            problem: format!("at most {UPLOADS_MAX} files, got {}", uploads.len()),
+        });
+    }
+    let total: usize = uploads.iter().map(|u| u.data().len()).sum();
+    if total > UPLOADS_BYTES_MAX {
+        return Err(AskError::TooLarge {
+            field: "uploads".into(),
+            problem: format!("at most {UPLOADS_BYTES_MAX} bytes an answer, got {total}"),
+        });
+    }
+    Ok(())
 }

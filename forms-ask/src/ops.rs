@@ -20,7 +20,8 @@ use crate::limits::{
     ACTION_ARGUMENTS_BYTES_MAX, ACTION_FIELD_CHARS_MAX, ANSWER_CHARS_MAX, AUDIENCE_MAX,
     BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX, DETAIL_CHARS_MAX, FORM_BYTES_MAX, LIST_DEFAULT,
     LIST_MAX, LOG_DEFAULT, LOG_MAX, MESSAGE_CHARS_MAX, RESPONSE_BYTES_MAX, TITLE_CHARS_MAX,
-    WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+    UPLOADS_BYTES_MAX, UPLOADS_MAX, UPLOAD_BYTES_MAX, UPLOAD_NAME_BYTES_MAX, WAIT_SECONDS_DEFAULT,
+    WAIT_SECONDS_MAX,
 };
 use crate::model::ID_CHARS_MAX;
 use serde_json::{json, Map, Value};
@@ -58,6 +59,11 @@ pub enum ArgKind {
     /// `{"action":"cancel"}`), as an object or as its JSON text, at most
     /// [`RESPONSE_BYTES_MAX`] bytes.
     Answer(usize),
+    /// Files sent with a form's answer, each named in the answer's `files` value as
+    /// `upload:<name>`: over MCP `[{"name","data"}]` with the bytes in base64, on the command
+    /// line a local file's path (repeated). At most [`UPLOADS_MAX`] files of at most
+    /// [`UPLOAD_BYTES_MAX`] bytes each, [`UPLOADS_BYTES_MAX`] bytes together.
+    Uploads,
 }
 
 /// Where an argument goes on the command line.
@@ -267,7 +273,17 @@ pub const OPS: &[Op] = &[
                 false,
                 "the answer (one of the choices, if offered); for a question carrying a form, \
                  the host response {\"action\":\"accept\",\"content\":{...}}, \
-                 {\"action\":\"decline\"} or {\"action\":\"cancel\"}, checked against the form",
+                 {\"action\":\"decline\"} or {\"action\":\"cancel\"}, checked against the form; \
+                 a files answer names each file sent as \"upload:<name>\" (never a file:// path)",
+            ),
+            arg(
+                "uploads",
+                Cli::Repeated("upload"),
+                ArgKind::Uploads,
+                false,
+                "files sent with a form's answer, each named in its files value as \
+                 \"upload:<name>\"; stored with the response, and the requester gets its own \
+                 copy",
             ),
             KEY,
         ],
@@ -556,6 +572,11 @@ impl Arg {
                 "text, at most {n} characters; for a form, JSON {{\"action\",\"content\"}}, at \
                  most {RESPONSE_BYTES_MAX} bytes"
             ),
+            ArgKind::Uploads => format!(
+                "a local file's path (the tool: {{\"name\",\"data\"}} with the bytes in \
+                 base64); at most {UPLOADS_MAX} files of at most {UPLOAD_BYTES_MAX} bytes, \
+                 {UPLOADS_BYTES_MAX} bytes together"
+            ),
         }
     }
 
@@ -618,6 +639,26 @@ impl Arg {
                         "additionalProperties": false,
                     },
                 ],
+            }),
+            ArgKind::Uploads => json!({
+                "type": "array",
+                "maxItems": UPLOADS_MAX,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "minLength": 1,
+                                 "maxLength": UPLOAD_NAME_BYTES_MAX,
+                                 "description": "the file name (no directory); the answer \
+                                                 names the file as \"upload:<name>\""},
+                        "data": {"type": "string", "contentEncoding": "base64",
+                                 "maxLength": UPLOAD_BYTES_MAX.div_ceil(3) * 4,
+                                 "description": format!("the file's bytes in base64, at most \
+                                     {UPLOAD_BYTES_MAX} bytes; all files together at most \
+                                     {UPLOADS_BYTES_MAX}")},
+                    },
+                    "required": ["name", "data"],
+                    "additionalProperties": false,
+                },
             }),
         };
         if let Some(obj) = s.as_object_mut() {

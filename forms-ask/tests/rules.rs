@@ -1421,6 +1421,7 @@ fn commit_as_stored(w: &World, write: Write) {
         eligible: None,
         writes: vec![write],
         events: vec![],
+        uploads: Vec::new(),
     };
     assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done, "{r:?}");
 }
@@ -1524,6 +1525,7 @@ fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World
         eligible: None,
         writes: vec![Write::Insert(opened.clone())],
         events: vec![event(&opened, EventKind::Opened)],
+        uploads: Vec::new(),
     };
     assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done);
     let mut answered = opened.clone();
@@ -1548,6 +1550,7 @@ fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World
             request: answered.clone(),
         }],
         events: vec![event(&answered, EventKind::Responded)],
+        uploads: Vec::new(),
     };
     assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done);
     // Retried now, both replay their first results …

@@ -41,6 +41,7 @@ fn value_name(a: &ops::Arg) -> String {
         (ArgKind::Seconds(..), _) => "SECONDS".into(),
         (ArgKind::Action, _) => "JSON".into(),
         (ArgKind::DateTime, _) => "TIME|DURATION".into(),
+        (ArgKind::Uploads, _) => "PATH".into(),
         _ if a.name == "id" => "ID".into(),
         _ => a.name.to_uppercase().replace('_', "-"),
     }
@@ -483,11 +484,19 @@ pub(crate) fn run(c: &OpArgs) -> Result<Value, Failure> {
                     "`--outcome` is answered, approved, denied, completed, failed or rejected, not `{outcome}`"
                 ))
             })?;
-            let r = asks.as_principal(&principal(c)?).respond(
+            // Files sent with a form's answer: each local file's bytes, named in the answer
+            // as `upload:<file name>` (a path in the answer is refused).
+            let uploads = c
+                .all("uploads")
+                .into_iter()
+                .map(|p| forms_ask::Upload::read(std::path::Path::new(p)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let r = asks.as_principal(&principal(c)?).respond_with_uploads(
                 &c.id()?,
                 c.version()?,
                 outcome,
                 c.flag("answer"),
+                &uploads,
                 c.need("key")?,
             )?;
             Ok(line(&wire::request(&r)))

@@ -7,8 +7,11 @@
 //! `respond` would refuse it, before anything is shown. Its stored Data form is asked
 //! with the terminal filler of `forms fill` (the same screens, keys and protections), or
 //! served as the page of `forms host` (127.0.0.1, a secret URL printed on standard error,
-//! `Host` and `Origin` checks, added files copied into a private directory and answered by
-//! the copy's path). The host response is submitted through `respond` with the version read,
+//! `Host` and `Origin` checks, added files copied into a private directory). Every file the
+//! person adds (a path typed in the terminal, a file picked on the page) is read here and its
+//! bytes sent with the answer as an upload (`upload:<name>`, within the upload limits): the
+//! requester gets its own copy, never a path on this machine. The host response is submitted
+//! through `respond` with the version read,
 //! so a request answered or replaced meanwhile is a `conflict` carrying the latest state, and
 //! a response the form's answer rules refuse is `invalid_response` with nothing saved. A
 //! terminal that goes away, or a page server that fails, submits nothing (exit 2). The
@@ -210,11 +213,18 @@ fn run(args: &Args) -> Result<Result<Value, Value>, Usage> {
         Some(key) => key.clone(),
         None => default_key(&id, request.version),
     };
-    match me.respond(
+    // The files the person picked on this machine are sent with the answer (a request that
+    // waits takes no paths): their bytes, named in the answer as `upload:<name>`.
+    let (response, uploads) = match forms_ask::upload::local_files(&form, &response) {
+        Ok(sent) => sent,
+        Err(e) => return refused(e),
+    };
+    match me.respond_with_uploads(
         &id,
         request.version,
         Outcome::Answered,
         Some(&response),
+        &uploads,
         &key,
     ) {
         Ok(r) => Ok(Ok(wire::request(&r))),

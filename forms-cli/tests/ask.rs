@@ -1618,3 +1618,139 @@ fn ask_log_escapes_terminal_controls_in_stored_text() {
         "{log}"
     );
 }
+/// A durable form's `files` answer from `forms ask respond` (issue 22, finding 4): a path in
+/// the answer is refused with how to send the file, nothing stored; `--upload PATH` sends the
+/// file's bytes (within the limit), and the requester's decode gets its own copy of them.
+fn files_are_uploaded_never_named_by_path(db: String) {
+    #[derive(forms_runtime::Form, Debug, PartialEq)]
+    #[form(message = "Send the quarter's report")]
+    struct Report {
+        #[form(files, title = "The report")]
+        data: Vec<forms_runtime::FileRef>,
+    }
+    use forms_runtime::StaticForm;
+    let chat = Chat::new(db.clone());
+    let form = Report::form().data().to_json();
+    let opened = chat
+        .ask(
+            "open",
+            &chat.agent,
+            &[
+                "--conversation",
+                &chat.conversation,
+                "--body",
+                "Send the report",
+                "--form",
+                &form,
+                "--key",
+                "open-1",
+            ],
+        )
+        .ok();
+    let rid = id(&opened);
+    let stored = || {
+        let asks = forms_ask::Asks::open_location(&db).unwrap();
+        let rid = forms_ask::RequestId::new(rid.clone()).unwrap();
+        asks.store().uploads(&rid).unwrap().len()
+    };
+    let respond = |answer: &str, uploads: &[&str], key: &str| {
+        let mut rest = vec![
+            rid.as_str(),
+            "--version",
+            "1",
+            "--outcome",
+            "answered",
+            "--answer",
+            answer,
+            "--key",
+            key,
+        ];
+        for u in uploads {
+            rest.extend_from_slice(&["--upload", u]);
+        }
+        chat.ask("respond", &chat.ana, &rest)
+    };
+
+    // A path is refused, saying how to send the file.
+    let refused = respond(
+        r#"{"action":"accept","content":{"data":["file:///etc/shadow"]}}"#,
+        &[],
+        "k1",
+    )
+    .refused("invalid_response");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("--upload PATH"), "{message}");
+    assert!(message.contains("upload:<name>"), "{message}");
+    let shown = chat.ask("show", &chat.ana, &[&rid]).ok();
+    assert_eq!(shown["state"], "open", "{shown}");
+    assert_eq!(stored(), 0);
+
+    // Over the limit: refused before anything is read into the store.
+    let dir = TempDir::new();
+    let big = dir.0.join("big.csv");
+    std::fs::write(&big, vec![b'x'; forms_ask::UPLOAD_BYTES_MAX + 1]).unwrap();
+    let refused = respond(
+        r#"{"action":"accept","content":{"data":["upload:big.csv"]}}"#,
+        &[big.to_str().unwrap()],
+        "k2",
+    )
+    .refused("invalid_arguments");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&forms_ask::UPLOAD_BYTES_MAX.to_string()),
+        "{refused}"
+    );
+    assert_eq!(stored(), 0);
+
+    // A few KiB sent with `--upload`: accepted, and the requester gets its own copy.
+    let sent: Vec<u8> = (0..5000usize).map(|i| (i * 131 % 251) as u8).collect();
+    let file = dir.0.join("q3 sales.csv");
+    std::fs::write(&file, &sent).unwrap();
+    let done = respond(
+        r#"{"action":"accept","content":{"data":["upload:q3 sales.csv"]}}"#,
+        &[file.to_str().unwrap()],
+        "k3",
+    )
+    .ok();
+    assert_eq!(done["state"], "resolved", "{done}");
+    let uri = done["response"]["content"]["data"][0].as_str().unwrap();
+    assert_eq!(
+        uri,
+        format!("file:///forms-ask/uploads/{rid}/0/q3%20sales.csv")
+    );
+    assert!(!uri.contains(dir.0.to_str().unwrap()));
+    assert_eq!(stored(), 1);
+    // The responder's file may go away: the requester reads the store's copy.
+    std::fs::remove_file(&file).unwrap();
+    let mine = TempDir::new();
+    let asks = forms_ask::Asks::open_location(&db).unwrap();
+    let me = asks.as_principal(&forms_ask::Principal::new(chat.agent.clone()).unwrap());
+    let pending = forms_ask::FormRequest::<Report>::resume(
+        &me,
+        &forms_ask::RequestId::new(rid.clone()).unwrap(),
+    )
+    .unwrap()
+    .uploads_dir(&mine.0);
+    let reply = pending.show(&me).unwrap();
+    let path = reply.accepted().unwrap().data[0]
+        .local_path()
+        .unwrap()
+        .to_path_buf();
+    assert!(path.starts_with(&mine.0), "{}", path.display());
+    assert_eq!(std::fs::read(&path).unwrap(), sent);
+}
+
+#[test]
+fn ask_sqlite_files_are_uploaded_never_named_by_path() {
+    let dir = TempDir::new();
+    files_are_uploaded_never_named_by_path(dir.0.join("asks.db").display().to_string());
+}
+
+#[test]
+fn ask_postgres_files_are_uploaded_never_named_by_path() {
+    if let Some(url) = pg_url() {
+        files_are_uploaded_never_named_by_path(url);
+    }
+}

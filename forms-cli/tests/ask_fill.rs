@@ -690,3 +690,83 @@ fn ask_fill_final_line_escapes_terminal_controls_in_stored_text() {
     drop(p);
     let _ = std::fs::remove_dir_all(&dir);
 }
+/// A form with one `files` question, as the asking program declares it.
+#[derive(Form, Debug, PartialEq)]
+#[form(message = "Send the quarter's report")]
+struct Report {
+    #[form(files, title = "The report")]
+    data: Vec<forms_runtime::FileRef>,
+}
+
+/// A file the person names in the terminal is read by `forms ask fill` and its bytes sent
+/// with the answer (issue 22, finding 4): the saved response names the store's copy, never
+/// the path typed, and the requester's decode gets its own file with the same bytes.
+#[test]
+fn ask_fill_sends_the_file_the_person_names_as_an_upload() {
+    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("asks.db").display().to_string();
+    let t = tag();
+    let asks = Asks::open_location(&db).unwrap();
+    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
+    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    for p in [&agent, &ana] {
+        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
+            .unwrap();
+    }
+    let me = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let id = me
+        .open_form(
+            &chat,
+            &Report::form(),
+            NewRequest::question("Send the report"),
+            "open",
+        )
+        .unwrap()
+        .id()
+        .clone();
+    let sent: Vec<u8> = (0..6000usize).map(|i| (i * 131 % 251) as u8).collect();
+    let local = dir.join("q3 sales.csv");
+    std::fs::write(&local, &sent).unwrap();
+
+    let p = Pane::start(
+        "upload",
+        &["ask", "fill", id.as_str(), "--db", &db, "--as", &ana],
+    );
+    p.wait_for("The report");
+    p.keys(&["a"]);
+    p.wait_for("Path:");
+    p.type_text(&local.display().to_string());
+    p.keys(&["Enter"]);
+    p.wait_for("— added");
+    p.keys(&["Enter"]);
+    p.wait_for("Review your answers");
+    p.keys(&["Enter"]);
+    let (code, saved) = p.finish();
+    assert_eq!(code, 0, "{saved}");
+    assert_eq!(
+        saved["response"]["content"]["data"],
+        json!([format!("file:///forms-ask/uploads/{id}/0/q3%20sales.csv")])
+    );
+    assert!(
+        !saved.to_string().contains(&dir.display().to_string()),
+        "{saved}"
+    );
+    drop(p);
+    // The person's file may go away: the requester reads the store's copy into its own
+    // directory.
+    std::fs::remove_file(&local).unwrap();
+    let mine = dir.join("requester");
+    let reply = FormRequest::<Report>::resume(&me, &id)
+        .unwrap()
+        .uploads_dir(&mine)
+        .show(&me)
+        .unwrap();
+    let path = reply.accepted().unwrap().data[0]
+        .local_path()
+        .unwrap()
+        .to_path_buf();
+    assert!(path.starts_with(&mine), "{}", path.display());
+    assert_eq!(std::fs::read(&path).unwrap(), sent);
+    let _ = std::fs::remove_dir_all(Path::new(&dir));
+}

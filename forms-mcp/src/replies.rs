@@ -22,7 +22,12 @@
 //! `ask_respond` takes it as `answer` (`{"action":"accept","content":{…}}`, decline or
 //! cancel, as an object or its JSON text), checked against the stored form (rules V1–V8;
 //! refused as `invalid_response` with the findings, nothing saved); `ask_show` and
-//! `ask_wait` give the saved one as the request's `response`.
+//! `ask_wait` give the saved one as the request's `response`. A `files` answer sends the
+//! files themselves: `uploads` `[{"name":"report.csv","data":"<base64>"}]`, each named in the
+//! answer as `"upload:report.csv"`; a `file://` path is refused as `invalid_response` (the
+//! responder may be anywhere; the path would be read on the requester's machine). The saved
+//! response names each upload by the store's URI, and the requester's decode
+//! ([`forms_ask::FormRequest`], [`crate::durable::DurableForms::read`]) gets its own copy.
 //!
 //! # Results
 //! Like the Data tool's: the payload as `structuredContent` and the same JSON in
@@ -38,6 +43,7 @@ use crate::auth::{Caller, Tokens};
 use forms_ask::{
     ops, wire, Action, AsPrincipal, AskError, Asks, ConversationId, ExecutionStatus, Kind,
     NewRequest, Outcome, Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
+    Upload,
 };
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
@@ -368,7 +374,17 @@ struct RespondArgs {
     outcome: Outcome,
     #[serde(default)]
     answer: Option<AnswerArg>,
+    #[serde(default)]
+    uploads: Vec<UploadArg>,
     key: String,
+}
+
+/// One file of `ask_respond`'s `uploads`: its name and its bytes in base64.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UploadArg {
+    name: String,
+    data: String,
 }
 
 /// `ask_respond`'s answer: text, or the host response to a question's form as an object
@@ -543,8 +559,32 @@ fn respond(handle: &AsPrincipal<'_>, a: RespondArgs) -> Result<Value, Value> {
             Some(Value::Object(object).to_string())
         }
     };
+    // Files sent with a form's answer, each checked (name, size, base64) before any read.
+    if a.uploads.len() > forms_ask::UPLOADS_MAX {
+        return Err(refusal(
+            "invalid_arguments",
+            &format!(
+                "uploads: at most {} files, got {}",
+                forms_ask::UPLOADS_MAX,
+                a.uploads.len()
+            ),
+        ));
+    }
+    let uploads = a
+        .uploads
+        .into_iter()
+        .map(|u| Upload::from_base64(u.name, &u.data))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ask_error(&e))?;
     let r = handle
-        .respond(&request, a.version, a.outcome, answer.as_deref(), &a.key)
+        .respond_with_uploads(
+            &request,
+            a.version,
+            a.outcome,
+            answer.as_deref(),
+            &uploads,
+            &a.key,
+        )
         .map_err(|e| ask_error(&e))?;
     Ok(request_json(&r))
 }

@@ -7,6 +7,7 @@ use crate::model::{
     AuditEvent, ConversationId, Listed, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
+use crate::upload::StoredUpload;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -20,6 +21,7 @@ struct Tables {
     idempotency: HashMap<(Principal, String), Recorded>,
     high_water: Option<Timestamp>,
     once: HashMap<String, Timestamp>,
+    uploads: HashMap<RequestId, Vec<StoredUpload>>,
 }
 
 /// A store in memory, for unit tests only.
@@ -236,6 +238,12 @@ impl Store for MemoryStore {
                 .or_default()
                 .push(e.clone());
         }
+        for u in &commit.uploads {
+            t.uploads
+                .entry(u.request.clone())
+                .or_default()
+                .push(u.clone());
+        }
         if let Some((p, key, record)) = &commit.retry {
             t.idempotency
                 .insert((p.clone(), key.clone()), record.clone());
@@ -243,6 +251,10 @@ impl Store for MemoryStore {
         drop(t);
         self.changes.push(written(commit));
         Ok(Committed::Done)
+    }
+
+    fn uploads(&self, id: &RequestId) -> Result<Vec<StoredUpload>, StoreError> {
+        Ok(self.tables()?.uploads.get(id).cloned().unwrap_or_default())
     }
 
     fn changes(&self) -> Result<Arc<Changes>, StoreError> {

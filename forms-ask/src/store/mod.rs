@@ -11,6 +11,7 @@ use crate::model::{
     RequestId, State,
 };
 use crate::time::Timestamp;
+use crate::upload::StoredUpload;
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -69,6 +70,9 @@ pub struct Commit {
     pub writes: Vec<Write>,
     /// The audit events, in order.
     pub events: Vec<AuditEvent>,
+    /// Files sent with a form's answer, stored with it (written only when everything else
+    /// is).
+    pub uploads: Vec<StoredUpload>,
 }
 
 /// What became of a commit.
@@ -201,6 +205,9 @@ pub trait Store: Send + Sync {
 
     /// How many follow-up messages `principal` posted on the request.
     fn messages_by(&self, id: &RequestId, principal: &Principal) -> Result<usize, StoreError>;
+
+    /// The files stored with the response to request `id`, in their order.
+    fn uploads(&self, id: &RequestId) -> Result<Vec<StoredUpload>, StoreError>;
 
     /// The retry-key record of `(principal, key)`, if any.
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError>;

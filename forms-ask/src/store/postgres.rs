@@ -25,6 +25,7 @@ use crate::model::{
     AuditEvent, ConversationId, Listed, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
+use crate::upload::StoredUpload;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, Config, NoTls, Statement};
 use std::collections::HashMap;
@@ -321,6 +322,17 @@ const MIGRATIONS: &[&str] = &[
         END LOOP;
     END
     $fn$;",
+    // 9: uploads: the files sent with a form's answer, stored with the response in the
+    // same transaction (a durable `files` answer is uploads, never a responder's path).
+    "CREATE TABLE uploads (
+        request_id TEXT NOT NULL REFERENCES requests(id),
+        n INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (request_id, n)
+    );",
 ];
 
 /// The migration that added the list columns (`backfill` fills them for older rows).
@@ -1130,6 +1142,28 @@ impl Store for PostgresStore {
         })
     }
 
+    fn uploads(&self, id: &RequestId) -> Result<Vec<StoredUpload>, StoreError> {
+        self.with(|c| {
+            let rows = c.client.query(
+                "SELECT n, name, sha256, data FROM uploads WHERE request_id = $1 ORDER BY n",
+                &[&id.as_str()],
+            )?;
+            rows.iter()
+                .map(|r| {
+                    let n: i32 = r.get(0);
+                    Ok(StoredUpload {
+                        request: id.clone(),
+                        index: u32::try_from(n)
+                            .map_err(|_| StoreError::Corrupt(format!("an upload's index {n}")))?,
+                        name: r.get(1),
+                        sha256: r.get(2),
+                        data: r.get(3),
+                    })
+                })
+                .collect()
+        })
+    }
+
     fn open_requests_of(&self, requester: &Principal, now: Timestamp) -> Result<usize, StoreError> {
         self.with(|c| {
             let st = c.prepare(
@@ -1262,15 +1296,34 @@ impl Store for PostgresStore {
                 &n_request,
                 &e_message_by,
             ];
-            let outcome = match self.pause_before_commit {
-                None => c.client.query(&call, &params),
-                Some(pause) => {
-                    // Fault tests: the same writes inside an explicit transaction that
-                    // waits before its commit.
+            let outcome = match (self.pause_before_commit, commit.uploads.is_empty()) {
+                (None, true) => c.client.query(&call, &params),
+                (pause, _) => {
+                    // Uploads, and fault tests: the same writes inside an explicit
+                    // transaction, which stores the uploads once the writes went through
+                    // (and, for fault tests, waits before its commit).
                     let mut tx = c.client.transaction()?;
                     let rows = tx.query(&call, &params);
-                    if rows.is_ok() {
-                        std::thread::sleep(pause);
+                    if let Ok(rows) = &rows {
+                        if rows.is_empty() {
+                            for u in &commit.uploads {
+                                tx.execute(
+                                    "INSERT INTO uploads (request_id, n, name, sha256, size, data)
+                                     VALUES ($1, $2, $3, $4, $5, $6)",
+                                    &[
+                                        &u.request.as_str(),
+                                        &i32::try_from(u.index).unwrap_or(i32::MAX),
+                                        &u.name,
+                                        &u.sha256,
+                                        &i64::try_from(u.data.len()).unwrap_or(i64::MAX),
+                                        &u.data,
+                                    ],
+                                )?;
+                            }
+                        }
+                        if let Some(pause) = pause {
+                            std::thread::sleep(pause);
+                        }
                         tx.commit()?;
                     }
                     rows

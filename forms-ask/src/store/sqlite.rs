@@ -23,6 +23,7 @@ use crate::model::{
     AuditEvent, ConversationId, Listed, Member, MemberEvent, Principal, Request, RequestId,
 };
 use crate::time::Timestamp;
+use crate::upload::StoredUpload;
 use rusqlite::{
     params, Connection, DatabaseName, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior,
 };
@@ -122,6 +123,17 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE events ADD COLUMN message_by TEXT;
     CREATE INDEX events_messages ON events (request_id, message_by)
         WHERE message_by IS NOT NULL;",
+    // 7: uploads: the files sent with a form's answer, stored with the response in the
+    // same transaction (a durable `files` answer is uploads, never a responder's path).
+    "CREATE TABLE uploads (
+        request_id TEXT NOT NULL REFERENCES requests(id),
+        n INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (request_id, n)
+    ) WITHOUT ROWID;",
 ];
 
 /// [`Store::list`]: the principal's rows of the conversation by index, ordered as
@@ -787,6 +799,34 @@ impl Store for SqliteStore {
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
+    fn uploads(&self, id: &RequestId) -> Result<Vec<StoredUpload>, StoreError> {
+        let conn = self.conn()?;
+        let mut st = conn.prepare_cached(
+            "SELECT n, name, sha256, data FROM uploads WHERE request_id = ?1 ORDER BY n",
+        )?;
+        let rows = st.query_map(params![id.as_str()], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Vec<u8>>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (n, name, sha256, data) = row?;
+            out.push(StoredUpload {
+                request: id.clone(),
+                index: u32::try_from(n)
+                    .map_err(|_| StoreError::Corrupt(format!("an upload's index {n}")))?,
+                name,
+                sha256,
+                data,
+            });
+        }
+        Ok(out)
+    }
+
     fn recorded(&self, principal: &Principal, key: &str) -> Result<Option<Recorded>, StoreError> {
         let conn = self.conn()?;
         recorded(&conn, principal, key)
@@ -862,6 +902,20 @@ impl Store for SqliteStore {
                 to_doc(event)?,
                 event.at.millis(),
                 message_by(event)
+            ])?;
+        }
+        for u in &commit.uploads {
+            tx.prepare_cached(
+                "INSERT INTO uploads (request_id, n, name, sha256, size, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                u.request.as_str(),
+                i64::from(u.index),
+                u.name,
+                u.sha256,
+                i64::try_from(u.data.len()).unwrap_or(i64::MAX),
+                u.data
             ])?;
         }
         if let Some((principal, key, record)) = &commit.retry {
