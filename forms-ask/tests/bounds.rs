@@ -3,7 +3,9 @@
 //! a huge choice list is refused at once; waits hold no thread each, are released when their
 //! handle is dropped, and are capped per principal; another principal's call is answered
 //! quickly while hundreds of waits are pending. On PostgreSQL, those waits use at most two
-//! database connections.
+//! database connections. Per-principal quotas (open requests, messages per request) are
+//! refused as `quota_exceeded`; a list refuses a principal with nothing to see; a log is read
+//! a page at a time.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,9 +17,9 @@ mod common;
 
 use common::{Kind as StoreKind, World};
 use forms_ask::{
-    Action, AskError, Asks, Clock, ExecutionStatus, NewRequest, Outcome, PostgresStore, Redeem,
-    Replacement, Request, State, Store, BODY_CHARS_MAX, CHOICES_MAX, CHOICE_CHARS_MAX,
-    TITLE_CHARS_MAX,
+    Action, AskError, Asks, Clock, ExecutionStatus, NewRequest, Outcome, PostgresStore, Principal,
+    Quotas, Redeem, Replacement, Request, State, Store, BODY_CHARS_MAX, CHOICES_MAX,
+    CHOICE_CHARS_MAX, LIST_MAX, LOG_MAX, TITLE_CHARS_MAX,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -555,7 +557,142 @@ macro_rules! on_every_store {
     };
 }
 
+/// The same engine as `w`'s, on its store and clock, with `quotas`.
+fn with_quotas(w: &World, quotas: Quotas) -> Asks {
+    Asks::with_clock(Arc::clone(&w.store), Arc::clone(&w.clock) as Arc<dyn Clock>)
+        .with_quotas(quotas)
+}
+
+fn quota_open_requests_per_principal_is_refused_clearly(w: &World) {
+    let asks = with_quotas(
+        w,
+        Quotas {
+            open_requests: 2,
+            ..Quotas::default()
+        },
+    );
+    let agent = asks.as_principal(&w.agent);
+    let first = agent
+        .open(&w.chat, NewRequest::question("one"), "o1")
+        .unwrap();
+    let expiring = agent
+        .open(
+            &w.chat,
+            NewRequest::question("two").expires_at(w.clock.now().plus(Duration::from_secs(60))),
+            "o2",
+        )
+        .unwrap();
+    let e = agent
+        .open(&w.chat, NewRequest::question("three"), "o3")
+        .unwrap_err();
+    assert_eq!(e.code(), "quota_exceeded", "{e}");
+    assert!(e.to_string().contains("2 open requests"), "{e}");
+    // Nothing was stored; the same key may be used again once a place is free.
+    assert_eq!(agent.list(&w.chat, 10).unwrap().len(), 2);
+    // Another principal has its own quota.
+    asks.as_principal(&w.ana)
+        .open(&w.chat, NewRequest::question("ana's"), "a1")
+        .unwrap();
+    // A replacement supersedes what it replaces: it never counts.
+    agent
+        .replace(&first.id, 1, Replacement::default(), "r1")
+        .unwrap();
+    // An expiry or a cancel frees a place.
+    w.clock.advance(Duration::from_secs(61));
+    let third = agent
+        .open(&w.chat, NewRequest::question("three"), "o3")
+        .unwrap();
+    assert_ne!(third.id, expiring.id);
+}
+
+fn quota_messages_per_request_is_refused_clearly(w: &World) {
+    let asks = with_quotas(
+        w,
+        Quotas {
+            messages_per_request: 3,
+            ..Quotas::default()
+        },
+    );
+    let r = asks
+        .as_principal(&w.agent)
+        .open(&w.chat, NewRequest::question("q"), "o1")
+        .unwrap();
+    let ana = asks.as_principal(&w.ana);
+    for i in 0..3 {
+        ana.message(&r.id, "more", &format!("m{i}")).unwrap();
+    }
+    let e = ana.message(&r.id, "more", "m3").unwrap_err();
+    assert_eq!(e.code(), "quota_exceeded", "{e}");
+    // A retry of a message already posted still replays; others may still post.
+    ana.message(&r.id, "more", "m0").unwrap();
+    asks.as_principal(&w.bob)
+        .message(&r.id, "mine", "b0")
+        .unwrap();
+    let log = ana.log(&r.id, None, LOG_MAX).unwrap();
+    assert_eq!(log.events.len(), 5);
+}
+
+fn list_refuses_a_principal_with_nothing_to_see_before_any_read(w: &World) {
+    let agent = w.asks.as_principal(&w.agent);
+    agent
+        .open(&w.chat, NewRequest::question("q"), "o1")
+        .unwrap();
+    let eve = Principal::new("eve").unwrap();
+    let e = w.asks.as_principal(&eve).list(&w.chat, 1).unwrap_err();
+    assert_eq!(e.code(), "not_member", "{e}");
+    // An executor named by a bound action may list without being a member.
+    let executor = Principal::new("deployer").unwrap();
+    agent
+        .open(
+            &w.chat,
+            NewRequest::approval("Deploy?").action(Action {
+                executor: executor.as_str().into(),
+                resource_version: "v1".into(),
+                arguments: json!({}),
+                operation_key: "op-1".into(),
+            }),
+            "o2",
+        )
+        .unwrap();
+    let listed = w.asks.as_principal(&executor).list(&w.chat, 10).unwrap();
+    assert_eq!(listed.len(), 1);
+    // The limit is from 1 to LIST_MAX.
+    refused(agent.list(&w.chat, 0), "limit");
+    refused(agent.list(&w.chat, LIST_MAX + 1), "limit");
+}
+
+fn log_pages_follow_their_cursor(w: &World) {
+    let agent = w.asks.as_principal(&w.agent);
+    let r = agent
+        .open(&w.chat, NewRequest::question("q"), "o1")
+        .unwrap();
+    for i in 0..5 {
+        agent
+            .message(&r.id, &format!("note {i}"), &format!("m{i}"))
+            .unwrap();
+    }
+    let mut pages = Vec::new();
+    let mut after: Option<String> = None;
+    for _ in 0..10 {
+        let page = agent.log(&r.id, after.as_deref(), 2).unwrap();
+        pages.push(page.events.len());
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(pages, [2, 2, 2]);
+    refused(agent.log(&r.id, None, 0), "limit");
+    refused(agent.log(&r.id, None, LOG_MAX + 1), "limit");
+    let e = agent.log(&r.id, Some("not-a-cursor"), 2).unwrap_err();
+    assert_eq!(e.code(), "invalid_input", "{e}");
+}
+
 on_every_store!(
+    quota_open_requests_per_principal_is_refused_clearly,
+    quota_messages_per_request_is_refused_clearly,
+    list_refuses_a_principal_with_nothing_to_see_before_any_read,
+    log_pages_follow_their_cursor,
     limits_every_field_is_refused_naming_it,
     limits_a_huge_choice_list_is_refused_at_once,
     wait_a_dropped_handle_is_released_at_once,
