@@ -653,6 +653,18 @@ fn result_text(label: &str, protocol: &str, raw: &str, message: &Value) -> Strin
     text.to_owned()
 }
 
+/// Whether two JSON texts hold the same value: `forms answer` writes terminal controls as
+/// `\uXXXX` escapes, the tool result carries them as characters.
+fn same_json(a: &str, b: &str) -> bool {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_answer_gets_one_verdict_on_every_path() {
     let mut cases = Vec::new();
@@ -729,7 +741,7 @@ async fn every_answer_gets_one_verdict_on_every_path() {
         for (path, protocol, (raw, message)) in paths {
             let label = format!("{} over {path}", case.label);
             let text = result_text(&label, protocol, &raw, &message);
-            if text != cli {
+            if !same_json(&text, &cli) {
                 differences.push(format!(
                     "{label}\n  answer:       {}\n  forms answer: {cli}\n  forms-mcp:    {text}",
                     case.answer
@@ -819,7 +831,7 @@ async fn every_answer_gets_the_same_verdict_on_the_core_paths() {
             let label = format!("{} over {path}", case.label);
             let text = result_text(&label, protocol, &raw, &message);
             match &expected {
-                Some(cli) if text != *cli => differences.push(format!(
+                Some(cli) if !same_json(&text, cli) => differences.push(format!(
                     "{label}\n  answer:       {}\n  forms answer: {cli}\n  forms-mcp:    {text}",
                     case.answer
                 )),
