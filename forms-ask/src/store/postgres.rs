@@ -463,7 +463,8 @@ pub struct PostgresStore {
     url: String,
     config: Config,
     schema: Option<String>,
-    pool: r2d2::Pool<Manager>,
+    /// `None` only while the store is dropped.
+    pool: Option<r2d2::Pool<Manager>>,
     pause_before_commit: Option<std::time::Duration>,
     changes: Arc<Changes>,
     /// Whether the listener runs.
@@ -478,8 +479,18 @@ pub struct PostgresStore {
 }
 
 impl Drop for PostgresStore {
+    /// Stops the listener, and closes the pooled connections on a thread of their own: the
+    /// blocking client closes a connection by running a runtime of its own, which panics on
+    /// a thread that drives asynchronous tasks, and the last owner of a store (an engine, a
+    /// form request) may well be dropped on one.
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        if let Some(pool) = self.pool.take() {
+            // Without a thread to be had, the failed spawn drops the pool here.
+            let _ = std::thread::Builder::new()
+                .name("forms-ask-pg-close".into())
+                .spawn(move || drop(pool));
+        }
     }
 }
 
@@ -557,7 +568,7 @@ impl PostgresStore {
             url: url.to_owned(),
             config,
             schema: schema.map(str::to_owned),
-            pool,
+            pool: Some(pool),
             pause_before_commit: None,
             changes: Arc::new(Changes::default()),
             listening: Mutex::new(false),
@@ -579,7 +590,11 @@ impl PostgresStore {
     /// [`POOL_WAIT`] is refused with the cause the server gave (`too many clients`, a
     /// refused connection, a failed authentication).
     fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut conn = self.pool.get().map_err(|e| StoreError::Unusable {
+        let pool = self.pool.as_ref().ok_or_else(|| StoreError::Unusable {
+            location: redact(&self.url),
+            problem: "is closed".into(),
+        })?;
+        let mut conn = pool.get().map_err(|e| StoreError::Unusable {
             location: redact(&self.url),
             problem: format!("cannot be reached: {e}"),
         })?;
