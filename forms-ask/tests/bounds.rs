@@ -4,12 +4,8 @@
 //! handle is dropped, and are capped per principal; another principal's call is answered
 //! quickly while hundreds of waits are pending. On PostgreSQL, those waits use at most two
 //! database connections.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

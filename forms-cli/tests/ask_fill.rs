@@ -3,15 +3,10 @@
 //! response submitted with the version read, on SQLite and on PostgreSQL (with
 //! `FORMS_ASK_PG_URL`; without it the case says loudly that it was skipped, and with
 //! `CI=true` it fails). Needs `tmux` (`.ci/test` installs it).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/store.rs"]
-mod store;
+use forms_test_kit::store;
 
 mod controls;
 

@@ -1,12 +1,8 @@
 //! The command line itself: `--flag=VALUE` beside `--flag VALUE` on every command, each
 //! subcommand's own `--help`, `--version`, shell completions, arguments that are not UTF-8,
 //! and the subcommands a build leaves out. Every case runs the real `forms` binary.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use serde_json::{json, Value};
 use std::ffi::OsStr;
@@ -393,8 +389,7 @@ fn host_says_it_is_not_built_in() {
 }
 
 #[cfg(feature = "host")]
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 
 #[cfg(feature = "host")]
 mod host {

@@ -7,15 +7,10 @@
 //! Needs `tmux` (`.ci/test` installs it). Each test uses its own tmux socket (`tmux -L`) and
 //! kills its server when it ends, also on failure. Each server runs with `set-clipboard on`,
 //! so an OSC 52 sequence that reached the pane would set a tmux paste buffer.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 
 use forms_runtime::{DataForm, FileRefView, Outcome};
 use serde_json::{json, Value};

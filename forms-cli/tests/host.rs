@@ -2,15 +2,10 @@
 //! (the project's `forms-mcp`, the example `report_server`, a scripted malformed server) over
 //! stdio and streamable HTTP, on both protocol generations, answering through `--answer`
 //! and through the preview page in headless Chromium.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 mod browser;
 
 use serde_json::{json, Value};

@@ -4,15 +4,10 @@
 //! Chromium, from an attacker page on another loopback origin and from a `file://` page).
 //! Each is refused, the tool result stays the person's, and a file picked on the page
 //! reaches the server as a private copy named by its real path.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 mod browser;
 
 use forms_runtime::Url;

@@ -6,12 +6,8 @@
 //!
 //! Needs `FORMS_INTEROP_PY` (the venv of `.ci/interop-setup`, which pins both libraries);
 //! without it each test says loudly that it was skipped, and with `CI=true` it fails.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use serde_json::{json, Value};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};

@@ -33,12 +33,8 @@
 //! `FORMS_PROFILE=ask|core|elicit` runs that side alone for `FORMS_PROFILE_ITERS` calls (for
 //! `valgrind --tool=callgrind --separate-threads=yes`, whose file for the server's thread
 //! counts its instructions).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_mcp::{error_response, Asked, FormAsker, FormCall};
 use forms_runtime::{Form, Outcome};

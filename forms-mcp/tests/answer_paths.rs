@@ -10,15 +10,10 @@
 //! text of the case (a repeated key included) and the results are read as the bytes on the
 //! wire: every `tools/call` result carries `"resultType":"complete"` on 2026-07-28 and no
 //! `resultType` on 2025-11-25.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 mod common;
 
 use serde_json::{json, Value};

@@ -1,11 +1,7 @@
 //! The `forms-mcp` command line: `--flag=VALUE`, `--help`, `--version`, arguments that are not
 //! UTF-8, and the HTTP flags that need `--http`. Every case runs the real binary.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};

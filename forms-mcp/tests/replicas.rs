@@ -7,12 +7,8 @@
 //!
 //! PostgreSQL comes from `FORMS_ASK_PG_URL` (`.ci/pg-start` starts one); without it the
 //! PostgreSQL tests fail under `CI=true` and say so loudly otherwise.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -6,12 +6,8 @@
 //! Rust type by a process that did not open the request. The durable delivery of the typed
 //! asking API ([`forms_mcp::durable`]) hands a form to the store and reads the decoded
 //! answer that a real `forms-mcp` process saved.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -1,12 +1,7 @@
 //! The scripted host of the end-to-end tests: an rmcp client that advertises native form
 //! support (or not) and answers `openai/elicitation/create` from a script.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction, dead_code)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
@@ -328,8 +323,7 @@ pub async fn connect_http_as(
 
 // ---------------------------------------------------------------- the ask_* tools' stores
 
-#[path = "../../../tests/support/store.rs"]
-mod store;
+use forms_test_kit::store;
 // Not every test file that includes this module uses them.
 #[allow(unused_imports)]
 pub use store::{pg_url, tag};

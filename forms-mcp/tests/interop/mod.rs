@@ -4,13 +4,8 @@
 //!
 //! `FORMS_INTEROP_PY` names the venv's Python, `FORMS_INTEROP_NODE_DIR` the npm folder. When
 //! one is missing a test fails with `CI=true` and otherwise says loudly that it was skipped.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction, dead_code)]
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
