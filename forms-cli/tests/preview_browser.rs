@@ -16,6 +16,10 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+fn scratch(name: &str) -> PathBuf {
+    forms_test_kit::scratch("preview", name)
+}
+
 const TAB: &str = "\u{E004}";
 const ARROW_DOWN: &str = "\u{E015}";
 
@@ -27,14 +31,6 @@ fn workspace() -> PathBuf {
         .parent()
         .unwrap()
         .to_owned()
-}
-
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("forms-preview-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Writes `form` to a file and runs the real `forms preview FILE --out page.html`.

@@ -38,6 +38,7 @@
 
 use forms_mcp::{error_response, Asked, FormAsker, FormCall};
 use forms_runtime::{Form, Outcome};
+use forms_test_kit::forms::report_form as data_arguments;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
@@ -198,16 +199,6 @@ impl ClientHandler for Host {
         ClientConfig::new(caps, Implementation::new("bench-host", "1"))
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
-}
-
-/// The Data tool's arguments: the same form as `Setup`, as `mcp_server.rs` sends it.
-fn data_arguments() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
 }
 
 fn native_caps() -> Value {

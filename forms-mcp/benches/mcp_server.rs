@@ -13,6 +13,7 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+use forms_test_kit::forms::report_form as form;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -167,15 +168,6 @@ impl Conn {
         );
         elapsed
     }
-}
-
-fn form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
 }
 
 struct Figures {

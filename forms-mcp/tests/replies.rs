@@ -189,7 +189,7 @@ async fn respond_across_processes(db: String) {
 
 #[tokio::test]
 async fn r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     respond_across_processes(dir.db()).await;
 }
 
@@ -202,7 +202,7 @@ async fn r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner
 
 #[tokio::test]
 async fn the_principal_is_never_an_argument_every_schema_is_closed() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let tools = agent.list_all_tools().await.unwrap();
@@ -279,7 +279,7 @@ async fn the_principal_is_never_an_argument_every_schema_is_closed() {
 
 #[tokio::test]
 async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let ana = chat.stdio_as(&chat.ana).await;
@@ -443,7 +443,7 @@ async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio()
 
 #[tokio::test]
 async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent_token = format!("tok-agent-{}", tag());
     let ana_token = format!("tok-ana-{}", tag());
@@ -508,7 +508,7 @@ async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() 
 
 #[tokio::test]
 async fn asks_options_are_checked_at_start() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let db = dir.db();
     let cases: [&[&str]; 5] = [
         &["--asks", &db],
@@ -555,7 +555,7 @@ async fn asks_options_are_checked_at_start() {
 
 #[tokio::test]
 async fn the_tools_work_the_same_on_protocol_2026_07_28() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let modern = || Host::answering(json!({"action": "decline"})).modern();
     let agent = chat.stdio_host(modern(), &chat.agent).await;
@@ -580,7 +580,7 @@ async fn the_tools_work_the_same_on_protocol_2026_07_28() {
 /// runs, long before the held ones would have timed out.
 #[tokio::test]
 async fn a_cancelled_ask_wait_releases_its_wait() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
@@ -829,7 +829,7 @@ async fn one_surface(db: String) {
 
 #[tokio::test]
 async fn one_surface_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     one_surface(dir.db()).await;
 }
 

@@ -319,7 +319,7 @@ async fn forms_over_mcp(db: String) {
 
 #[tokio::test]
 async fn forms_over_mcp_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     forms_over_mcp(dir.db()).await;
 }
 
@@ -419,7 +419,7 @@ async fn durable_delivery(db: String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn durable_delivery_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     durable_delivery(dir.db()).await;
 }
 
@@ -625,7 +625,7 @@ async fn delivery_chosen_per_call(db: String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_chosen_per_call_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     delivery_chosen_per_call(dir.db()).await;
 }
 

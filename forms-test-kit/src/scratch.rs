@@ -1,6 +1,7 @@
 //! Temporary folders and a unique tag per run.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A unique tag for this run (process id and clock), so runs on a shared PostgreSQL or in a
 /// shared temporary folder never meet.
@@ -25,9 +26,11 @@ pub fn scratch(prefix: &str, name: &str) -> PathBuf {
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
-    /// A new folder `forms-{prefix}-{tag}`.
+    /// A new folder `forms-{prefix}-{tag}-{n}` (`n` counts the folders of this process).
     pub fn new(prefix: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("forms-{prefix}-{}", tag()));
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("forms-{prefix}-{}-{n}", tag()));
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }

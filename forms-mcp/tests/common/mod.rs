@@ -193,16 +193,6 @@ pub fn text_form(message: &str) -> Value {
     ]})
 }
 
-/// A form with a text and a single-select question.
-pub fn report_form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
-}
-
 /// The call params of the Data tool with `arguments`.
 pub fn call(arguments: Value) -> CallToolRequestParams {
     let Value::Object(map) = arguments else {
@@ -323,28 +313,6 @@ pub async fn connect_http_as(
 
 // ---------------------------------------------------------------- the ask_* tools' stores
 
-use forms_test_kit::store;
 // Not every test file that includes this module uses them.
 #[allow(unused_imports)]
-pub use store::{pg_url, tag};
-
-/// A temporary folder holding a SQLite store, removed on drop.
-pub struct TempDir(pub std::path::PathBuf);
-
-impl TempDir {
-    pub fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("forms-mcp-asks-{}", tag()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    pub fn db(&self) -> String {
-        self.0.join("asks.db").display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub use forms_test_kit::{forms::report_form, pg_url, tag, TempDir};
