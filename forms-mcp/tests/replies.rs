@@ -20,42 +20,7 @@ use tokio::sync::oneshot::error::TryRecvError;
 
 type Client = RunningService<RoleClient, Host>;
 
-/// A conversation with three members whose names are unique to this run, set up through
-/// the Rust API on the same database the servers use.
-struct Chat {
-    db: String,
-    conversation: String,
-    agent: String,
-    ana: String,
-    bob: String,
-}
-
 impl Chat {
-    fn new(db: String) -> Chat {
-        let t = tag();
-        let chat = Chat {
-            db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
-        };
-        // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
-        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
-        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
-        std::thread::spawn(move || {
-            let asks = Asks::open_location(&db).unwrap();
-            let conversation = ConversationId::new(conversation).unwrap();
-            for p in members {
-                asks.join(&conversation, &Principal::new(p).unwrap())
-                    .unwrap();
-            }
-        })
-        .join()
-        .unwrap();
-        chat
-    }
-
     /// A `forms-mcp --asks DB --principal WHO` process over stdio.
     async fn stdio_as(&self, who: &str) -> Client {
         self.stdio_host(Host::answering(json!({"action": "decline"})), who)

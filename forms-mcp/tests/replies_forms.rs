@@ -51,40 +51,7 @@ enum Platform {
     Windows,
 }
 
-/// A conversation with three members unique to this run, set up through the Rust API.
-struct Chat {
-    db: String,
-    conversation: String,
-    agent: String,
-    ana: String,
-    bob: String,
-}
-
 impl Chat {
-    fn new(db: String) -> Chat {
-        let t = tag();
-        let chat = Chat {
-            db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
-        };
-        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
-        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
-        std::thread::spawn(move || {
-            let asks = Asks::open_location(&db).unwrap();
-            let conversation = ConversationId::new(conversation).unwrap();
-            for p in members {
-                asks.join(&conversation, &Principal::new(p).unwrap())
-                    .unwrap();
-            }
-        })
-        .join()
-        .unwrap();
-        chat
-    }
-
     async fn stdio_as(&self, who: &str) -> Client {
         let mut command = server_command(5_000);
         command.args(["--asks", &self.db, "--principal", who]);

@@ -316,3 +316,40 @@ pub async fn connect_http_as(
 // Not every test file that includes this module uses them.
 #[allow(unused_imports)]
 pub use forms_test_kit::{forms::report_form, pg_url, tag, TempDir};
+
+/// A conversation with three members whose names are unique to this run, set up through
+/// the Rust API on the same database the servers use.
+pub struct Chat {
+    pub db: String,
+    pub conversation: String,
+    pub agent: String,
+    pub ana: String,
+    pub bob: String,
+}
+
+impl Chat {
+    pub fn new(db: String) -> Chat {
+        let t = tag();
+        let chat = Chat {
+            db,
+            conversation: format!("chat-{t}"),
+            agent: format!("agent-{t}"),
+            ana: format!("ana-{t}"),
+            bob: format!("bob-{t}"),
+        };
+        // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
+        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
+        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
+        std::thread::spawn(move || {
+            let asks = forms_ask::Asks::open_location(&db).unwrap();
+            let conversation = forms_ask::ConversationId::new(conversation).unwrap();
+            for p in members {
+                asks.join(&conversation, &forms_ask::Principal::new(p).unwrap())
+                    .unwrap();
+            }
+        })
+        .join()
+        .unwrap();
+        chat
+    }
+}
