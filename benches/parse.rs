@@ -6,8 +6,7 @@
 //! Run with `cargo bench --bench parse`; the last lines print each ratio, both sides measured
 //! in the same run.
 
-#[path = "support/inputs.rs"]
-mod inputs;
+use forms_test_kit::inputs;
 
 use criterion::{black_box, Criterion};
 use forms_runtime::DataForm;

@@ -1,6 +1,6 @@
 //! Prints generated forms and answers as JSON lines for `peer-check` (the format of
 //! `examples/peer_cases.rs`): `count` valid forms (default 200) from the generator of
-//! `fuzz/src/gen.rs`, driven by a fixed seed, each with its native request, synthesized valid
+//! `forms-test-kit/src/fuzz/gen.rs`, driven by a fixed seed, each with its native request, synthesized valid
 //! answers (which the runtime must accept) and V-breaking mutations of them (which it must
 //! refuse), every verdict the runtime's own.
 //!
@@ -8,9 +8,7 @@
 //! cargo run -q --example peer_generated -- 200 > /tmp/gen.jsonl && ../shared/tools/peer-check /tmp/gen.jsonl
 //! ```
 
-#[allow(dead_code)]
-#[path = "../fuzz/src/lib.rs"]
-mod forms_fuzz;
+use forms_test_kit::fuzz as forms_fuzz;
 
 use arbitrary::Unstructured;
 use forms_fuzz::gen::Gen;

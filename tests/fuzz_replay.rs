@@ -1,10 +1,8 @@
 //! Replays the committed fuzz corpus (`fuzz/corpus/<target>/*`) through the same cross-checks
-//! the cargo-fuzz targets run (`fuzz/src`, included here), on stable Rust: a regression that a
+//! the cargo-fuzz targets run (`forms_test_kit::fuzz`), on stable Rust: a regression that a
 //! fuzzer once reached fails `cargo test` without nightly.
 
-#[allow(dead_code)]
-#[path = "../fuzz/src/lib.rs"]
-mod forms_fuzz;
+use forms_test_kit::fuzz as forms_fuzz;
 
 use std::path::Path;
 

@@ -1,18 +1,16 @@
-//! Property tests over generated forms and answers (the generator of `fuzz/src/gen.rs`, driven
+//! Property tests over generated forms and answers (the generator of `forms-test-kit/src/fuzz/gen.rs`, driven
 //! by proptest's bytes, which it shrinks on failure):
 //!
 //! - generated valid Data forms (all six question kinds, limits and lengths at their edges,
 //!   JavaScript whitespace around trimmed labels, any key order and text style) are accepted
 //!   with the generated model, and their native requests satisfy N1–N10 as asserted here
-//!   (`fuzz/src/native.rs`), not as the compiler writes them;
+//!   (`forms-test-kit/src/fuzz/native.rs`), not as the compiler writes them;
 //! - synthesized valid answers are accepted;
 //! - every single mutation that breaks a V rule is refused with `invalid_response` citing it.
 //!
 //! `examples/peer_generated.rs` writes the same generated forms and answers for `peer-check`.
 
-#[allow(dead_code)]
-#[path = "../fuzz/src/lib.rs"]
-mod forms_fuzz;
+use forms_test_kit::fuzz as forms_fuzz;
 
 use arbitrary::Unstructured;
 use forms_fuzz::gen::Gen;

@@ -5,8 +5,7 @@
 //! The time bound here is generous (10×, both sides measured in this run, in whatever profile
 //! the tests are built); `cargo bench --bench parse` measures the real ratios.
 
-#[path = "../benches/support/inputs.rs"]
-mod inputs;
+use forms_test_kit::inputs;
 
 use forms_runtime::error::{FINDINGS_MAX, MESSAGE_FINDINGS_MAX};
 use forms_runtime::{DataForm, ErrorCode, FormError};

@@ -6,12 +6,8 @@
 //! database connections. Per-principal quotas (open requests, messages per request) are
 //! refused as `quota_exceeded`; a list refuses a principal with nothing to see; a log is read
 //! a page at a time.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -6,12 +6,8 @@
 //! The child processes are this test binary run again with `FORMS_ASK_CHILD` set: the
 //! `child_process` entry point below then plays the role it names (without the variable it
 //! has nothing to do and returns).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -5,12 +5,8 @@
 //! says loudly that it was skipped, and in CI it fails). The same with real processes
 //! (SIGKILL after the commit, two processes racing, a restart of the asking process) is in
 //! `faults.rs`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

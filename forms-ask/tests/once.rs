@@ -1,12 +1,8 @@
 //! Single-use keys (`Store::claim_once`) on every store: a key is accepted once, by one of
 //! several store instances racing on one database, until it expires; expired keys are
 //! pruned; the records survive reopening the store.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

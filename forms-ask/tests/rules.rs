@@ -2,12 +2,8 @@
 //! against every store: `memory::…`, `sqlite::…` and `postgres::…` (the last needs
 //! `FORMS_ASK_PG_URL`; without it each test says loudly that it was skipped, and in CI it
 //! fails).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -8,12 +8,8 @@
 //!
 //! Run with `cargo bench --bench decode`; the last lines print the ratios typed / plain and
 //! jsonschema pipeline / typed, all measured in the same run.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use criterion::{black_box, Criterion};
 use forms_runtime::data::{Image, ResourceOption};

@@ -7,7 +7,7 @@
 //!    tree does: the typical 93 KB form and the largest valid form (1 MiB);
 //! 2. **answer**: reading a host answer (the 12-question answer of `decode.rs`) into a plain
 //!    struct of `String`s through serde;
-//! 3. **skip**: what the bounds cut, the hostile inputs of `benches/support/inputs.rs`
+//! 3. **skip**: what the bounds cut, the hostile inputs of `forms-test-kit/src/inputs.rs`
 //!    (each ≤ 1 MiB): the same tree reader, whose cost there is mostly reading elements it
 //!    counts and does not keep, against the largest valid form.
 //!
@@ -20,8 +20,7 @@
 //! Run with `cargo bench -p forms-bench --bench readers --features readers`; each line prints
 //! the median of interleaved rounds, each figure the fastest round.
 
-#[path = "../../benches/support/inputs.rs"]
-mod inputs;
+use forms_test_kit::inputs;
 
 use criterion::black_box;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};

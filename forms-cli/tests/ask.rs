@@ -2,15 +2,10 @@
 //! (`FORMS_ASK_PG_URL`; without it the PostgreSQL cases say loudly that they were skipped,
 //! and with `CI=true` they fail): every operation, the JSON it prints, exit statuses, two
 //! processes racing, and a waiter in one process woken by a response from another.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/store.rs"]
-mod store;
+use forms_test_kit::store;
 
 mod controls;
 

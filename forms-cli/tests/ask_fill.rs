@@ -3,34 +3,29 @@
 //! response submitted with the version read, on SQLite and on PostgreSQL (with
 //! `FORMS_ASK_PG_URL`; without it the case says loudly that it was skipped, and with
 //! `CI=true` it fails). Needs `tmux` (`.ci/test` installs it).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/store.rs"]
-mod store;
+use forms_test_kit::{store, tmux};
 
 mod controls;
 
 use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Outcome, Principal, RequestId};
 use forms_runtime::{DataForm, Form, StaticForm};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use store::{pg_url, tag};
 
-fn quote(p: &str) -> String {
-    format!("'{}'", p.replace('\'', r"'\''"))
-}
+/// One `forms` command in its own tmux server, its standard output and status kept in files.
+struct Pane(tmux::Pane);
 
-/// One command in its own tmux server, its standard output and status kept in files.
-struct Pane {
-    socket: String,
-    dir: PathBuf,
+impl std::ops::Deref for Pane {
+    type Target = tmux::Pane;
+    fn deref(&self) -> &tmux::Pane {
+        &self.0
+    }
 }
 
 impl Pane {
@@ -48,113 +43,45 @@ impl Pane {
         let t = tag();
         let dir = std::env::temp_dir().join(format!("forms-ask-fill-{name}-{t}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let config = dir.join("tmux.conf");
-        std::fs::write(&config, "set -g remain-on-exit on\n").unwrap();
-        let pane = Pane {
-            socket: format!("forms-ask-fill-{name}-{t}"),
+        let pane = tmux::Pane::new(
+            format!("forms-ask-fill-{name}-{t}"),
             dir,
-        };
-        let mut command = quote(env!("CARGO_BIN_EXE_forms"));
+            Duration::from_secs(15),
+        );
+        let mut command = tmux::quote(env!("CARGO_BIN_EXE_forms"));
         for a in args {
             command.push(' ');
-            command.push_str(&quote(a));
+            command.push_str(&tmux::quote(a));
         }
-        let file = |name: &str| quote(&pane.dir.join(name).display().to_string());
         let command = if ignore_hangup {
             format!(
                 "trap '' HUP; echo $$ > {}; {command} > {} 2> {}; echo $? > {}",
-                file("shell.pid"),
-                file("out.json"),
-                file("err.txt"),
-                file("rc"),
+                pane.file("shell.pid"),
+                pane.file("out.json"),
+                pane.file("err.txt"),
+                pane.file("rc"),
             )
         } else {
             format!(
                 "{command} > {} ; echo $? > {}",
-                file("out.json"),
-                file("rc")
+                pane.file("out.json"),
+                pane.file("rc")
             )
         };
-        pane.tmux(&[
-            "-f",
-            &config.display().to_string(),
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "50",
-            &command,
-        ]);
-        pane
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .stdin(Stdio::null())
-            .output()
-            .expect("tmux must be installed (apt-get install -y tmux)");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.tmux(&["capture-pane", "-p"]);
-            if screen.contains(text) {
-                return screen;
-            }
-            if start.elapsed() > Duration::from_secs(15) {
-                panic!("the screen never showed {text:?}:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-l", text]);
+        pane.run("set -g remain-on-exit on\n", &command);
+        Pane(pane)
     }
 
     /// The exit status and the one JSON line printed.
     fn finish(&self) -> (i32, Value) {
-        let rc = self.dir.join("rc");
-        let start = Instant::now();
-        while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
-            if start.elapsed() > Duration::from_secs(15) {
-                panic!(
-                    "forms ask fill never exited:\n{}",
-                    self.tmux(&["capture-pane", "-p"])
-                );
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-        let code = std::fs::read_to_string(&rc)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let out = std::fs::read_to_string(self.dir.join("out.json")).unwrap();
+        let Some(code) = self.exit_code() else {
+            panic!("forms ask fill never exited:\n{}", self.screen());
+        };
+        let out = self.read("out.json");
         assert_eq!(out.lines().count(), 1, "{out:?}");
         (code, serde_json::from_str(out.trim()).unwrap())
     }
-}
 
-impl Pane {
     /// Closes the terminal: the tmux server and its pseudo-terminals go away.
     fn hang_up(&self) {
         self.tmux(&["kill-server"]);
@@ -164,41 +91,17 @@ impl Pane {
     /// started with `start_ignoring_hangup`. A command still running after 15 s is killed
     /// (it is the shell's child) and the case fails.
     fn finish_without_terminal(&self) -> (i32, String, String) {
-        let rc = self.dir.join("rc");
-        let start = Instant::now();
-        while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
-            if start.elapsed() > Duration::from_secs(15) {
-                let shell = std::fs::read_to_string(self.dir.join("shell.pid")).unwrap();
-                let shell = shell.trim();
-                let children =
-                    std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
-                        .unwrap_or_default();
-                for pid in children.split_whitespace() {
-                    let _ = Command::new("kill").args(["-KILL", pid]).status();
-                }
-                panic!("forms kept running after its terminal went away");
+        let Some(code) = self.exit_code() else {
+            let shell = self.read("shell.pid");
+            let shell = shell.trim();
+            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                .unwrap_or_default();
+            for pid in children.split_whitespace() {
+                let _ = Command::new("kill").args(["-KILL", pid]).status();
             }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-        let code = std::fs::read_to_string(&rc)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let read = |name: &str| std::fs::read_to_string(self.dir.join(name)).unwrap();
-        (code, read("out.json"), read("err.txt"))
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .stderr(Stdio::null())
-            .status();
-        let _ = std::fs::remove_dir_all(&self.dir);
+            panic!("forms kept running after its terminal went away");
+        };
+        (code, self.read("out.json"), self.read("err.txt"))
     }
 }
 

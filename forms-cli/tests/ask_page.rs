@@ -4,18 +4,13 @@
 //! skipped, and with `CI=true` it fails). The page is served on 127.0.0.1 at a secret URL;
 //! a request without the secret, or from a foreign `Origin`, is refused and the form keeps
 //! waiting for the person.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod browser;
 mod controls;
 
-#[path = "../../tests/support/store.rs"]
-mod store;
+use forms_test_kit::store;
 
 use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, RequestId};
 use forms_runtime::{DataForm, Form, Outcome, StaticForm};

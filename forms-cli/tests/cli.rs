@@ -1,11 +1,7 @@
 //! The `forms` command end to end: every command, every exit status, standard input, input
 //! that is not UTF-8, oversized, deeply nested and empty input.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod controls;
 

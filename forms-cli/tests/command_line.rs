@@ -1,18 +1,18 @@
 //! The command line itself: `--flag=VALUE` beside `--flag VALUE` on every command, each
 //! subcommand's own `--help`, `--version`, shell completions, arguments that are not UTF-8,
 //! and the subcommands a build leaves out. Every case runs the real `forms` binary.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+
+fn scratch(name: &str) -> PathBuf {
+    forms_test_kit::scratch("command-line", name)
+}
 
 /// The exit status, standard output and standard error of `forms ARGS`.
 fn forms<I, S>(args: I) -> (i32, String, String)
@@ -30,14 +30,6 @@ where
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("command-line-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn form() -> Value {
@@ -393,35 +385,21 @@ fn host_says_it_is_not_built_in() {
 }
 
 #[cfg(feature = "host")]
-#[path = "../../tests/support/bins.rs"]
-mod bins;
-
-#[cfg(feature = "host")]
 mod host {
     use super::*;
-    use std::io::{BufRead, BufReader};
-
-    fn forms_mcp() -> PathBuf {
-        bins::bin("forms-mcp")
-    }
+    use forms_test_kit::process::Server;
 
     /// `forms-mcp --http=127.0.0.1:0` and `forms host --url=URL …`, every value flag written
     /// `--flag=VALUE`: the form is answered from the file and the result printed.
     #[test]
     fn host_and_forms_mcp_take_flag_equals_value() {
         let dir = scratch("host-equals");
-        let mut server = Command::new(forms_mcp())
+        let mut command = Command::new(forms_test_kit::forms_mcp());
+        command
             .arg("--http=127.0.0.1:0")
-            .env("DATA_FORMS_TIMEOUT_MS", "10000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
-        let line = lines.next().unwrap().unwrap();
-        std::thread::spawn(move || for _ in lines {});
-        let url = line.strip_prefix("listening on ").unwrap().to_owned();
+            .env("DATA_FORMS_TIMEOUT_MS", "10000");
+        let server = Server::start(command);
+        let url = server.url.clone();
         let accept = json!({"action": "accept", "content": {"size": "s"}});
         let answer = dir.join("answer.json");
         std::fs::write(&answer, accept.to_string()).unwrap();
@@ -437,8 +415,7 @@ mod host {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        let _ = server.kill();
-        let _ = server.wait();
+        drop(server);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         let result: Value = serde_json::from_slice(&out.stdout).unwrap();

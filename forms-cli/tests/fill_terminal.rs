@@ -7,26 +7,24 @@
 //! Needs `tmux` (`.ci/test` installs it). Each test uses its own tmux socket (`tmux -L`) and
 //! kills its server when it ends, also on failure. Each server runs with `set-clipboard on`,
 //! so an OSC 52 sequence that reached the pane would set a tmux paste buffer.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::{DataForm, FileRefView, Outcome};
+use forms_test_kit::{example, forms_mcp};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A `forms fill` session in its own tmux server.
-struct Pane {
-    socket: String,
-    dir: PathBuf,
+struct Pane(tmux::Pane);
+
+impl std::ops::Deref for Pane {
+    type Target = tmux::Pane;
+    fn deref(&self) -> &tmux::Pane {
+        &self.0
+    }
 }
 
 impl Pane {
@@ -38,89 +36,36 @@ impl Pane {
     /// Writes `form` and starts the command `command(forms, form file)` in a fresh tmux
     /// server, its standard output and status kept in files.
     fn start_with(name: &str, form: &Value, command: impl Fn(&str, &str) -> String) -> Pane {
-        let dir = std::env::temp_dir().join(format!("forms-fill-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = forms_test_kit::scratch("fill", name);
         let file = dir.join("form.json");
         std::fs::write(&file, form.to_string()).unwrap();
-        // tmux obeys OSC 52 (and keeps what it writes as a paste buffer) with this option;
-        // the pane stays readable after its command exits.
-        let config = dir.join("tmux.conf");
-        std::fs::write(
-            &config,
-            "set -g set-clipboard on\nset -g remain-on-exit on\n",
-        )
-        .unwrap();
-        let pane = Pane {
-            socket: format!("forms-fill-{name}-{}", std::process::id()),
+        let pane = tmux::Pane::new(
+            format!("forms-fill-{name}-{}", std::process::id()),
             dir,
-        };
+            Duration::from_secs(10),
+        );
         let command = format!(
             "{} > {} ; echo $? > {}",
-            command(
-                &quote(Path::new(env!("CARGO_BIN_EXE_forms"))),
-                &quote(&file)
-            ),
-            quote(&pane.out_path()),
-            quote(&pane.dir.join("rc")),
+            command(&tmux::quote(env!("CARGO_BIN_EXE_forms")), &quote(&file)),
+            pane.file("out.json"),
+            pane.file("rc"),
         );
-        pane.tmux(&[
-            "-f",
-            &config.display().to_string(),
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "50",
+        // tmux obeys OSC 52 (and keeps what it writes as a paste buffer) with this option;
+        // the pane stays readable after its command exits.
+        pane.run(
+            "set -g set-clipboard on\nset -g remain-on-exit on\n",
             &command,
-        ]);
-        pane
+        );
+        Pane(pane)
     }
 
     fn out_path(&self) -> PathBuf {
         self.dir.join("out.json")
     }
 
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .stdin(Stdio::null())
-            .output()
-            .expect("tmux must be installed (apt-get install -y tmux)");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p"])
-    }
-
     /// The screen and its scrolled-off history, wrapped lines joined.
     fn history(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-J", "-S", "-"])
-    }
-
-    /// Waits until the screen shows `text`.
-    fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            if start.elapsed() > Duration::from_secs(10) {
-                panic!("the screen never showed {text:?}:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
     }
 
     /// The newest tmux paste buffer, if anything (such as an OSC 52 sequence) set one.
@@ -138,33 +83,11 @@ impl Pane {
             .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    /// Sends tmux key names (`Enter`, `Up`, `C-c`, `3`, …).
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    /// Types `text` literally.
-    fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-l", text]);
-    }
-
     /// Waits for `forms fill` to exit; its status and standard output.
     fn finish(&self) -> (i32, String) {
-        let rc = self.dir.join("rc");
-        let start = Instant::now();
-        while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
-            if start.elapsed() > Duration::from_secs(10) {
-                panic!("forms fill never exited:\n{}", self.screen());
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-        let code = std::fs::read_to_string(&rc)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let Some(code) = self.exit_code() else {
+            panic!("forms fill never exited:\n{}", self.screen());
+        };
         (code, std::fs::read_to_string(self.out_path()).unwrap())
     }
 
@@ -177,21 +100,7 @@ impl Pane {
     }
 }
 
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .stderr(Stdio::null())
-            .status();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
-}
+use forms_test_kit::tmux::{self, quote_path as quote};
 
 fn data(form: &Value) -> DataForm {
     DataForm::from_json(&form.to_string()).unwrap()
@@ -606,11 +515,6 @@ fn without_a_terminal_on_stdin_fill_exits_2_with_a_message() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `forms-mcp`, built on demand.
-fn forms_mcp() -> PathBuf {
-    bins::bin("forms-mcp")
-}
-
 #[test]
 fn host_terminal_asks_the_server_s_form_in_the_terminal_and_prints_the_tool_result() {
     // `forms host --terminal`: the form `forms-mcp` asks mid-call is filled here, as
@@ -713,11 +617,6 @@ fn fill_shows_escape_sequences_of_the_form_as_text_and_the_clipboard_stays_unset
         None,
         "an OSC 52 sequence of the form set the clipboard"
     );
-}
-
-/// An example server of this crate, built on demand.
-fn example(name: &str) -> PathBuf {
-    bins::example(name)
 }
 
 /// `forms host --terminal` against `examples/core_server.rs`, calling `tool`.

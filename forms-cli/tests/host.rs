@@ -2,49 +2,26 @@
 //! (the project's `forms-mcp`, the example `report_server`, a scripted malformed server) over
 //! stdio and streamable HTTP, on both protocol generations, answering through `--answer`
 //! and through the preview page in headless Chromium.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
 mod browser;
 
+use forms_test_kit::forms::report_form;
+use forms_test_kit::process::Server;
+use forms_test_kit::{example, forms_mcp};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
+
+fn scratch(name: &str) -> PathBuf {
+    forms_test_kit::scratch("host", name)
+}
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
-
-fn forms_mcp() -> PathBuf {
-    bins::bin("forms-mcp")
-}
-
-fn example(name: &str) -> PathBuf {
-    bins::example(name)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("forms-host-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn report_form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
-}
 
 fn forms_host(dir: &Path, answer: &Value, args: &[&str]) -> Command {
     let file = dir.join("answer.json");
@@ -176,29 +153,8 @@ fn host_declines_and_lists_tools() {
     }
 }
 
-struct HttpServer(Child, String);
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_http() -> HttpServer {
-    let mut child = Command::new(forms_mcp())
-        .args(["--http", "127.0.0.1:0"])
-        .env("DATA_FORMS_TIMEOUT_MS", "10000")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let line = lines.next().unwrap().unwrap();
-    std::thread::spawn(move || for _ in lines {});
-    let url = line.strip_prefix("listening on ").unwrap().to_owned();
-    HttpServer(child, url)
+fn start_http() -> Server {
+    Server::http(&forms_mcp(), &[], &[("DATA_FORMS_TIMEOUT_MS", "10000")])
 }
 
 #[test]
@@ -212,7 +168,7 @@ fn host_answers_forms_mcp_over_streamable_http_on_both_protocols() {
             &answer,
             &[
                 "--url",
-                &server.1,
+                &server.url,
                 "--protocol",
                 protocol,
                 "--call",

@@ -4,18 +4,14 @@
 //! Chromium, from an attacker page on another loopback origin and from a `file://` page).
 //! Each is refused, the tool result stays the person's, and a file picked on the page
 //! reaches the server as a private copy named by its real path.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
 mod browser;
 
 use forms_runtime::Url;
+use forms_test_kit::forms::{files_form, report_form};
+use forms_test_kit::forms_mcp;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -24,37 +20,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
+fn scratch(name: &str) -> PathBuf {
+    forms_test_kit::scratch("page", name)
+}
+
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
-
-/// `forms-mcp`, built on demand.
-fn forms_mcp() -> PathBuf {
-    bins::bin("forms-mcp")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("forms-page-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn report_form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
-}
-
-fn files_form() -> Value {
-    json!({"message": "Share the numbers", "questions": [
-        {"id": "data", "type": "files", "title": "Sales data", "required": true,
-         "maxItems": 2, "accept": [".csv"]},
-        {"id": "goal", "type": "text", "title": "Anything else?", "required": false}
-    ]})
-}
 
 /// A `forms host` process answering through the page: its URL, and its standard error
 /// as it arrives.

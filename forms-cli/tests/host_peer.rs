@@ -6,12 +6,8 @@
 //!
 //! Needs `FORMS_INTEROP_PY` (the venv of `.ci/interop-setup`, which pins both libraries);
 //! without it each test says loudly that it was skipped, and with `CI=true` it fails.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use serde_json::{json, Value};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -19,6 +15,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    forms_test_kit::scratch("host-peer", name)
+}
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
@@ -54,13 +54,6 @@ fn python() -> Option<PathBuf> {
 
 fn peer_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../forms-mcp/tests/interop/peer_server.py")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("forms-host-peer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// `forms host --trace --protocol PROTOCOL --answer FILE --call choose_project` and the server

@@ -5,12 +5,8 @@
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them). Set
 //! `FORMS_SCREENSHOTS=docs` to rewrite the committed screenshots under `docs/`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod browser;
 
@@ -19,6 +15,10 @@ use forms_runtime::{DataForm, FileRefView, Outcome};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    forms_test_kit::scratch("preview", name)
+}
 
 const TAB: &str = "\u{E004}";
 const ARROW_DOWN: &str = "\u{E015}";
@@ -31,14 +31,6 @@ fn workspace() -> PathBuf {
         .parent()
         .unwrap()
         .to_owned()
-}
-
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("forms-preview-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Writes `form` to a file and runs the real `forms preview FILE --out page.html`.

@@ -33,15 +33,12 @@
 //! `FORMS_PROFILE=ask|core|elicit` runs that side alone for `FORMS_PROFILE_ITERS` calls (for
 //! `valgrind --tool=callgrind --separate-threads=yes`, whose file for the server's thread
 //! counts its instructions).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_mcp::{error_response, Asked, FormAsker, FormCall};
 use forms_runtime::{Form, Outcome};
+use forms_test_kit::forms::report_form as data_arguments;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
@@ -202,16 +199,6 @@ impl ClientHandler for Host {
         ClientConfig::new(caps, Implementation::new("bench-host", "1"))
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
-}
-
-/// The Data tool's arguments: the same form as `Setup`, as `mcp_server.rs` sends it.
-fn data_arguments() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
 }
 
 fn native_caps() -> Value {

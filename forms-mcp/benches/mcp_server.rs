@@ -10,13 +10,10 @@
 //! The peer runs in a venv at `$PEER_VENV` (default `~/.cache/forms-peer-venv-0.2.1`, the one
 //! `peer-check` uses), created with `python3 -m venv` and `pip install` when missing. Without
 //! Python the peer column is skipped and no ratio is printed.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
+use forms_test_kit::forms::report_form as form;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -171,15 +168,6 @@ impl Conn {
         );
         elapsed
     }
-}
-
-fn form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
 }
 
 struct Figures {

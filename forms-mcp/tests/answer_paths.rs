@@ -10,15 +10,10 @@
 //! text of the case (a repeated key included) and the results are read as the bytes on the
 //! wire: every `tools/call` result carries `"resultType":"complete"` on 2026-07-28 and no
 //! `resultType` on 2025-11-25.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 mod common;
 
 use serde_json::{json, Value};
@@ -268,28 +263,7 @@ fn forms_cli() -> PathBuf {
     bins::bin("forms")
 }
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "forms-mcp-answer-paths-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use forms_test_kit::TempDir;
 
 /// What `forms answer --form FORM` prints for `answer` on its standard input: the payload
 /// (exit 0) or the error (exit 1).
@@ -675,7 +649,7 @@ async fn every_answer_gets_one_verdict_on_every_path() {
     }
     cases.extend(listed().into_iter().map(|case| (case, None)));
 
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-answer-paths");
     let server = common::start_http(10_000).await;
     let mut legacy_stdio = StdioWire::legacy(10_000, &native_caps()).await;
     let mut modern_stdio = StdioWire::spawn(10_000, &[]);
@@ -778,7 +752,7 @@ fn has_files(form: &Value) -> bool {
 async fn every_answer_gets_the_same_verdict_on_the_core_paths() {
     let mut cases: Vec<Case> = corpus().into_iter().map(|(case, _)| case).collect();
     cases.extend(listed());
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-answer-paths");
     let caps = core_caps();
     let server = common::start_http_with(10_000, &["--core-fallback"], &[]).await;
     let mut legacy_stdio = StdioWire::legacy_with(10_000, &caps, &["--core-fallback"]).await;
@@ -1017,7 +991,7 @@ fn check_outcome(
 /// `"resultType":"complete"` on 2026-07-28 and without it on 2025-11-25.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_tool_results_carry_result_type_on_2026_07_28_only() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-answer-paths");
     let db = dir.0.join("asks.db").display().to_string();
     let conversation = "chat-result-type";
     {

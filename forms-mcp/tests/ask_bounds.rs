@@ -328,7 +328,7 @@ async fn lists_cost_what_they_return(db: String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_list_sqlite_costs_what_it_returns_whatever_the_conversation_holds() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     lists_cost_what_they_return(dir.db()).await;
 }
 

@@ -1,17 +1,15 @@
 //! The `forms-mcp` command line: `--flag=VALUE`, `--help`, `--version`, arguments that are not
 //! UTF-8, and the HTTP flags that need `--http`. Every case runs the real binary.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
+
+use forms_test_kit::process::Server;
 
 fn forms_mcp<I, S>(args: I) -> (i32, String, String)
 where
@@ -36,29 +34,23 @@ where
 /// an `initialize` over the real socket.
 #[test]
 fn http_and_its_limits_take_flag_equals_value() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
-        .args([
-            "--http=127.0.0.1:0",
-            "--header-timeout=5",
-            "--body-timeout=5",
-            "--max-connections=8",
-            "--max-sessions=4",
-            "--session-idle=60",
-            "--body-memory=1",
-            "--allow-origin=https://app.example",
-            "--allow-host=forms.example",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
-    let line = lines.next().unwrap().unwrap();
-    std::thread::spawn(move || for _ in lines {});
-    let url = line
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("{line}"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_forms-mcp"));
+    command.args([
+        "--http=127.0.0.1:0",
+        "--header-timeout=5",
+        "--body-timeout=5",
+        "--max-connections=8",
+        "--max-sessions=4",
+        "--session-idle=60",
+        "--body-memory=1",
+        "--allow-origin=https://app.example",
+        "--allow-host=forms.example",
+    ]);
+    let server = Server::start(command);
+    let url = server
+        .url
+        .strip_prefix("http://")
+        .unwrap_or_else(|| panic!("{}", server.url));
     let (addr, path) = url.split_once('/').unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let mut stream = TcpStream::connect(addr).unwrap();
@@ -73,8 +65,7 @@ fn http_and_its_limits_take_flag_equals_value() {
     .unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(
         response.contains("form_elicitation") || response.contains("serverInfo"),

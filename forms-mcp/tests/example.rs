@@ -1,14 +1,9 @@
 //! The example server `report_server` (an ordinary tool that asks a typed form on the way),
 //! run as a real child process and driven by the scripted host, on both transports.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
+use forms_test_kit::bins;
 mod common;
 
 use common::*;

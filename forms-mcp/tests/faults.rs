@@ -1,11 +1,7 @@
 //! Bad input and faults over stdio, driven with raw JSON-RPC lines: the server keeps serving
 //! and never panics.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use serde_json::{json, Value};
 use std::process::Stdio;

@@ -2,12 +2,8 @@
 //! TCP sockets (foreign `Origin` and `Host`, slow headers, an endless body, floods of
 //! connections, sessions and unfinished bodies, another token on a session or a request
 //! state), while a normal client still gets its answers.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

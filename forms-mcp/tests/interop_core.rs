@@ -10,19 +10,13 @@
 //!
 //! Needs `FORMS_INTEROP_PY` / `FORMS_INTEROP_NODE_DIR` from `.ci/interop-setup`; without
 //! them each test says loudly that it was skipped, and with `CI=true` it fails.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "../../tests/support/bins.rs"]
-mod bins;
-#[path = "interop/harness.rs"]
-mod harness;
+use forms_test_kit::bins;
+mod interop;
 
-use harness::*;
+use interop::*;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 

@@ -6,17 +6,12 @@
 //!
 //! Needs `FORMS_INTEROP_PY` from `.ci/interop-setup`; without it each test says loudly that
 //! it was skipped, and with `CI=true` it fails.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "interop/harness.rs"]
-mod harness;
+mod interop;
 
-use harness::*;
+use interop::*;
 use serde_json::json;
 
 fn run(api: &str, transport: Transport, protocol: &str) {

@@ -8,17 +8,12 @@
 //! Needs `FORMS_INTEROP_NODE_DIR` from `.ci/interop-setup` and Node.js 20 or later (`node`, or
 //! the binary `FORMS_INTEROP_NODE` names); without the folder each test says loudly that it
 //! was skipped, and with `CI=true` it fails.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
-#[path = "interop/harness.rs"]
-mod harness;
+mod interop;
 
-use harness::*;
+use interop::*;
 use serde_json::json;
 use std::path::Path;
 

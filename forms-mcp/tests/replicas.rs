@@ -7,59 +7,17 @@
 //!
 //! PostgreSQL comes from `FORMS_ASK_PG_URL` (`.ci/pg-start` starts one); without it the
 //! PostgreSQL tests fail under `CI=true` and say so loudly otherwise.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
 const KEY: &str = "8f3a9c21d4e5b6a7980f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4e5f607";
 
-/// The PostgreSQL URL, or `None` with a loud message; in CI a missing one fails the test.
-fn pg_url() -> Option<String> {
-    match std::env::var("FORMS_ASK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("FORMS_ASK_PG_URL is not set: CI must run the PostgreSQL replica tests (.ci/pg-start starts a server)");
-            }
-            eprintln!(
-                "\n*** SKIPPED: PostgreSQL replica test — FORMS_ASK_PG_URL is not set. \
-                 Run `eval \"$(.ci/pg-start)\"` first. ***\n"
-            );
-            None
-        }
-    }
-}
-
-/// A temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir =
-            std::env::temp_dir().join(format!("forms-mcp-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use forms_test_kit::{pg_url, TempDir};
 
 /// A `forms-mcp --http` replica with the shared key and `args` (the store).
 async fn replica(args: &[&str]) -> HttpServer {

@@ -3,12 +3,8 @@
 //! that they were skipped, and with `CI=true` they fail), driven by an rmcp client over stdio
 //! and over HTTP. The principal comes from the session: one per stdio process, one per
 //! bearer token over HTTP; never from the arguments.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 
@@ -24,42 +20,7 @@ use tokio::sync::oneshot::error::TryRecvError;
 
 type Client = RunningService<RoleClient, Host>;
 
-/// A conversation with three members whose names are unique to this run, set up through
-/// the Rust API on the same database the servers use.
-struct Chat {
-    db: String,
-    conversation: String,
-    agent: String,
-    ana: String,
-    bob: String,
-}
-
 impl Chat {
-    fn new(db: String) -> Chat {
-        let t = tag();
-        let chat = Chat {
-            db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
-        };
-        // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
-        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
-        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
-        std::thread::spawn(move || {
-            let asks = Asks::open_location(&db).unwrap();
-            let conversation = ConversationId::new(conversation).unwrap();
-            for p in members {
-                asks.join(&conversation, &Principal::new(p).unwrap())
-                    .unwrap();
-            }
-        })
-        .join()
-        .unwrap();
-        chat
-    }
-
     /// A `forms-mcp --asks DB --principal WHO` process over stdio.
     async fn stdio_as(&self, who: &str) -> Client {
         self.stdio_host(Host::answering(json!({"action": "decline"})), who)
@@ -193,7 +154,7 @@ async fn respond_across_processes(db: String) {
 
 #[tokio::test]
 async fn r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     respond_across_processes(dir.db()).await;
 }
 
@@ -206,7 +167,7 @@ async fn r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner
 
 #[tokio::test]
 async fn the_principal_is_never_an_argument_every_schema_is_closed() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let tools = agent.list_all_tools().await.unwrap();
@@ -283,7 +244,7 @@ async fn the_principal_is_never_an_argument_every_schema_is_closed() {
 
 #[tokio::test]
 async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let ana = chat.stdio_as(&chat.ana).await;
@@ -447,7 +408,7 @@ async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio()
 
 #[tokio::test]
 async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent_token = format!("tok-agent-{}", tag());
     let ana_token = format!("tok-ana-{}", tag());
@@ -512,7 +473,7 @@ async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() 
 
 #[tokio::test]
 async fn asks_options_are_checked_at_start() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let db = dir.db();
     let cases: [&[&str]; 5] = [
         &["--asks", &db],
@@ -559,7 +520,7 @@ async fn asks_options_are_checked_at_start() {
 
 #[tokio::test]
 async fn the_tools_work_the_same_on_protocol_2026_07_28() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let modern = || Host::answering(json!({"action": "decline"})).modern();
     let agent = chat.stdio_host(modern(), &chat.agent).await;
@@ -584,7 +545,7 @@ async fn the_tools_work_the_same_on_protocol_2026_07_28() {
 /// runs, long before the held ones would have timed out.
 #[tokio::test]
 async fn a_cancelled_ask_wait_releases_its_wait() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     let chat = Chat::new(dir.db());
     let agent = chat.stdio_as(&chat.agent).await;
     let r = call_ask(&agent, "ask_open", open_args(&chat, "o1")).await;
@@ -833,7 +794,7 @@ async fn one_surface(db: String) {
 
 #[tokio::test]
 async fn one_surface_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     one_surface(dir.db()).await;
 }
 

@@ -6,12 +6,8 @@
 //! Rust type by a process that did not open the request. The durable delivery of the typed
 //! asking API ([`forms_mcp::durable`]) hands a form to the store and reads the decoded
 //! answer that a real `forms-mcp` process saved.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 
@@ -55,40 +51,7 @@ enum Platform {
     Windows,
 }
 
-/// A conversation with three members unique to this run, set up through the Rust API.
-struct Chat {
-    db: String,
-    conversation: String,
-    agent: String,
-    ana: String,
-    bob: String,
-}
-
 impl Chat {
-    fn new(db: String) -> Chat {
-        let t = tag();
-        let chat = Chat {
-            db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
-        };
-        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
-        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
-        std::thread::spawn(move || {
-            let asks = Asks::open_location(&db).unwrap();
-            let conversation = ConversationId::new(conversation).unwrap();
-            for p in members {
-                asks.join(&conversation, &Principal::new(p).unwrap())
-                    .unwrap();
-            }
-        })
-        .join()
-        .unwrap();
-        chat
-    }
-
     async fn stdio_as(&self, who: &str) -> Client {
         let mut command = server_command(5_000);
         command.args(["--asks", &self.db, "--principal", who]);
@@ -323,7 +286,7 @@ async fn forms_over_mcp(db: String) {
 
 #[tokio::test]
 async fn forms_over_mcp_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     forms_over_mcp(dir.db()).await;
 }
 
@@ -423,7 +386,7 @@ async fn durable_delivery(db: String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn durable_delivery_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     durable_delivery(dir.db()).await;
 }
 
@@ -629,7 +592,7 @@ async fn delivery_chosen_per_call(db: String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_chosen_per_call_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     delivery_chosen_per_call(dir.db()).await;
 }
 

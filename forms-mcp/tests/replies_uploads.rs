@@ -180,7 +180,7 @@ async fn uploads_over_mcp(db: String) {
     assert_eq!(stored(db.clone(), id.clone()).await, 1);
 
     // The requester's program decodes it into a directory of its own.
-    let mine = TempDir::new();
+    let mine = TempDir::new("mcp-asks");
     let dir = mine.0.join("requester-files");
     let (agent_p, id2, dir2) = (agent_name.clone(), id.clone(), dir.clone());
     let report = with_asks(&db, move |asks| {
@@ -202,7 +202,7 @@ async fn uploads_over_mcp(db: String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn uploads_over_mcp_sqlite() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mcp-asks");
     uploads_over_mcp(dir.db()).await;
 }
 

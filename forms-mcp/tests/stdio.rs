@@ -1,11 +1,7 @@
 //! End to end over stdio: the real `forms-mcp` binary as a child process, driven by an rmcp
 //! client acting as the host (protocol 2025-11-25, the legacy transport).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -1,10 +1,6 @@
 //! Rules V1–V8: checking host responses against a form.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::data::{ChoiceOption, FormSpec, Question, QuestionSpec, ResourceOption};
 use forms_runtime::{Answers, DataForm, ErrorCode, FileRefView, FormError, Outcome};

@@ -1,11 +1,7 @@
 //! Bad input to the JSON entry points: every case is an `invalid_arguments` error, never a
 //! panic, a stack overflow or a hang.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::{DataForm, ErrorCode, FormError};
 use serde_json::{json, Value};

@@ -1,12 +1,8 @@
 //! One test per Data rule (R1–R27), each with passing and failing input at the limit, through
 //! the JSON entry points (`DataForm::from_json`, `DataForm::from_value`) and, where it applies,
 //! `DataForm::new`. Plus the normalized output.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::data::{FormSpec, Image, QuestionSpec};
 use forms_runtime::rules::{self, Rule, SelectionLimits};

@@ -1,11 +1,7 @@
 //! The MCP tool descriptor: sections, annotations, limits, and a structural check of Data
 //! arguments against its input schema.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::mcp::{id_pattern, tool_descriptor, SCHEMA_DIALECT, TOOL_NAME};
 use forms_runtime::rules::limits;

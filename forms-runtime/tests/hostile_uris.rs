@@ -2,12 +2,8 @@
 //! V3, V6), through the public API only: `DataForm::from_json`, `check_response` and the
 //! error's `code` and `message`; and a differential test of the URI rules against the WHATWG
 //! parser of the `url` crate.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::rules as forms_rules;
 use forms_runtime::DataForm;

@@ -1,10 +1,6 @@
 //! Rules N1–N10: the native request a validated form compiles to.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
 
 use forms_runtime::data::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use forms_runtime::DataForm;

@@ -6,60 +6,12 @@ use forms_ask::store::PostgresStore;
 use forms_ask::{
     Asks, Clock, ConversationId, ManualClock, Principal, SqliteStore, Store, Timestamp,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// The environment variable naming the PostgreSQL database the tests use.
-pub const PG_URL_VAR: &str = "FORMS_ASK_PG_URL";
-
-/// A directory under the system's temporary directory, removed on drop.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "forms-ask-{tag}-{}-{}-{nanos}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The PostgreSQL URL, or `None` with a loud message. In CI (`CI=true`) a missing
-/// PostgreSQL fails the test instead.
-pub fn pg_url() -> Option<String> {
-    match std::env::var(PG_URL_VAR) {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("{PG_URL_VAR} is not set: CI must run the PostgreSQL tests (.ci/run starts a server)");
-            }
-            eprintln!(
-                "\n*** SKIPPED: PostgreSQL test — {PG_URL_VAR} is not set. \
-                 Run .ci/run, or start a server and set {PG_URL_VAR}=postgres://… ***\n"
-            );
-            None
-        }
-    }
-}
+pub use forms_test_kit::store::pg_url;
+pub use forms_test_kit::TempDir;
 
 /// A fresh, uniquely named schema for one test.
 pub fn pg_schema() -> String {

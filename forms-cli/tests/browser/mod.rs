@@ -4,13 +4,8 @@
 //! headless session with a throwaway profile, and ends both when dropped. It speaks the W3C
 //! WebDriver HTTP protocol with one `Connection: close` request per command, which is all a
 //! test needs, so no async runtime or client crate is built and nothing is ever downloaded.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    dead_code
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction, dead_code)]
 
 use serde_json::{json, Value};
 use std::io::{Read, Write};

@@ -1,12 +1,8 @@
 //! The attack of stored text on another person's terminal: text holding CSI (U+009B), OSC
 //! (U+009D) … ST (U+009C), RLO (U+202E) and DEL, and the check that a `forms` command's
 //! standard output holds none of them raw.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction, dead_code)]
 
 use serde_json::Value;
 

@@ -1,12 +1,7 @@
 //! The scripted host of the end-to-end tests: an rmcp client that advertises native form
 //! support (or not) and answers `openai/elicitation/create` from a script.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction, dead_code)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
@@ -198,16 +193,6 @@ pub fn text_form(message: &str) -> Value {
     ]})
 }
 
-/// A form with a text and a single-select question.
-pub fn report_form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
-}
-
 /// The call params of the Data tool with `arguments`.
 pub fn call(arguments: Value) -> CallToolRequestParams {
     let Value::Object(map) = arguments else {
@@ -328,29 +313,43 @@ pub async fn connect_http_as(
 
 // ---------------------------------------------------------------- the ask_* tools' stores
 
-#[path = "../../../tests/support/store.rs"]
-mod store;
 // Not every test file that includes this module uses them.
 #[allow(unused_imports)]
-pub use store::{pg_url, tag};
+pub use forms_test_kit::{forms::report_form, pg_url, tag, TempDir};
 
-/// A temporary folder holding a SQLite store, removed on drop.
-pub struct TempDir(pub std::path::PathBuf);
-
-impl TempDir {
-    pub fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("forms-mcp-asks-{}", tag()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    pub fn db(&self) -> String {
-        self.0.join("asks.db").display().to_string()
-    }
+/// A conversation with three members whose names are unique to this run, set up through
+/// the Rust API on the same database the servers use.
+pub struct Chat {
+    pub db: String,
+    pub conversation: String,
+    pub agent: String,
+    pub ana: String,
+    pub bob: String,
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+impl Chat {
+    pub fn new(db: String) -> Chat {
+        let t = tag();
+        let chat = Chat {
+            db,
+            conversation: format!("chat-{t}"),
+            agent: format!("agent-{t}"),
+            ana: format!("ana-{t}"),
+            bob: format!("bob-{t}"),
+        };
+        // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
+        let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
+        let members = [chat.agent.clone(), chat.ana.clone(), chat.bob.clone()];
+        std::thread::spawn(move || {
+            let asks = forms_ask::Asks::open_location(&db).unwrap();
+            let conversation = forms_ask::ConversationId::new(conversation).unwrap();
+            for p in members {
+                asks.join(&conversation, &forms_ask::Principal::new(p).unwrap())
+                    .unwrap();
+            }
+        })
+        .join()
+        .unwrap();
+        chat
     }
 }

@@ -1,6 +1,5 @@
-//! The workspace's binaries and example servers, for the tests that run them as real
-//! processes. Included by path (`#[path = "…/tests/support/bins.rs"] mod bins;`) from the
-//! test files of every crate that needs a binary of another package.
+//! The workspace's binaries and example programs, for the tests that run a binary of another
+//! package as a real process (a package's own binaries come from `env!("CARGO_BIN_EXE_…")`).
 //!
 //! Everything is built by one `cargo build --workspace --bins --examples`, once per test
 //! binary. Its feature resolution is the one `cargo test --workspace` makes (dev-dependencies
@@ -8,13 +7,12 @@
 //! artifact fresh and compiles nothing; a narrower `cargo build -p … --features …` resolves
 //! features of its own and builds a second copy of half the dependency tree. Run alone
 //! (`cargo test -p forms-cli --test host`), it builds what is missing or stale.
-#![allow(dead_code, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// `target/debug` (or the profile folder this test binary was built into).
+/// `target/debug` (or the profile folder the running test binary was built into).
 fn out_dir() -> PathBuf {
     // A test binary lives in `<target>/<profile>/deps/`.
     let exe = std::env::current_exe().expect("the test binary's path");
@@ -24,16 +22,28 @@ fn out_dir() -> PathBuf {
         .to_owned()
 }
 
-/// The workspace root: the manifest folder of the package under test, or its parent.
-fn workspace_root() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if here.join("forms-cli").is_dir() {
-        here.to_owned()
-    } else {
-        here.parent()
-            .expect("a workspace member's parent")
+/// The workspace root, as Cargo names it (`cargo locate-project --workspace`) from this
+/// crate's manifest folder.
+pub fn workspace_root() -> PathBuf {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let output = Command::new(env!("CARGO"))
+            .args(["locate-project", "--workspace", "--message-format", "plain"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo locate-project runs");
+        assert!(
+            output.status.success(),
+            "cargo locate-project --workspace: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let manifest = PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
+        manifest
+            .parent()
+            .expect("the workspace manifest's folder")
             .to_owned()
-    }
+    })
+    .clone()
 }
 
 fn build_all() -> &'static Path {
@@ -57,6 +67,11 @@ pub fn bin(name: &str) -> PathBuf {
     let path = build_all().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(path.is_file(), "{} was not built", path.display());
     path
+}
+
+/// `forms-mcp`, built and fresh (for the tests of other packages).
+pub fn forms_mcp() -> PathBuf {
+    bin("forms-mcp")
 }
 
 /// An example of any workspace package (`report_server`, `core_server`, …), built and fresh.

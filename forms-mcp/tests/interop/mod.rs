@@ -4,18 +4,14 @@
 //!
 //! `FORMS_INTEROP_PY` names the venv's Python, `FORMS_INTEROP_NODE_DIR` the npm folder. When
 //! one is missing a test fails with `CI=true` and otherwise says loudly that it was skipped.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction, dead_code)]
 
+pub use forms_test_kit::forms::report_form;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub const LEGACY: &str = "2025-11-25";
@@ -98,16 +94,6 @@ pub fn pinned_npm(name: &str) -> String {
     format!("{name} {version}")
 }
 
-/// The arguments every case sends: a text and a single-select question.
-pub fn report_form() -> Value {
-    json!({"message": "Set up your weekly report", "questions": [
-        {"id": "goal", "type": "text", "title": "What would you like to understand?",
-         "required": false},
-        {"id": "format", "type": "single_select", "title": "Report format", "required": true,
-         "options": [{"id": "pdf", "title": "PDF"}, {"id": "html", "title": "Web page"}]}
-    ]})
-}
-
 /// The native request the runtime compiles for [`report_form`].
 pub fn native_request() -> Value {
     let form = forms_runtime::DataForm::from_value(&report_form()).unwrap();
@@ -115,17 +101,7 @@ pub fn native_request() -> Value {
 }
 
 /// A `forms-mcp --http 127.0.0.1:0` child process and the URL it printed; killed on drop.
-pub struct HttpServer {
-    child: Child,
-    pub url: String,
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+pub use forms_test_kit::process::Server as HttpServer;
 
 /// Starts `forms-mcp --http 127.0.0.1:0` with `DATA_FORMS_TIMEOUT_MS=timeout_ms`.
 pub fn start_http(timeout_ms: u64) -> HttpServer {
@@ -134,23 +110,9 @@ pub fn start_http(timeout_ms: u64) -> HttpServer {
 
 /// Starts `forms-mcp --http 127.0.0.1:0 EXTRA…` with `DATA_FORMS_TIMEOUT_MS=timeout_ms`.
 pub fn start_http_with(timeout_ms: u64, extra: &[&str]) -> HttpServer {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
-        .args(["--http", "127.0.0.1:0"])
-        .args(extra)
-        .env("DATA_FORMS_TIMEOUT_MS", timeout_ms.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let line = lines.next().expect("no address printed").unwrap();
-    std::thread::spawn(move || for _ in lines {});
-    let url = line
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    HttpServer { child, url }
+    let timeout = timeout_ms.to_string();
+    let envs = [("DATA_FORMS_TIMEOUT_MS", timeout.as_str())];
+    HttpServer::http(Path::new(env!("CARGO_BIN_EXE_forms-mcp")), extra, &envs)
 }
 
 /// The transport of a run, with the servers it needs.

@@ -1,0 +1,22 @@
+//! Shared fixtures of the forms workspace's tests: the binaries of other packages, spawned
+//! servers and the address they print, scratch folders, the PostgreSQL URL of the store tests,
+//! the example forms. A dev-dependency only (`publish = false`); see README.md.
+//!
+//! A fixture that cannot be set up fails the test that asked for it, with a message saying
+//! what was missing: the helpers panic rather than return errors.
+// Test code: a failed unwrap, expect, index or panic is a failed test.
+#![allow(clippy::restriction)]
+
+pub mod bins;
+pub mod forms;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
+pub mod inputs;
+pub mod process;
+pub mod scratch;
+pub mod store;
+pub mod tmux;
+
+pub use bins::{bin, example, forms_mcp};
+pub use scratch::{scratch, tag, TempDir};
+pub use store::pg_url;

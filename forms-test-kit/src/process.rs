@@ -1,0 +1,79 @@
+//! Spawning a built server and reading the address it prints.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A server child process and the URL it printed (`listening on URL`); killed on drop.
+pub struct Server {
+    /// The process.
+    pub child: Child,
+    /// The URL from its first line of standard error.
+    pub url: String,
+}
+
+impl Server {
+    /// Starts `program --http 127.0.0.1:0 ARGS…` with `envs`, standard input and output
+    /// closed, and reads the address from the first line of its standard error (the rest is
+    /// drained by a thread, so the server never blocks on it).
+    pub fn http(program: &Path, args: &[&str], envs: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(program);
+        command.args(["--http", "127.0.0.1:0"]).args(args);
+        for (k, v) in envs {
+            command.env(k, v);
+        }
+        Server::start(command)
+    }
+
+    /// Starts `command` (standard input and output closed, standard error read) and reads the
+    /// address it prints on its first line of standard error.
+    pub fn start(mut command: Command) -> Server {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+        let url = read_address(&mut child);
+        Server { child, url }
+    }
+
+    /// The `host:port` of the URL.
+    pub fn authority(&self) -> &str {
+        let rest = self.url.split_once("://").map_or(&*self.url, |(_, r)| r);
+        rest.split('/').next().unwrap_or(rest)
+    }
+
+    /// The port of the URL.
+    pub fn port(&self) -> u16 {
+        let authority = self.authority();
+        let port = authority.rsplit(':').next().unwrap_or(authority);
+        port.parse()
+            .unwrap_or_else(|_| panic!("no port in {}", self.url))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads `listening on URL` from the first line of `child`'s piped standard error, returns
+/// the URL and keeps draining the rest in a thread.
+pub fn read_address(child: &mut Child) -> String {
+    let stderr = child
+        .stderr
+        .take()
+        .expect("the child's standard error is piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let line = lines
+        .next()
+        .expect("no address printed")
+        .expect("standard error is readable");
+    std::thread::spawn(move || for _ in lines {});
+    line.strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned()
+}
