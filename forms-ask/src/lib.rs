@@ -59,12 +59,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod args;
 mod engine;
 mod error;
 pub mod form;
 mod limits;
 mod model;
-pub mod ops;
 mod retry;
 pub mod store;
 mod time;
