@@ -72,6 +72,9 @@ pub mod upload;
 mod wait;
 pub mod wire;
 
+/// The JSON Schema crate the argument types of [`args`] describe themselves with.
+pub use schemars;
+
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};
 pub use form::{FormReply, FormRequest};
