@@ -59,18 +59,21 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod args;
 mod engine;
 mod error;
 pub mod form;
 mod limits;
 mod model;
-pub mod ops;
 mod retry;
 pub mod store;
 mod time;
 pub mod upload;
 mod wait;
 pub mod wire;
+
+/// The JSON Schema crate the argument types of [`args`] describe themselves with.
+pub use schemars;
 
 pub use engine::{AsPrincipal, Asks, BOUND_APPROVAL_EXPIRY, EXPIRY_MAX};
 pub use error::{ActionRefusal, AskError, Ineligible, StoreError};

@@ -265,15 +265,49 @@ pub(crate) fn redeem(r: &Redeem) -> Result<(), AskError> {
     arguments("arguments", &r.arguments)
 }
 
+/// How long one `wait` call waits: `seconds` (0 to [`WAIT_SECONDS_MAX`]), by default
+/// [`WAIT_SECONDS_DEFAULT`]. The one wait rule of every surface.
+pub(crate) fn wait(seconds: Option<f64>) -> Result<std::time::Duration, AskError> {
+    let Some(secs) = seconds else {
+        return Ok(std::time::Duration::from_secs(WAIT_SECONDS_DEFAULT));
+    };
+    if !(secs.is_finite() && (0.0..=WAIT_SECONDS_MAX as f64).contains(&secs)) {
+        return Err(AskError::TooLarge {
+            field: "timeout_seconds".into(),
+            problem: format!(
+                "seconds from 0 to {WAIT_SECONDS_MAX} (a longer wait is a loop of waits), not {secs}"
+            ),
+        });
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// The principals of one membership change: from 1 to [`AUDIENCE_MAX`].
+pub(crate) fn principals(n: usize) -> Result<(), AskError> {
+    if n == 0 || n > AUDIENCE_MAX {
+        return Err(AskError::TooLarge {
+            field: "principals".into(),
+            problem: format!("from 1 to {AUDIENCE_MAX} principals, got {n}"),
+        });
+    }
+    Ok(())
+}
+
+/// How many files one answer sends: at most [`UPLOADS_MAX`] (checked before any is decoded).
+pub(crate) fn files(n: usize) -> Result<(), AskError> {
+    if n > UPLOADS_MAX {
+        return Err(AskError::TooLarge {
+            field: "uploads".into(),
+            problem: format!("at most {UPLOADS_MAX} files, got {n}"),
+        });
+    }
+    Ok(())
+}
+
 /// The uploads of one answer: at most [`UPLOADS_MAX`] files of at most [`UPLOADS_BYTES_MAX`]
 /// bytes together (each file's own limit, [`UPLOAD_BYTES_MAX`], is [`Upload::new`]'s).
 pub(crate) fn uploads(uploads: &[Upload]) -> Result<(), AskError> {
-    if uploads.len() > UPLOADS_MAX {
-        return Err(AskError::TooLarge {
-            field: "uploads".into(),
-            problem: format!("at most {UPLOADS_MAX} files, got {}", uploads.len()),
-        });
-    }
+    files(uploads.len())?;
     let total: usize = uploads.iter().map(|u| u.data().len()).sum();
     if total > UPLOADS_BYTES_MAX {
         return Err(AskError::TooLarge {

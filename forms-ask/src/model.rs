@@ -86,7 +86,9 @@ impl RequestId {
 }
 
 /// What kind of reply a request asks for; each kind has its own outcomes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// An answer, optionally from exact choices. Outcome: `answered`.
@@ -132,7 +134,7 @@ impl fmt::Display for Kind {
 }
 
 /// The typed final outcome of a resolved request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// A question's answer was saved.
@@ -247,7 +249,7 @@ pub struct Redemption {
 }
 
 /// What an executor reports about a redeemed action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ExecutionStatus {
     /// The external effect happened.

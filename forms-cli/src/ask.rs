@@ -1,175 +1,438 @@
 //! `forms ask …`: durable requested replies from a shell, one line of JSON per command.
 //!
-//! Each operation's flags, their limits and its `--help` come from the description the MCP
-//! tools share ([`forms_ask::ops`]); the printed request and refusal are
-//! [`forms_ask::wire`]'s.
+//! Each operation is a clap-derived command ([`Op`]) that converts into the operation's
+//! argument type of [`forms_ask::args`], the same type the `ask_*` MCP tools take: a field
+//! added there does not compile until a flag carries it here. Each flag's help and the
+//! operation's summary are read from that type's schema (its rustdoc and limits); the
+//! printed request and refusal are [`forms_ask::wire`]'s.
+//!
+//! Names: a flag is its tool argument in `kebab-case`, except `--expires` (`expires_at`),
+//! `--timeout` (`timeout_seconds`), `--choice` and `--upload` (`choices`, `uploads`, one
+//! flag per item); the request ID and a membership change's principals are positional. The
+//! acting principal is `--as`, never a tool argument.
 
 use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
-use clap::builder::{PossibleValuesParser, StringValueParser, ValueParser};
 use clap::error::ErrorKind;
-use clap::{ArgAction, ArgMatches, FromArgMatches};
-use forms_ask::ops::{self, ArgKind, Cli, Op};
-use forms_ask::{
-    wire, Action, AskError, Asks, AuditEvent, ConversationId, ExecutionStatus, Kind, Member,
-    NewRequest, Outcome, Principal, Quotas, Redeem, Replacement, RequestId, Timestamp,
-    LIST_DEFAULT, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+use clap::{ArgAction, ArgMatches, FromArgMatches, Subcommand};
+use forms_ask::args::{
+    self, ActionArg, Actor, Answer, CancelArgs, JoinArgs, ListArgs, LogArgs, MembersArgs,
+    MessageArgs, OpenArgs, Operation, RedeemArgs, Refused, RemoveArgs, ReplaceArgs, ReportArgs,
+    RespondArgs, RestoreArgs, RevokeArgs, ShowArgs, SupersedeArgs, UploadArg, WaitArgs,
 };
+use forms_ask::schemars::JsonSchema;
+use forms_ask::{wire, Action, AskError, Asks, ExecutionStatus, Kind, Outcome, Principal};
+use forms_ask::{Quotas, Timestamp};
 use forms_runtime::rules::visible::visible;
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-/// A parsed `forms ask` command line: the operation and its values, keyed by the tool
-/// argument's name (`expires_at` for `--expires`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpArgs {
-    op: &'static Op,
+/// The value at `pointer` in `v` (`null` if none).
+fn at<'a>(v: &'a Value, pointer: &str) -> &'a Value {
+    v.pointer(pointer).unwrap_or(&Value::Null)
+}
+
+/// The help of tool argument `field` of `T`: its description, whether it is optional, what
+/// it takes (from its schema's limits) and its name as a tool argument.
+fn help<T: JsonSchema>(field: &str) -> String {
+    let schema = args::schema::<T>();
+    let p = schema
+        .get("properties")
+        .and_then(|ps| ps.get(field))
+        .unwrap_or(&Value::Null);
+    let required = at(&schema, "/required")
+        .as_array()
+        .is_some_and(|r| r.iter().any(|n| n == field));
+    format!(
+        "{}{} ({}; tool argument `{field}`)",
+        at(p, "/description").as_str().unwrap_or_default(),
+        if required { "" } else { ", optional" },
+        takes(p),
+    )
+}
+
+/// What a schema takes, in words, with its limits.
+fn takes(p: &Value) -> String {
+    let n = |v: &Value| v.as_u64().map(|n| n.to_string()).unwrap_or_default();
+    let keys = |v: &Value| {
+        let names: Vec<String> = at(v, "/properties")
+            .as_object()
+            .map(|o| o.keys().map(|k| format!("{k:?}")).collect())
+            .unwrap_or_default();
+        format!("JSON {{{}}}", names.join(","))
+    };
+    if at(p, "/format") == "date-time" {
+        return "a time such as 2026-12-31T12:00:00Z or ...+02:00".into();
+    }
+    if let Some(words) = at(p, "/enum").as_array() {
+        let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+        return words.join(" | ");
+    }
+    if let Some(any) = at(p, "/anyOf").as_array() {
+        let text = any
+            .first()
+            .map(|t| n(at(t, "/maxLength")))
+            .unwrap_or_default();
+        let object = any.get(1).map(keys).unwrap_or_default();
+        return format!("text, at most {text} characters; for a form, {object}");
+    }
+    match at(p, "/type").as_str() {
+        Some("string") => format!("text, at most {} characters", n(at(p, "/maxLength"))),
+        Some("integer") if at(p, "/maximum").is_null() => "a whole number from 1".into(),
+        Some("integer") => format!(
+            "1 to {}, default {}",
+            n(at(p, "/maximum")),
+            n(at(p, "/default"))
+        ),
+        Some("number") => format!(
+            "seconds, 0 to {}, default {}",
+            n(at(p, "/maximum")),
+            n(at(p, "/default"))
+        ),
+        Some("array") if at(p, "/items/type") == "object" => format!(
+            "a local file's path (the tool: {} with the bytes in base64), repeated for each; \
+             at most {} files",
+            keys(at(p, "/items")),
+            n(at(p, "/maxItems"))
+        ),
+        Some("array") => format!(
+            "at most {}, each at most {} characters, repeated for each",
+            n(at(p, "/maxItems")),
+            n(at(p, "/items/maxLength"))
+        ),
+        Some("object") => keys(p),
+        _ => String::new(),
+    }
+}
+
+/// The first sentence of an operation's summary.
+fn about<T: JsonSchema>() -> String {
+    let summary = args::summary::<T>();
+    let first = summary.split(". ").next().unwrap_or(&summary);
+    format!("{}.", first.trim_end_matches('.'))
+}
+
+/// A word a type of [`forms_ask`] reads (`question`, `approved`, `succeeded`).
+fn word<T: DeserializeOwned>(s: &str) -> Result<T, String> {
+    serde_json::from_value(Value::String(s.to_owned())).map_err(|e| e.to_string())
+}
+
+/// `--db` and `--as` of an operation a principal runs.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Acting {
+    /// a SQLite file, or a postgres:// URL
+    #[arg(long, value_name = "PATH|URL")]
     db: String,
+    /// the principal acting
+    #[arg(long = "as", value_name = "NAME")]
+    acting: String,
+}
+
+/// `--db` and `--as` of a membership operation, which the operator may run.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Operator {
+    /// a SQLite file, or a postgres:// URL
+    #[arg(long, value_name = "PATH|URL")]
+    db: String,
+    /// act as this principal (checked as a manager); without it, as the operator
+    #[arg(long = "as", value_name = "NAME")]
     acting: Option<String>,
-    flags: Vec<(&'static str, String)>,
-    positionals: Vec<String>,
 }
 
-/// The placeholder of an argument's value in the usage (`--expires TIME|DURATION`).
-fn value_name(a: &ops::Arg) -> String {
-    match (a.kind, a.cli) {
-        (ArgKind::Ids(_), Cli::Positional) => "PRINCIPAL".into(),
-        (ArgKind::Ids(_), _) => "NAME".into(),
-        (ArgKind::Version | ArgKind::Count(..), _) => "N".into(),
-        (ArgKind::Seconds(..), _) => "SECONDS".into(),
-        (ArgKind::Action, _) => "JSON".into(),
-        (ArgKind::DateTime, _) => "TIME|DURATION".into(),
-        (ArgKind::Uploads, _) => "PATH".into(),
-        _ if a.name == "id" => "ID".into(),
-        _ => a.name.to_uppercase().replace('_', "-"),
-    }
+/// `forms ask open`.
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct Open {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(long, allow_hyphen_values = true, help = help::<OpenArgs>("conversation"))]
+    conversation: String,
+    #[arg(long, allow_hyphen_values = true, value_parser = word::<Kind>, help = help::<OpenArgs>("kind"))]
+    kind: Option<Kind>,
+    #[arg(long, allow_hyphen_values = true, help = help::<OpenArgs>("body"))]
+    body: String,
+    #[arg(long, allow_hyphen_values = true, help = help::<OpenArgs>("title"))]
+    title: Option<String>,
+    #[arg(long = "choice", allow_hyphen_values = true, action = ArgAction::Append, help = help::<OpenArgs>("choices"))]
+    choices: Vec<String>,
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true, action = ArgAction::Append, help = help::<OpenArgs>("audience"))]
+    audience: Vec<String>,
+    #[arg(long = "expires", value_name = "TIME|DURATION", allow_hyphen_values = true, help = help::<OpenArgs>("expires_at"))]
+    expires_at: Option<String>,
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true, help = help::<OpenArgs>("action"))]
+    action: Option<String>,
+    #[arg(long, value_name = "FORM", allow_hyphen_values = true, help = help::<OpenArgs>("form"))]
+    form: Option<String>,
+    #[arg(long, allow_hyphen_values = true, help = help::<OpenArgs>("key"))]
+    key: String,
 }
 
-/// The parser of an argument's value: the checks that need nothing but the text, so that a
-/// bad value is refused with the operation's usage before anything is opened.
-fn value_parser(kind: ArgKind) -> ValueParser {
-    match kind {
-        ArgKind::OneOf(words) => PossibleValuesParser::new(words.iter().copied()).into(),
-        ArgKind::Version => ValueParser::new(|v: &str| match v.parse::<u64>() {
-            Ok(n) if n >= 1 => Ok(v.to_owned()),
-            _ => Err("a version is a whole number from 1".to_owned()),
-        }),
-        ArgKind::Count(max, _) => ValueParser::new(move |v: &str| match v.parse::<usize>() {
-            Ok(n) if (1..=max).contains(&n) => Ok(v.to_owned()),
-            _ => Err(format!("a whole number from 1 to {max}")),
-        }),
-        ArgKind::Seconds(max, _) => ValueParser::new(move |v: &str| match v.parse::<f64>() {
-            Ok(s) if s.is_finite() && (0.0..=max as f64).contains(&s) => Ok(v.to_owned()),
-            _ => Err(format!(
-                "seconds from 0 to {max} (a longer wait is a loop of waits)"
-            )),
-        }),
-        _ => StringValueParser::new().into(),
-    }
+/// `forms ask show`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Show {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<ShowArgs>("id"))]
+    id: String,
 }
 
-/// `forms ask OPERATION`: the operation's flags, limits and help, from its description.
-fn op_command(op: &'static Op) -> clap::Command {
-    let first = op.summary.split(". ").next().unwrap_or(op.summary);
-    let mut cmd = clap::Command::new(op.name)
-        .about(format!("{}.", first.trim_end_matches('.')))
-        .long_about(op.summary)
-        .arg(
-            clap::Arg::new("db")
-                .long("db")
-                .value_name("PATH|URL")
-                .required(true)
-                .help("a SQLite file, or a postgres:// URL"),
-        )
-        .arg(
-            clap::Arg::new("as")
-                .long("as")
-                .value_name("NAME")
-                .required(!op.operator)
-                .help(if op.operator {
-                    "act as this principal (checked as a manager); without it, as the operator"
-                } else {
-                    "the principal acting"
-                }),
-        );
-    for a in op.args {
-        let repeat = if matches!(a.cli, Cli::Repeated(_)) {
-            ", repeated for each"
-        } else {
-            ""
-        };
-        let tool = if op.tool && a.name != "role" {
-            format!("; tool argument `{}`", a.name)
-        } else {
-            String::new()
-        };
-        let help = format!(
-            "{}{} ({}{repeat}{tool})",
-            a.help,
-            if a.required { "" } else { ", optional" },
-            a.takes(),
-        );
-        let arg = clap::Arg::new(a.name)
-            .value_name(value_name(a))
-            .required(a.required)
-            .help(help)
-            .value_parser(value_parser(a.kind))
-            .hide_possible_values(true);
-        let arg = match a.cli {
-            Cli::Flag(flag) => arg
-                .long(flag)
-                .action(ArgAction::Set)
-                .allow_hyphen_values(true),
-            Cli::Repeated(flag) => arg
-                .long(flag)
-                .action(ArgAction::Append)
-                .allow_hyphen_values(true),
-            Cli::Positional => match a.kind {
-                ArgKind::Ids(max) => arg.num_args(1..=max).action(ArgAction::Append),
-                _ => arg.action(ArgAction::Set),
-            },
-            Cli::None => continue,
-        };
-        cmd = cmd.arg(arg);
-    }
-    if op.tool {
-        cmd = cmd.after_help(format!("As an MCP tool: {}.", op.tool()));
-    }
-    cmd
+/// `forms ask respond`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Respond {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<RespondArgs>("id"))]
+    id: String,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = help::<RespondArgs>("version"))]
+    version: u64,
+    #[arg(long, allow_hyphen_values = true, value_parser = word::<Outcome>, help = help::<RespondArgs>("outcome"))]
+    outcome: Outcome,
+    #[arg(long, allow_hyphen_values = true, help = help::<RespondArgs>("answer"))]
+    answer: Option<String>,
+    #[arg(long = "upload", value_name = "PATH", allow_hyphen_values = true, action = ArgAction::Append, help = help::<RespondArgs>("uploads"))]
+    uploads: Vec<PathBuf>,
+    #[arg(long, allow_hyphen_values = true, help = help::<RespondArgs>("key"))]
+    key: String,
 }
 
-/// A parsed `forms ask` command line: an operation of [`forms_ask::ops`], or answering a
-/// form request as a person (`fill`, `page`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `forms ask wait`.
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct Wait {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<WaitArgs>("id"))]
+    id: String,
+    #[arg(long = "timeout", value_name = "SECONDS", allow_hyphen_values = true, help = help::<WaitArgs>("timeout_seconds"))]
+    timeout_seconds: Option<f64>,
+}
+
+/// `forms ask cancel`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Cancel {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<CancelArgs>("id"))]
+    id: String,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = help::<CancelArgs>("version"))]
+    version: u64,
+    #[arg(long, allow_hyphen_values = true, help = help::<CancelArgs>("key"))]
+    key: String,
+}
+
+/// `forms ask replace`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Replace {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<ReplaceArgs>("id"))]
+    id: String,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = help::<ReplaceArgs>("version"))]
+    version: u64,
+    #[arg(long, allow_hyphen_values = true, help = help::<ReplaceArgs>("body"))]
+    body: Option<String>,
+    #[arg(long, allow_hyphen_values = true, help = help::<ReplaceArgs>("title"))]
+    title: Option<String>,
+    #[arg(long = "expires", value_name = "TIME|DURATION", allow_hyphen_values = true, help = help::<ReplaceArgs>("expires_at"))]
+    expires_at: Option<String>,
+    #[arg(long, allow_hyphen_values = true, help = help::<ReplaceArgs>("key"))]
+    key: String,
+}
+
+/// `forms ask supersede`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Supersede {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<SupersedeArgs>("id"))]
+    id: String,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = help::<SupersedeArgs>("version"))]
+    version: u64,
+    #[arg(long, allow_hyphen_values = true, help = help::<SupersedeArgs>("key"))]
+    key: String,
+}
+
+/// `forms ask log`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Log {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<LogArgs>("id"))]
+    id: String,
+    #[arg(long, allow_hyphen_values = true, help = help::<LogArgs>("after"))]
+    after: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = help::<LogArgs>("limit"))]
+    limit: Option<usize>,
+}
+
+/// `forms ask message`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<MessageArgs>("id"))]
+    id: String,
+    #[arg(long, allow_hyphen_values = true, help = help::<MessageArgs>("text"))]
+    text: String,
+    #[arg(long, allow_hyphen_values = true, help = help::<MessageArgs>("key"))]
+    key: String,
+}
+
+/// `forms ask redeem`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Redeem {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<RedeemArgs>("id"))]
+    id: String,
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true, help = help::<RedeemArgs>("action"))]
+    action: String,
+    #[arg(long, allow_hyphen_values = true, help = help::<RedeemArgs>("key"))]
+    key: String,
+}
+
+/// `forms ask report`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(value_name = "ID", help = help::<ReportArgs>("id"))]
+    id: String,
+    #[arg(long, value_name = "OPERATION-KEY", allow_hyphen_values = true, help = help::<ReportArgs>("operation_key"))]
+    operation_key: String,
+    #[arg(long, allow_hyphen_values = true, value_parser = word::<ExecutionStatus>, help = help::<ReportArgs>("status"))]
+    status: ExecutionStatus,
+    #[arg(long, allow_hyphen_values = true, help = help::<ReportArgs>("detail"))]
+    detail: Option<String>,
+    #[arg(long, allow_hyphen_values = true, help = help::<ReportArgs>("key"))]
+    key: String,
+}
+
+/// `forms ask list`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct List {
+    #[command(flatten)]
+    who: Acting,
+    #[arg(long, allow_hyphen_values = true, help = help::<ListArgs>("conversation"))]
+    conversation: String,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = help::<ListArgs>("limit"))]
+    limit: Option<usize>,
+}
+
+/// `forms ask members`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Members {
+    #[command(flatten)]
+    who: Operator,
+    #[arg(long, allow_hyphen_values = true, help = help::<MembersArgs>("conversation"))]
+    conversation: String,
+}
+
+/// The role `forms ask join` gives (the command line's own: a tool always adds members).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A member with contact rights.
+    Member,
+    /// A manager: the operator's alone to add.
+    Manager,
+}
+
+/// `forms ask join`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Join {
+    #[command(flatten)]
+    who: Operator,
+    #[arg(long, allow_hyphen_values = true, help = help::<JoinArgs>("conversation"))]
+    conversation: String,
+    #[arg(value_name = "PRINCIPAL", required = true, num_args = 1.., help = help::<JoinArgs>("principals"))]
+    principals: Vec<String>,
+    /// member (default) or manager; only the operator adds managers, optional (member |
+    /// manager)
+    #[arg(long, value_enum, hide_possible_values = true)]
+    role: Option<Role>,
+}
+
+/// `forms ask remove`, `revoke` and `restore`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    #[command(flatten)]
+    who: Operator,
+    #[arg(long, allow_hyphen_values = true, help = help::<RemoveArgs>("conversation"))]
+    conversation: String,
+    #[arg(value_name = "PRINCIPAL", required = true, num_args = 1.., help = help::<RemoveArgs>("principals"))]
+    principals: Vec<String>,
+}
+
+/// One operation of `forms ask`: its summary is its argument type's.
+#[derive(Subcommand, Debug, Clone, PartialEq)]
+pub enum Op {
+    #[command(about = about::<OpenArgs>(), long_about = args::summary::<OpenArgs>())]
+    Open(Open),
+    #[command(about = about::<ShowArgs>(), long_about = args::summary::<ShowArgs>())]
+    Show(Show),
+    #[command(about = about::<RespondArgs>(), long_about = args::summary::<RespondArgs>())]
+    Respond(Respond),
+    #[command(about = about::<WaitArgs>(), long_about = args::summary::<WaitArgs>())]
+    Wait(Wait),
+    #[command(about = about::<CancelArgs>(), long_about = args::summary::<CancelArgs>())]
+    Cancel(Cancel),
+    #[command(about = about::<ReplaceArgs>(), long_about = args::summary::<ReplaceArgs>())]
+    Replace(Replace),
+    #[command(about = about::<SupersedeArgs>(), long_about = args::summary::<SupersedeArgs>())]
+    Supersede(Supersede),
+    #[command(about = about::<LogArgs>(), long_about = args::summary::<LogArgs>())]
+    Log(Log),
+    #[command(about = about::<MessageArgs>(), long_about = args::summary::<MessageArgs>())]
+    Message(Message),
+    #[command(about = about::<RedeemArgs>(), long_about = args::summary::<RedeemArgs>())]
+    Redeem(Redeem),
+    #[command(about = about::<ReportArgs>(), long_about = args::summary::<ReportArgs>())]
+    Report(Report),
+    #[command(about = about::<ListArgs>(), long_about = args::summary::<ListArgs>())]
+    List(List),
+    #[command(about = about::<MembersArgs>(), long_about = args::summary::<MembersArgs>())]
+    Members(Members),
+    #[command(about = about::<JoinArgs>(), long_about = args::summary::<JoinArgs>())]
+    Join(Join),
+    #[command(about = about::<RemoveArgs>(), long_about = args::summary::<RemoveArgs>())]
+    Remove(Change),
+    #[command(about = about::<RevokeArgs>(), long_about = args::summary::<RevokeArgs>())]
+    Revoke(Change),
+    #[command(about = about::<RestoreArgs>(), long_about = args::summary::<RestoreArgs>())]
+    Restore(Change),
+}
+
+/// A parsed `forms ask` command line: an operation shared with the MCP tools, or answering
+/// a form request as a person (`fill`, `page`).
+#[derive(Debug, Clone, PartialEq)]
 pub enum AskArgs {
-    /// An operation shared with the MCP tools.
-    Op(OpArgs),
+    /// An operation shared with the MCP tools, and its name (for its usage).
+    Op(String, Op),
     /// `forms ask fill|page`.
     Form(crate::ask_form::Args),
 }
 
 impl clap::Args for AskArgs {
     fn augment_args(cmd: clap::Command) -> clap::Command {
-        cmd.subcommand_required(true)
+        let mut cmd = Op::augment_subcommands(cmd)
+            .subcommand_required(true)
             .arg_required_else_help(true)
-            .subcommand_value_name("OPERATION")
-            .subcommands(ops::OPS.iter().map(op_command))
-            .subcommand(crate::ask_form::command(false))
+            .subcommand_value_name("OPERATION");
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        for name in names {
+            cmd = cmd.mut_subcommand(&name, |c| {
+                c.after_help(format!("As an MCP tool: ask_{name}."))
+            });
+        }
+        cmd.subcommand(crate::ask_form::command(false))
             .subcommand(crate::ask_form::command(true))
     }
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         Self::augment_args(cmd)
-    }
-}
-
-/// The values of argument `id`, as text (every operation argument is parsed to text).
-fn values(m: &ArgMatches, id: &str) -> Result<Vec<String>, clap::Error> {
-    match m.try_get_many::<String>(id) {
-        Ok(values) => Ok(values.into_iter().flatten().cloned().collect()),
-        Err(e) => Err(clap::Error::raw(ErrorKind::ArgumentConflict, e.to_string())),
     }
 }
 
@@ -181,32 +444,7 @@ impl FromArgMatches for AskArgs {
         if name == "fill" || name == "page" {
             return crate::ask_form::Args::from_matches(name, m).map(AskArgs::Form);
         }
-        let Some(op) = ops::OPS.iter().find(|op| op.name == name) else {
-            return Err(clap::Error::new(ErrorKind::InvalidSubcommand));
-        };
-        let db = values(m, "db")?
-            .into_iter()
-            .next()
-            .ok_or_else(|| clap::Error::new(ErrorKind::MissingRequiredArgument))?;
-        let acting = values(m, "as")?.into_iter().next();
-        let mut flags = Vec::new();
-        let mut positionals = Vec::new();
-        for a in op.args {
-            match a.cli {
-                Cli::Flag(_) | Cli::Repeated(_) => {
-                    flags.extend(values(m, a.name)?.into_iter().map(|v| (a.name, v)))
-                }
-                Cli::Positional => positionals.extend(values(m, a.name)?),
-                Cli::None => {}
-            }
-        }
-        Ok(AskArgs::Op(OpArgs {
-            op,
-            db,
-            acting,
-            flags,
-            positionals,
-        }))
+        Ok(AskArgs::Op(name.to_owned(), Op::from_arg_matches(matches)?))
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
@@ -218,89 +456,20 @@ impl FromArgMatches for AskArgs {
 /// `forms ask …`: runs the parsed operation and prints its line; a usage error found here
 /// (a value only the store's clock or the operation can judge) prints the operation's usage.
 pub fn main(command: AskArgs) -> ExitCode {
-    let command = match command {
-        AskArgs::Op(c) => c,
+    let (name, op) = match command {
+        AskArgs::Op(name, op) => (name, op),
         AskArgs::Form(args) => return crate::ask_form::main(args),
     };
-    let (line, code) = match run(&command) {
+    let (line, code) = match run(op) {
         Ok(line) => (line, ExitCode::SUCCESS),
         Err(Failure::Refused(line)) => (line, ExitCode::from(1)),
         Err(Failure::Usage(Usage(message))) => {
-            return usage_error(&["ask", command.op.name], &visible(&message))
+            return usage_error(&["ask", &name], &visible(&message))
         }
     };
     match print_line(&line) {
         Ok(()) => code,
         Err(_) => ExitCode::from(2),
-    }
-}
-
-impl OpArgs {
-    fn flag(&self, name: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn all(&self, name: &str) -> Vec<&str> {
-        self.flags
-            .iter()
-            .filter(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
-            .collect()
-    }
-
-    /// The flag of tool argument `name`, for messages.
-    fn flag_of(&self, name: &str) -> String {
-        let flag = self
-            .op
-            .args
-            .iter()
-            .find(|a| a.name == name)
-            .and_then(|a| a.flag())
-            .unwrap_or(name);
-        format!("--{flag}")
-    }
-
-    /// A count flag's value (its parser already checked its range), or `default`.
-    fn count(&self, name: &str, default: usize) -> usize {
-        self.flag(name)
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(default)
-    }
-
-    fn need(&self, name: &str) -> Result<&str, Usage> {
-        self.flag(name)
-            .ok_or_else(|| Usage(format!("missing `{}`", self.flag_of(name))))
-    }
-
-    fn id(&self) -> Result<RequestId, Failure> {
-        let raw = self.positionals.first().map(String::as_str).unwrap_or("");
-        Ok(RequestId::new(raw)?)
-    }
-
-    fn version(&self) -> Result<u64, Usage> {
-        let v = self.need("version")?;
-        v.parse().ok().filter(|v| *v >= 1).ok_or_else(|| {
-            Usage(format!(
-                "`--version` must be a whole number from 1, not `{v}`"
-            ))
-        })
-    }
-
-    fn expires(&self, now: Timestamp) -> Result<Option<Timestamp>, Usage> {
-        self.flag("expires_at")
-            .map(|s| {
-                wire::expiry(s, now).ok_or_else(|| {
-                    Usage(format!(
-                        "`--expires` is a time such as 2026-12-31T12:00:00Z or \
-                         2026-12-31T14:00:00+02:00, or a duration from now such as 7d, 36h \
-                         or 90m, not `{s}`"
-                    ))
-                })
-            })
-            .transpose()
     }
 }
 
@@ -324,264 +493,361 @@ impl From<AskError> for Failure {
     }
 }
 
-/// `value` as the JSON to print (through [`print_line`], as every line is).
-fn line<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value)
-        .unwrap_or_else(|e| json!({"error": {"code": "internal", "message": e.to_string()}}))
+impl From<Refused> for Failure {
+    fn from(e: Refused) -> Self {
+        Failure::Refused(e.wire())
+    }
+}
+
+/// The flag of tool argument `field` in the command `C` (`--expires` for `expires_at`).
+fn flag_of<C: clap::Args>(field: &str) -> String {
+    let cmd = C::augment_args(clap::Command::new("ask"));
+    let long = cmd
+        .get_arguments()
+        .find(|a| a.get_id() == field)
+        .and_then(|a| a.get_long().map(str::to_owned));
+    match long {
+        Some(long) => format!("`--{long}`"),
+        None => format!("`{}`", field.to_uppercase()),
+    }
+}
+
+/// `args`' limits that need nothing but the values, as usage errors naming `C`'s flag.
+fn checked<C: clap::Args, A: Operation>(args: A) -> Result<A, Usage> {
+    match args.validate() {
+        Ok(()) => Ok(args),
+        Err(AskError::TooLarge { field, problem }) => {
+            Err(Usage(format!("{}: {problem}", flag_of::<C>(&field))))
+        }
+        Err(e) => Err(Usage(e.to_string())),
+    }
+}
+
+fn open_store(db: &str) -> Result<Asks, Failure> {
+    Ok(Asks::open_location(db)?.with_quotas(Quotas::from_env().map_err(Usage)?))
+}
+
+/// Runs `args` as `acting` on `asks`.
+fn run_as<A: Operation>(asks: &Asks, acting: &str, args: A) -> Result<Value, Failure> {
+    let me = Principal::new(acting)?;
+    Ok(args.run(&asks.as_principal(&me))?)
+}
+
+/// Checks `args` (`C`'s flags in the messages), opens the store and runs it as `who`.
+fn run_checked<C: clap::Args, A: Operation>(who: &Acting, args: A) -> Result<Value, Failure> {
+    let args = checked::<C, A>(args)?;
+    run_as(&open_store(&who.db)?, &who.acting, args)
+}
+
+/// An `--expires` value: a time, or a duration from the store's now.
+fn expiry(text: Option<String>, now: Timestamp) -> Result<Option<String>, Usage> {
+    text.map(|s| {
+        wire::expiry(&s, now).map(|t| t.to_string()).ok_or_else(|| {
+            Usage(format!(
+                "`--expires` is a time such as 2026-12-31T12:00:00Z or \
+                 2026-12-31T14:00:00+02:00, or a duration from now such as 7d, 36h or 90m, \
+                 not `{s}`"
+            ))
+        })
+    })
+    .transpose()
 }
 
 /// Reads `--action JSON`: the bound action at `open`, what is presented at `redeem`.
-fn action_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Usage> {
-    serde_json::from_str(text).map_err(|e| {
+fn action_json(text: &str) -> Result<ActionArg, Usage> {
+    let a: Action = serde_json::from_str(text).map_err(|e| {
         Usage(format!(
             "`--action` must be JSON {{\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}}: {e}"
         ))
+    })?;
+    Ok(ActionArg {
+        executor: a.executor,
+        resource_version: a.resource_version,
+        arguments: a.arguments,
+        operation_key: a.operation_key,
     })
 }
 
-fn principal(c: &OpArgs) -> Result<Principal, Failure> {
-    let name = c
-        .acting
-        .as_deref()
-        .ok_or_else(|| Usage("missing `--as`".into()))?;
-    Ok(Principal::new(name)?)
-}
-
-/// The members and the membership log of a conversation, as `--as` (a current member) or
-/// the operator reads them.
-fn members_line(
-    asks: &Asks,
-    acting: Option<&Principal>,
-    conversation: &ConversationId,
-) -> Result<Value, Failure> {
-    let (members, events): (Vec<Member>, _) = match acting {
-        Some(me) => {
-            let me = asks.as_principal(me);
-            (me.members(conversation)?, me.member_log(conversation)?)
-        }
-        None => (asks.members(conversation)?, asks.member_log(conversation)?),
-    };
-    Ok(line(&json!({
-        "conversation": conversation,
-        "members": members,
-        "events": events,
-    })))
-}
-
-/// Runs the command and returns the JSON to print.
-pub(crate) fn run(c: &OpArgs) -> Result<Value, Failure> {
-    let asks = Asks::open_location(&c.db)?.with_quotas(Quotas::from_env().map_err(Usage)?);
-    match c.op.name {
-        "join" | "remove" | "revoke" | "restore" => {
-            let conversation = ConversationId::new(c.need("conversation")?)?;
-            let acting = c.acting.as_deref().map(Principal::new).transpose()?;
-            let manager = match c.flag("role") {
-                None | Some("member") => false,
-                Some("manager") if acting.is_none() => true,
-                Some("manager") => {
-                    return Err(Usage(
-                        "`--role manager` is the operator's: leave out `--as`".into(),
-                    )
-                    .into())
-                }
-                Some(r) => {
-                    return Err(Usage(format!("`--role` is member or manager, not `{r}`")).into())
-                }
-            };
-            for p in &c.positionals {
-                let p = Principal::new(p.as_str())?;
-                match (&acting, c.op.name) {
-                    (None, "join") if manager => asks.join_as_manager(&conversation, &p)?,
-                    (None, "join") => asks.join(&conversation, &p)?,
-                    (None, "remove") => asks.remove_member(&conversation, &p)?,
-                    (None, "revoke") => asks.revoke_contact(&conversation, &p)?,
-                    (None, _) => asks.restore_contact(&conversation, &p)?,
-                    (Some(me), name) => {
-                        let me = asks.as_principal(me);
-                        match name {
-                            "join" => me.join(&conversation, &p)?,
-                            "remove" => me.remove_member(&conversation, &p)?,
-                            "revoke" => me.revoke_contact(&conversation, &p)?,
-                            _ => me.restore_contact(&conversation, &p)?,
-                        }
-                    }
-                }
-            }
-            let members: Vec<Member> = asks.members(&conversation)?;
-            Ok(line(
-                &json!({ "conversation": conversation, "members": members }),
-            ))
-        }
-        "members" => {
-            let conversation = ConversationId::new(c.need("conversation")?)?;
-            let acting = c.acting.as_deref().map(Principal::new).transpose()?;
-            members_line(&asks, acting.as_ref(), &conversation)
-        }
-        "list" => {
-            let conversation = ConversationId::new(c.need("conversation")?)?;
-            let limit = c.count("limit", LIST_DEFAULT);
-            let list = asks
-                .as_principal(&principal(c)?)
-                .list(&conversation, limit)?;
-            Ok(line(&wire::requests(&list)))
-        }
-        "open" => {
-            let me = principal(c)?;
-            let conversation = ConversationId::new(c.need("conversation")?)?;
-            let kind = match c.flag("kind") {
-                None => Kind::Question,
-                Some(k) => Kind::parse(k).ok_or_else(|| {
-                    Usage(format!("`--kind` is question, approval or task, not `{k}`"))
-                })?,
-            };
-            let mut new = match kind {
-                Kind::Question => NewRequest::question(c.need("body")?),
-                Kind::Approval => NewRequest::approval(c.need("body")?),
-                Kind::Task => NewRequest::task(c.need("body")?),
-            };
-            if let Some(t) = c.flag("title") {
-                new = new.title(t);
-            }
-            let choices = c.all("choices");
-            if !choices.is_empty() {
-                new = new.choices(choices);
-            }
-            let audience = c.all("audience");
-            if !audience.is_empty() {
-                let list = audience
-                    .into_iter()
-                    .map(Principal::new)
-                    .collect::<Result<Vec<_>, _>>()?;
-                new = new.audience(list);
-            }
-            if let Some(at) = c.expires(asks.now())? {
-                new = new.expires_at(at);
-            }
-            if let Some(a) = c.flag("action") {
-                let action: Action = action_json(a)?;
-                new = new.action(action);
-            }
-            if let Some(form) = c.flag("form") {
-                new.form = Some(serde_json::from_str(form).map_err(|e| {
+impl Open {
+    fn args(self, now: Timestamp) -> Result<OpenArgs, Usage> {
+        let non_empty = |v: Vec<String>| (!v.is_empty()).then_some(v);
+        let form = self
+            .form
+            .map(|f| {
+                serde_json::from_str(&f).map_err(|e| {
                     Usage(format!(
                         "`--form` must be JSON {{\"message\",\"questions\"}}: {e}"
                     ))
-                })?);
+                })
+            })
+            .transpose()?;
+        Ok(OpenArgs {
+            conversation: self.conversation,
+            kind: self.kind,
+            body: self.body,
+            title: self.title,
+            choices: non_empty(self.choices),
+            audience: non_empty(self.audience),
+            expires_at: expiry(self.expires_at, now)?,
+            action: self.action.as_deref().map(action_json).transpose()?,
+            form,
+            key: self.key,
+        })
+    }
+}
+
+impl Respond {
+    fn args(self) -> Result<RespondArgs, Failure> {
+        // Files sent with a form's answer: each local file's bytes, named in the answer as
+        // `upload:<file name>` (a path in the answer is refused).
+        let uploads = self
+            .uploads
+            .iter()
+            .map(|p| forms_ask::Upload::read(p).map(|u| UploadArg::of(&u)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RespondArgs {
+            id: self.id,
+            version: self.version,
+            outcome: self.outcome,
+            answer: self.answer.map(Answer::Text),
+            uploads,
+            key: self.key,
+        })
+    }
+}
+
+/// Runs a membership change as `--as` (checked as a manager) or, without it, as the
+/// operator; the members are read as the operator.
+fn change<A>(
+    who: &Operator,
+    args: A,
+    run: impl FnOnce(A, Actor<'_>, Actor<'_>) -> Result<Value, Refused>,
+) -> Result<Value, Failure> {
+    let asks = open_store(&who.db)?;
+    match &who.acting {
+        Some(name) => {
+            let me = Principal::new(name.as_str())?;
+            let me = asks.as_principal(&me);
+            Ok(run(args, Actor::Principal(&me), Actor::Operator(&asks))?)
+        }
+        None => Ok(run(args, Actor::Operator(&asks), Actor::Operator(&asks))?),
+    }
+}
+
+/// Runs the command and returns the JSON to print.
+pub(crate) fn run(op: Op) -> Result<Value, Failure> {
+    match op {
+        Op::Open(c) => {
+            let asks = open_store(&c.who.db)?;
+            let acting = c.who.acting.clone();
+            let args = c.args(asks.now())?;
+            run_as(&asks, &acting, args)
+        }
+        Op::Show(c) => run_checked::<Show, _>(&c.who, ShowArgs { id: c.id }),
+        Op::Respond(c) => {
+            let who = c.who.clone();
+            run_checked::<Respond, _>(&who, c.args()?)
+        }
+        Op::Wait(c) => run_checked::<Wait, _>(
+            &c.who,
+            WaitArgs {
+                id: c.id,
+                timeout_seconds: c.timeout_seconds,
+            },
+        ),
+        Op::Cancel(c) => run_checked::<Cancel, _>(
+            &c.who,
+            CancelArgs {
+                id: c.id,
+                version: c.version,
+                key: c.key,
+            },
+        ),
+        Op::Replace(c) => {
+            let asks = open_store(&c.who.db)?;
+            let args = ReplaceArgs {
+                id: c.id,
+                version: c.version,
+                body: c.body,
+                title: c.title,
+                expires_at: expiry(c.expires_at, asks.now())?,
+                key: c.key,
+            };
+            run_as(&asks, &c.who.acting, args)
+        }
+        Op::Supersede(c) => run_checked::<Supersede, _>(
+            &c.who,
+            SupersedeArgs {
+                id: c.id,
+                version: c.version,
+                key: c.key,
+            },
+        ),
+        Op::Log(c) => run_checked::<Log, _>(
+            &c.who,
+            LogArgs {
+                id: c.id,
+                after: c.after,
+                limit: c.limit,
+            },
+        ),
+        Op::Message(c) => run_checked::<Message, _>(
+            &c.who,
+            MessageArgs {
+                id: c.id,
+                text: c.text,
+                key: c.key,
+            },
+        ),
+        Op::Redeem(c) => {
+            let action = action_json(&c.action)?;
+            run_checked::<Redeem, _>(
+                &c.who,
+                RedeemArgs {
+                    id: c.id,
+                    action,
+                    key: c.key,
+                },
+            )
+        }
+        Op::Report(c) => run_checked::<Report, _>(
+            &c.who,
+            ReportArgs {
+                id: c.id,
+                operation_key: c.operation_key,
+                status: c.status,
+                detail: c.detail,
+                key: c.key,
+            },
+        ),
+        Op::List(c) => run_checked::<List, _>(
+            &c.who,
+            ListArgs {
+                conversation: c.conversation,
+                limit: c.limit,
+            },
+        ),
+        Op::Members(c) => {
+            let args = MembersArgs {
+                conversation: c.conversation,
+            };
+            change(&c.who, args, |args, actor, _| args.run_by(actor))
+        }
+        Op::Join(c) => {
+            let args = checked::<Join, _>(JoinArgs {
+                conversation: c.conversation,
+                principals: c.principals,
+            })?;
+            match (c.role, &c.who.acting) {
+                (Some(Role::Manager), Some(_)) => {
+                    Err(Usage("`--role manager` is the operator's: leave out `--as`".into()).into())
+                }
+                (Some(Role::Manager), None) => {
+                    Ok(args.run_as_operator_adding_managers(&open_store(&c.who.db)?)?)
+                }
+                (Some(Role::Member) | None, _) => {
+                    change(&c.who, args, |args, actor, read| args.run_by(actor, read))
+                }
             }
-            let r = asks
-                .as_principal(&me)
-                .open(&conversation, new, c.need("key")?)?;
-            Ok(line(&wire::request(&r)))
         }
-        "show" => {
-            let r = asks.as_principal(&principal(c)?).show(&c.id()?)?;
-            Ok(line(&wire::request(&r)))
-        }
-        "respond" => {
-            let outcome = c.need("outcome")?;
-            let outcome = Outcome::parse(outcome).ok_or_else(|| {
-                Usage(format!(
-                    "`--outcome` is answered, approved, denied, completed, failed or rejected, not `{outcome}`"
-                ))
+        Op::Remove(c) => {
+            let args = checked::<Change, _>(RemoveArgs {
+                conversation: c.conversation,
+                principals: c.principals,
             })?;
-            // Files sent with a form's answer: each local file's bytes, named in the answer
-            // as `upload:<file name>` (a path in the answer is refused).
-            let uploads = c
-                .all("uploads")
-                .into_iter()
-                .map(|p| forms_ask::Upload::read(std::path::Path::new(p)))
-                .collect::<Result<Vec<_>, _>>()?;
-            let r = asks.as_principal(&principal(c)?).respond_with_uploads(
-                &c.id()?,
-                c.version()?,
-                outcome,
-                c.flag("answer"),
-                &uploads,
-                c.need("key")?,
-            )?;
-            Ok(line(&wire::request(&r)))
+            change(&c.who, args, |args, actor, read| args.run_by(actor, read))
         }
-        "wait" => {
-            let secs = match c.flag("timeout_seconds") {
-                None => WAIT_SECONDS_DEFAULT as f64,
-                Some(t) => t
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s >= 0.0 && *s <= WAIT_SECONDS_MAX as f64)
-                    .ok_or_else(|| {
-                        Usage(format!(
-                            "`--timeout` is seconds from 0 to {WAIT_SECONDS_MAX} (a longer wait is \
-                             a loop of waits), not `{t}`"
-                        ))
-                    })?,
-            };
-            let r = asks
-                .as_principal(&principal(c)?)
-                .wait(&c.id()?, Duration::from_secs_f64(secs))?;
-            Ok(line(&wire::request(&r)))
-        }
-        "cancel" | "supersede" => {
-            let me = asks.as_principal(&principal(c)?);
-            let (id, v, key) = (c.id()?, c.version()?, c.need("key")?);
-            let r = if c.op.name == "cancel" {
-                me.cancel(&id, v, key)?
-            } else {
-                me.supersede(&id, v, key)?
-            };
-            Ok(line(&wire::request(&r)))
-        }
-        "replace" => {
-            let change = Replacement {
-                body: c.flag("body").map(str::to_owned),
-                title: c.flag("title").map(str::to_owned),
-                expires_at: c.expires(asks.now())?,
-            };
-            let replaced = asks.as_principal(&principal(c)?).replace(
-                &c.id()?,
-                c.version()?,
-                change,
-                c.need("key")?,
-            )?;
-            Ok(line(&wire::replaced(&replaced)))
-        }
-        "message" => {
-            let e: AuditEvent = asks.as_principal(&principal(c)?).message(
-                &c.id()?,
-                c.need("text")?,
-                c.need("key")?,
-            )?;
-            Ok(line(&e))
-        }
-        "redeem" => {
-            let presented: Redeem = action_json(c.need("action")?)?;
-            let r =
-                asks.as_principal(&principal(c)?)
-                    .redeem(&c.id()?, &presented, c.need("key")?)?;
-            Ok(line(&wire::request(&r)))
-        }
-        "report" => {
-            let status = c.need("status")?;
-            let status = ExecutionStatus::parse(status).ok_or_else(|| {
-                Usage(format!(
-                    "`--status` is succeeded, failed or unknown, not `{status}`"
-                ))
+        Op::Revoke(c) => {
+            let args = checked::<Change, _>(RevokeArgs {
+                conversation: c.conversation,
+                principals: c.principals,
             })?;
-            let r = asks.as_principal(&principal(c)?).report_execution(
-                &c.id()?,
-                c.need("operation_key")?,
-                status,
-                c.flag("detail"),
-                c.need("key")?,
-            )?;
-            Ok(line(&wire::request(&r)))
+            change(&c.who, args, |args, actor, read| args.run_by(actor, read))
         }
-        "log" => {
-            let limit = c.count("limit", forms_ask::LOG_DEFAULT);
-            let page = asks
-                .as_principal(&principal(c)?)
-                .log(&c.id()?, c.flag("after"), limit)?;
-            Ok(line(&wire::log(&page)))
+        Op::Restore(c) => {
+            let args = checked::<Change, _>(RestoreArgs {
+                conversation: c.conversation,
+                principals: c.principals,
+            })?;
+            change(&c.who, args, |args, actor, read| args.run_by(actor, read))
         }
-        other => Err(Usage(format!("`ask {other}` is not a command")).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The flags of `C` (the acting principal's and `--role` aside) against the tool
+    /// arguments of `T`: the same names, `snake_case` ↔ `kebab-case`, with the documented
+    /// exceptions, and `T`'s schema closed.
+    fn same_fields<C: clap::Args, T: JsonSchema>() -> String {
+        let schema = args::schema::<T>();
+        assert_eq!(schema["additionalProperties"], false);
+        let tool: BTreeSet<String> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let cmd = C::augment_args(clap::Command::new("op"));
+        let mut flags = BTreeSet::new();
+        for a in cmd.get_arguments() {
+            let id = a.get_id().as_str();
+            if ["db", "acting", "role", "help"].contains(&id) {
+                continue;
+            }
+            let expected = match id {
+                "expires_at" => Some("expires".to_owned()),
+                "timeout_seconds" => Some("timeout".to_owned()),
+                "choices" => Some("choice".to_owned()),
+                "uploads" => Some("upload".to_owned()),
+                "id" | "principals" => None,
+                _ => Some(id.replace('_', "-")),
+            };
+            assert_eq!(a.get_long(), expected.as_deref(), "{id}");
+            let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(
+                help.contains(&format!("tool argument `{id}`")),
+                "{id}: {help}"
+            );
+            flags.insert(id.to_owned());
+        }
+        assert_eq!(flags, tool, "{}", std::any::type_name::<T>());
+        std::any::type_name::<T>().to_owned()
+    }
+
+    #[test]
+    fn every_command_names_the_same_fields_as_its_tool() {
+        let checked = [
+            same_fields::<Open, OpenArgs>(),
+            same_fields::<Show, ShowArgs>(),
+            same_fields::<Respond, RespondArgs>(),
+            same_fields::<Wait, WaitArgs>(),
+            same_fields::<Cancel, CancelArgs>(),
+            same_fields::<Replace, ReplaceArgs>(),
+            same_fields::<Supersede, SupersedeArgs>(),
+            same_fields::<Log, LogArgs>(),
+            same_fields::<Message, MessageArgs>(),
+            same_fields::<Redeem, RedeemArgs>(),
+            same_fields::<Report, ReportArgs>(),
+            same_fields::<List, ListArgs>(),
+            same_fields::<Members, MembersArgs>(),
+            same_fields::<Join, JoinArgs>(),
+            same_fields::<Change, RemoveArgs>(),
+            same_fields::<Change, RevokeArgs>(),
+            same_fields::<Change, RestoreArgs>(),
+        ];
+        // Every operation of `forms ask` is among them, and each is a tool.
+        let ops = Op::augment_subcommands(clap::Command::new("ask"));
+        let names: Vec<&str> = ops.get_subcommands().map(|c| c.get_name()).collect();
+        assert_eq!(names.len(), checked.len(), "{names:?}");
+        for name in names {
+            let mut camel = name.to_owned();
+            camel[..1].make_ascii_uppercase();
+            let ty = format!("::{camel}Args");
+            assert!(checked.iter().any(|t| t.ends_with(&ty)), "{name}");
+        }
     }
 }

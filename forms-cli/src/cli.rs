@@ -1,5 +1,6 @@
 //! The command line of `forms`, parsed by clap: one subcommand per command and, under `ask`,
-//! one per operation (built from [`forms_ask::ops::OPS`], the description the MCP tools share).
+//! one per operation (each converting into its argument type of [`forms_ask::args`], the type the
+//! MCP tools take).
 //!
 //! clap's own errors exit 2 with the message and the usage of the subcommand at fault on
 //! standard error; `--help` and `--version` print on standard output and exit 0. A usage

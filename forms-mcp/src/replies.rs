@@ -29,6 +29,12 @@
 //! response names each upload by the store's URI, and the requester's decode
 //! ([`forms_ask::FormRequest`], [`crate::durable::DurableForms::read`]) gets its own copy.
 //!
+//! # Tools
+//! Each tool is a `#[tool]` function of [`AskTools`] taking its operation's arguments as one
+//! type of [`forms_ask::args`] (`Parameters<…OpenArgs>`): its input schema, its summary and
+//! its limits are that type's, the same the `forms ask` commands are built from; the acting
+//! principal comes from the call (an extractor, like [`crate::FormCall`]).
+//!
 //! # Results
 //! Like the Data tool's: the payload as `structuredContent` and the same JSON in
 //! `content[0].text`. A request prints as its wire form plus `deadline` (`null` when it has
@@ -40,27 +46,27 @@
 //! request as it is now.
 
 use crate::auth::{Caller, Tokens};
-use forms_ask::{
-    ops, wire, Action, AsPrincipal, AskError, Asks, ConversationId, ExecutionStatus, Kind,
-    NewRequest, Outcome, Principal, Redeem, Replaced, Replacement, Request, RequestId, Timestamp,
-    Upload,
+use forms_ask::args::{
+    self, CancelArgs, JoinArgs, ListArgs, LogArgs, MembersArgs, MessageArgs, OpenArgs, Operation,
+    RedeemArgs, Refused, RemoveArgs, ReplaceArgs, ReportArgs, RespondArgs, RestoreArgs, RevokeArgs,
+    ShowArgs, SupersedeArgs, WaitArgs,
 };
+use forms_ask::{wire, Asks, Principal};
+use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolResponse, CallToolResult, Tool};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::schemars::{JsonSchema, Schema, SchemaGenerator};
 use rmcp::service::RequestContext;
-use rmcp::RoleServer;
+use rmcp::{tool, tool_router, RoleServer};
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+use std::borrow::Cow;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// The longest `ask_wait` waits in one call, in seconds: [`forms_ask::WAIT_SECONDS_MAX`],
-/// the same for `forms ask wait`.
-pub const WAIT_SECONDS_MAX: f64 = forms_ask::WAIT_SECONDS_MAX as f64;
+use tokio_util::sync::CancellationToken;
 
 /// How a call's principal is found.
 #[derive(Clone, Debug, Default)]
@@ -144,30 +150,52 @@ impl std::fmt::Debug for AskTools {
     }
 }
 
-/// What a tool runs as the session's principal: a synchronous operation on the store (run
-/// on the blocking pool), or `ask_wait`, which holds no thread while it waits.
-#[derive(Clone)]
-enum Run {
-    Blocking(Arc<Operation>),
-    Wait,
+/// Who calls a tool, taken by each `#[tool]` function like [`crate::FormCall`]: the
+/// principal the call acts as (or the `unauthenticated` refusal), found by [`Principals`]
+/// from the session or the HTTP request, never from the arguments, and the call's
+/// cancellation.
+pub struct Acting {
+    principal: Result<Principal, Value>,
+    cancelled: CancellationToken,
 }
 
-/// A synchronous operation: its checked arguments in, the payload or the refusal out.
-type Operation = dyn Fn(&AsPrincipal<'_>, Value) -> Result<Value, Value> + Send + Sync;
-
-/// An operation taking its arguments as `A` (a closed struct: an unknown property, a
-/// principal among them, is refused as `invalid_arguments`).
-fn blocking<A: DeserializeOwned + 'static>(
-    f: fn(&AsPrincipal<'_>, A) -> Result<Value, Value>,
-) -> Run {
-    Run::Blocking(Arc::new(move |handle, arguments| {
-        f(handle, args(arguments)?)
-    }))
+impl FromContextPart<ToolCallContext<'_, AskTools>> for Acting {
+    fn from_context_part(
+        context: &mut ToolCallContext<'_, AskTools>,
+    ) -> Result<Self, rmcp::ErrorData> {
+        let request = context.request_context();
+        Ok(Acting {
+            principal: context.service.principals.of(request),
+            cancelled: request.ct.clone(),
+        })
+    }
 }
 
-/// A boxed tool-call future, as rmcp's router takes it.
-type RouteFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<CallToolResponse, rmcp::ErrorData>> + Send + 'a>>;
+/// An operation's arguments as a tool takes them: read into `T`, or the reason they are not
+/// one (refused as `invalid_arguments`, a tool result, not a protocol error). Its schema is
+/// `T`'s, each description on one line.
+pub struct Checked<T>(Result<T, String>);
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let arguments = Value::deserialize(deserializer)?;
+        Ok(Checked(
+            serde_json::from_value(arguments).map_err(|e| e.to_string()),
+        ))
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Checked<T> {
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = Value::from(T::json_schema(generator));
+        args::one_line(&mut schema);
+        Schema::try_from(schema).unwrap_or_else(|_| Schema::default())
+    }
+}
 
 impl AskTools {
     /// The tools over `asks`, acting as the principal `principals` finds for each call.
@@ -178,118 +206,85 @@ impl AskTools {
         }
     }
 
-    /// One route of rmcp's router per tool, in a router for any server `S`: the descriptor
-    /// from the operation's shared description ([`forms_ask::ops`]), the call run as the
-    /// session's principal.
+    /// The tools' routes in a router for any server `S` (each call runs on these tools):
+    /// the `#[tool]` functions below, their input schemas those of [`forms_ask::args`].
     pub fn router<S: Send + Sync + 'static>(&self) -> ToolRouter<S> {
-        let routes = [
-            ("ask_open", blocking(open)),
-            ("ask_show", blocking(show)),
-            ("ask_respond", blocking(respond)),
-            ("ask_wait", Run::Wait),
-            ("ask_cancel", blocking(cancel)),
-            ("ask_replace", blocking(replace)),
-            ("ask_supersede", blocking(supersede)),
-            ("ask_log", blocking(log)),
-            ("ask_message", blocking(message)),
-            ("ask_redeem", blocking(redeem)),
-            ("ask_report", blocking(report)),
-            ("ask_list", blocking(list)),
-            ("ask_members", blocking(members)),
-            ("ask_join", blocking(join)),
-            ("ask_remove", blocking(remove)),
-            ("ask_revoke", blocking(revoke)),
-            ("ask_restore", blocking(restore)),
-        ];
         let mut router = ToolRouter::new();
-        for (name, run) in routes {
-            if let Some(route) = self.route(name, run) {
-                router.add_route(route);
-            }
+        for route in AskTools::tools() {
+            let mut attr = route.attr.clone();
+            // The schema as the tools always published it: without the generator's `$schema`.
+            let mut schema = attr.input_schema.as_ref().clone();
+            schema.remove("$schema");
+            attr.input_schema = Arc::new(schema);
+            let (call, tools) = (route.call.clone(), self.clone());
+            router.add_route(ToolRoute::new_dyn(
+                attr,
+                move |ctx: ToolCallContext<'_, S>| {
+                    let (call, tools) = (call.clone(), tools.clone());
+                    let name = ctx.name.clone();
+                    let arguments = ctx.arguments;
+                    let request_context = ctx.request_context;
+                    Box::pin(async move {
+                        let mut on_tools = ToolCallContext::new(
+                            &tools,
+                            CallToolRequestParams::new(name),
+                            request_context,
+                        );
+                        on_tools.arguments = arguments;
+                        call(on_tools).await
+                    })
+                },
+            ));
         }
         router
     }
 
-    /// The route of the tool `name`, running `run`.
-    fn route<S: Send + Sync + 'static>(&self, name: &str, run: Run) -> Option<ToolRoute<S>> {
-        let tool = tool(name)?;
-        let tools = self.clone();
-        Some(ToolRoute::new_dyn(
-            tool,
-            move |ctx: ToolCallContext<'_, S>| {
-                let tools = tools.clone();
-                let run = run.clone();
-                let ToolCallContext {
-                    request_context,
-                    arguments,
-                    ..
-                } = ctx;
-                let call: RouteFuture<'_> = Box::pin(async move {
-                    let result = tools.call(run, arguments, &request_context).await;
-                    Ok(CallToolResponse::Complete(result))
-                });
-                call
-            },
-        ))
+    /// The principal, the store and the arguments of a call, or the refusal: a call without
+    /// a principal is refused before its arguments are read.
+    fn ready<A>(
+        &self,
+        acting: &Acting,
+        args: Checked<A>,
+    ) -> Result<(Arc<Asks>, Principal, A), Value> {
+        let me = acting.principal.clone()?;
+        let asks = self
+            .asks
+            .0
+            .clone()
+            .ok_or_else(|| refusal("store", "the store is closed"))?;
+        let args = args.0.map_err(|e| refusal("invalid_arguments", &e))?;
+        Ok((asks, me, args))
     }
 
-    /// One call: the payload, or the refusal, as a tool result.
-    async fn call(
-        &self,
-        run: Run,
-        arguments: Option<serde_json::Map<String, Value>>,
-        ctx: &RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let me = match self.principals.of(ctx) {
-            Ok(me) => me,
-            Err(error) => return result(error, true),
+    /// A synchronous operation, run on the blocking pool as the caller.
+    async fn blocking<A: Operation>(&self, acting: Acting, args: Checked<A>) -> CallToolResult {
+        let (asks, me, args) = match self.ready(&acting, args) {
+            Ok(ready) => ready,
+            Err(refused) => return CallToolResult::structured_error(refused),
         };
-        let arguments = Value::Object(arguments.unwrap_or_default());
-        let Some(asks) = self.asks.0.clone() else {
-            return result(refusal("store", "the store is closed"), true);
-        };
-        let blocking = |e: tokio::task::JoinError| refusal("store", &e.to_string());
         let run = async move {
-            match run {
-                Run::Blocking(operation) => {
-                    let run = tokio::task::spawn_blocking(move || {
-                        operation(&asks.as_principal(&me), arguments)
-                    });
-                    run.await.map_err(blocking)?
-                }
-                // The first read on the blocking pool; the wait itself holds no thread, and
-                // dropping its handle (a cancelled or abandoned call) releases it at once.
-                Run::Wait => {
-                    let start = tokio::task::spawn_blocking(move || {
-                        start_wait(&asks.as_principal(&me), arguments)
-                    });
-                    let waiting = start.await.map_err(blocking)??;
-                    waiting
-                        .await
-                        .map(|r| request_json(&r))
-                        .map_err(|e| ask_error(&e))
-                }
-            }
+            let run = tokio::task::spawn_blocking(move || {
+                args.run(&asks.as_principal(&me)).map_err(|e| e.wire())
+            });
+            run.await.map_err(joined)?
         };
-        let outcome = tokio::select! {
-            outcome = run => outcome,
-            () = ctx.ct.cancelled() => Err(refusal("request_cancelled", "the tool call was cancelled")),
-        };
-        match outcome {
-            Ok(payload) => result(payload, false),
-            Err(error) => result(error, true),
-        }
+        finish(&acting, run).await
     }
 }
 
-/// The tool result of a payload, built with rmcp's constructors: `structuredContent` and
-/// the same JSON in `content[0].text`, `isError` set, and `resultType: "complete"` (rmcp
-/// leaves it out for a peer on protocol 2025-11-25 or older).
-fn result(payload: Value, is_error: bool) -> CallToolResult {
-    if is_error {
-        CallToolResult::structured_error(payload)
-    } else {
-        CallToolResult::structured(payload)
+/// The payload, or the refusal, as a tool result (`structuredContent` and the same JSON in
+/// `content[0].text`, `isError` on a refusal), unless the call is cancelled first.
+async fn finish(
+    acting: &Acting,
+    run: impl Future<Output = Result<Value, Value>>,
+) -> CallToolResult {
+    let outcome = tokio::select! {
+        outcome = run => outcome,
+        () = acting.cancelled.cancelled() => Err(refusal("request_cancelled", "the tool call was cancelled")),
+    };
+    match outcome {
+        Ok(payload) => CallToolResult::structured(payload),
+        Err(refused) => CallToolResult::structured_error(refused),
     }
 }
 
@@ -297,456 +292,180 @@ fn refusal(code: &str, message: &str) -> Value {
     wire::refusal(code, message)
 }
 
-fn ask_error(e: &AskError) -> Value {
-    wire::error(e)
+fn joined(e: tokio::task::JoinError) -> Value {
+    refusal("store", &e.to_string())
 }
 
-/// A request as the tools give it: [`forms_ask::wire::request`], with `deadline`.
-fn request_json(r: &Request) -> Value {
-    wire::request(r)
-}
-
-fn args<T: DeserializeOwned>(arguments: Value) -> Result<T, Value> {
-    serde_json::from_value(arguments).map_err(|e| refusal("invalid_arguments", &e.to_string()))
-}
-
-fn id(raw: &str) -> Result<RequestId, Value> {
-    RequestId::new(raw).map_err(|e| ask_error(&e))
-}
-
-fn timestamp(raw: Option<&str>) -> Result<Option<Timestamp>, Value> {
-    raw.map(|s| {
-        Timestamp::parse(s).ok_or_else(|| {
-            refusal(
-                "invalid_arguments",
-                &format!(
-                    "expires_at must be an RFC 3339 time such as 2026-12-31T12:00:00Z or \
-                     2026-12-31T14:00:00+02:00, not {s:?}"
-                ),
-            )
-        })
-    })
-    .transpose()
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OpenArgs {
-    conversation: String,
-    #[serde(default)]
-    kind: Option<Kind>,
-    body: String,
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    choices: Option<Vec<String>>,
-    #[serde(default)]
-    audience: Option<Vec<String>>,
-    #[serde(default)]
-    expires_at: Option<String>,
-    #[serde(default)]
-    action: Option<ActionArgs>,
-    #[serde(default)]
-    form: Option<Value>,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ActionArgs {
-    executor: String,
-    resource_version: String,
-    arguments: Value,
-    operation_key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IdArgs {
-    id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RespondArgs {
-    id: String,
-    version: u64,
-    outcome: Outcome,
-    #[serde(default)]
-    answer: Option<AnswerArg>,
-    #[serde(default)]
-    uploads: Vec<UploadArg>,
-    key: String,
-}
-
-/// One file of `ask_respond`'s `uploads`: its name and its bytes in base64.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UploadArg {
-    name: String,
-    data: String,
-}
-
-/// `ask_respond`'s answer: text, or the host response to a question's form as an object
-/// (or as its JSON text).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum AnswerArg {
-    Text(String),
-    Response(serde_json::Map<String, Value>),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WaitArgs {
-    id: String,
-    #[serde(default)]
-    timeout_seconds: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct VersionArgs {
-    id: String,
-    version: u64,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReplaceArgs {
-    id: String,
-    version: u64,
-    #[serde(default)]
-    body: Option<String>,
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    expires_at: Option<String>,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MessageArgs {
-    id: String,
-    text: String,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RedeemArgs {
-    id: String,
-    action: ActionArgs,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReportArgs {
-    id: String,
-    operation_key: String,
-    status: ExecutionStatus,
-    #[serde(default)]
-    detail: Option<String>,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListArgs {
-    conversation: String,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LogArgs {
-    id: String,
-    #[serde(default)]
-    after: Option<String>,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConversationArgs {
-    conversation: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MembershipArgs {
-    conversation: String,
-    principals: Vec<String>,
-}
-
-fn open(handle: &AsPrincipal<'_>, a: OpenArgs) -> Result<Value, Value> {
-    let e = |e: AskError| ask_error(&e);
-    let conversation = ConversationId::new(a.conversation).map_err(e)?;
-    let mut new = match a.kind.unwrap_or_default() {
-        Kind::Question => NewRequest::question(a.body),
-        Kind::Approval => NewRequest::approval(a.body),
-        Kind::Task => NewRequest::task(a.body),
-    };
-    if let Some(t) = a.title {
-        new = new.title(t);
+/// Each tool: its operation's arguments and summary ([`forms_ask::args`]), whether it only
+/// reads, run as the caller.
+#[tool_router(router = tools)]
+impl AskTools {
+    #[tool(description = args::summary::<OpenArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_open(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<OpenArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    if let Some(choices) = a.choices {
-        new = new.choices(choices);
+
+    #[tool(description = args::summary::<ShowArgs>(), annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_show(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<ShowArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    if let Some(list) = a.audience {
-        let list = list
-            .into_iter()
-            .map(Principal::new)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(e)?;
-        new = new.audience(list);
+
+    #[tool(description = args::summary::<RespondArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_respond(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<RespondArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    if let Some(at) = timestamp(a.expires_at.as_deref())? {
-        new = new.expires_at(at);
+
+    /// The first read on the blocking pool; the wait itself holds no thread, and dropping
+    /// its handle (a cancelled or abandoned call) releases it at once.
+    #[tool(description = args::summary::<WaitArgs>(), annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_wait(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<WaitArgs>>,
+    ) -> CallToolResult {
+        let (asks, me, args) = match self.ready(&acting, args) {
+            Ok(ready) => ready,
+            Err(refused) => return CallToolResult::structured_error(refused),
+        };
+        let run = async move {
+            let start = tokio::task::spawn_blocking(move || {
+                args.start(&asks.as_principal(&me)).map_err(|e| e.wire())
+            });
+            let waiting = start.await.map_err(joined)??;
+            waiting
+                .await
+                .map(|r| wire::request(&r))
+                .map_err(|e| Refused::from(e).wire())
+        };
+        finish(&acting, run).await
     }
-    // Checked with rules R1–R27 by the engine; refused with the findings.
-    new.form = a.form;
-    if let Some(action) = a.action {
-        new = new.action(Action {
-            executor: action.executor,
-            resource_version: action.resource_version,
-            arguments: action.arguments,
-            operation_key: action.operation_key,
-        });
+
+    #[tool(description = args::summary::<CancelArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_cancel(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<CancelArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    let r = handle.open(&conversation, new, &a.key).map_err(e)?;
-    Ok(request_json(&r))
-}
 
-fn show(handle: &AsPrincipal<'_>, a: IdArgs) -> Result<Value, Value> {
-    Ok(request_json(
-        &handle.show(&id(&a.id)?).map_err(|e| ask_error(&e))?,
-    ))
-}
-
-fn log(handle: &AsPrincipal<'_>, a: LogArgs) -> Result<Value, Value> {
-    let page = handle
-        .log(
-            &id(&a.id)?,
-            a.after.as_deref(),
-            a.limit.unwrap_or(forms_ask::LOG_DEFAULT),
-        )
-        .map_err(|e| ask_error(&e))?;
-    Ok(wire::log(&page))
-}
-
-fn respond(handle: &AsPrincipal<'_>, a: RespondArgs) -> Result<Value, Value> {
-    let request = id(&a.id)?;
-    let answer = match a.answer {
-        None => None,
-        Some(AnswerArg::Text(text)) => Some(text),
-        // The host response, checked against the stored form (rules V1–V8) as its JSON text.
-        Some(AnswerArg::Response(object)) => {
-            // An object answers a form; to a question without one it would be saved as text.
-            let r = handle.show(&request).map_err(|e| ask_error(&e))?;
-            if r.form.is_none() {
-                return Err(refusal(
-                    "invalid_arguments",
-                    "answer: an object (a host response) answers a question carrying a form; \
-                     this request carries none, so its answer is text",
-                ));
-            }
-            Some(Value::Object(object).to_string())
-        }
-    };
-    // Files sent with a form's answer, each checked (name, size, base64) before any read.
-    if a.uploads.len() > forms_ask::UPLOADS_MAX {
-        return Err(refusal(
-            "invalid_arguments",
-            &format!(
-                "uploads: at most {} files, got {}",
-                forms_ask::UPLOADS_MAX,
-                a.uploads.len()
-            ),
-        ));
+    #[tool(description = args::summary::<ReplaceArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_replace(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<ReplaceArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    let uploads = a
-        .uploads
-        .into_iter()
-        .map(|u| Upload::from_base64(u.name, &u.data))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ask_error(&e))?;
-    let r = handle
-        .respond_with_uploads(
-            &request,
-            a.version,
-            a.outcome,
-            answer.as_deref(),
-            &uploads,
-            &a.key,
-        )
-        .map_err(|e| ask_error(&e))?;
-    Ok(request_json(&r))
-}
 
-fn cancel(handle: &AsPrincipal<'_>, a: VersionArgs) -> Result<Value, Value> {
-    let r = handle
-        .cancel(&id(&a.id)?, a.version, &a.key)
-        .map_err(|e| ask_error(&e))?;
-    Ok(request_json(&r))
-}
-
-fn supersede(handle: &AsPrincipal<'_>, a: VersionArgs) -> Result<Value, Value> {
-    let r = handle
-        .supersede(&id(&a.id)?, a.version, &a.key)
-        .map_err(|e| ask_error(&e))?;
-    Ok(request_json(&r))
-}
-
-fn replace(handle: &AsPrincipal<'_>, a: ReplaceArgs) -> Result<Value, Value> {
-    let change = Replacement {
-        body: a.body,
-        title: a.title,
-        expires_at: timestamp(a.expires_at.as_deref())?,
-    };
-    let Replaced {
-        previous,
-        replacement,
-    } = handle
-        .replace(&id(&a.id)?, a.version, change, &a.key)
-        .map_err(|e| ask_error(&e))?;
-    Ok(json!({
-        "previous": request_json(&previous),
-        "replacement": request_json(&replacement),
-    }))
-}
-
-fn message(handle: &AsPrincipal<'_>, a: MessageArgs) -> Result<Value, Value> {
-    let event = handle
-        .message(&id(&a.id)?, &a.text, &a.key)
-        .map_err(|e| ask_error(&e))?;
-    serde_json::to_value(event).map_err(|x| refusal("store", &x.to_string()))
-}
-
-fn redeem(handle: &AsPrincipal<'_>, a: RedeemArgs) -> Result<Value, Value> {
-    let presented = Redeem {
-        executor: a.action.executor,
-        resource_version: a.action.resource_version,
-        arguments: a.action.arguments,
-        operation_key: a.action.operation_key,
-    };
-    let r = handle
-        .redeem(&id(&a.id)?, &presented, &a.key)
-        .map_err(|e| ask_error(&e))?;
-    Ok(request_json(&r))
-}
-
-fn report(handle: &AsPrincipal<'_>, a: ReportArgs) -> Result<Value, Value> {
-    let r = handle
-        .report_execution(
-            &id(&a.id)?,
-            &a.operation_key,
-            a.status,
-            a.detail.as_deref(),
-            &a.key,
-        )
-        .map_err(|e| ask_error(&e))?;
-    Ok(request_json(&r))
-}
-
-fn list(handle: &AsPrincipal<'_>, a: ListArgs) -> Result<Value, Value> {
-    let e = |e: AskError| ask_error(&e);
-    let conversation = ConversationId::new(a.conversation).map_err(e)?;
-    let limit = a.limit.unwrap_or(forms_ask::LIST_DEFAULT);
-    Ok(wire::requests(
-        &handle.list(&conversation, limit).map_err(e)?,
-    ))
-}
-
-fn members(handle: &AsPrincipal<'_>, a: ConversationArgs) -> Result<Value, Value> {
-    let e = |e: AskError| ask_error(&e);
-    let conversation = ConversationId::new(a.conversation).map_err(e)?;
-    let members = handle.members(&conversation).map_err(e)?;
-    let events = handle.member_log(&conversation).map_err(e)?;
-    Ok(json!({"conversation": conversation, "members": members, "events": events}))
-}
-
-/// One membership change of the session's principal, applied to each principal named: refused
-/// with `not_manager` unless it is an active manager of the conversation.
-type Change = fn(&AsPrincipal<'_>, &ConversationId, &Principal) -> Result<(), AskError>;
-
-fn membership(handle: &AsPrincipal<'_>, a: MembershipArgs, change: Change) -> Result<Value, Value> {
-    let e = |e: AskError| ask_error(&e);
-    let conversation = ConversationId::new(a.conversation).map_err(e)?;
-    if a.principals.is_empty() || a.principals.len() > forms_ask::AUDIENCE_MAX {
-        return Err(refusal(
-            "invalid_arguments",
-            &format!(
-                "principals: from 1 to {} principals, got {}",
-                forms_ask::AUDIENCE_MAX,
-                a.principals.len()
-            ),
-        ));
+    #[tool(description = args::summary::<SupersedeArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_supersede(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<SupersedeArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    let principals = a
-        .principals
-        .into_iter()
-        .map(Principal::new)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(e)?;
-    for p in &principals {
-        change(handle, &conversation, p).map_err(e)?;
+
+    #[tool(description = args::summary::<LogArgs>(), annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_log(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<LogArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    let members = handle.members(&conversation).map_err(e)?;
-    Ok(json!({"conversation": conversation, "members": members}))
-}
 
-fn join(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
-    membership(handle, a, |h, c, p| h.join(c, p))
-}
-
-fn remove(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
-    membership(handle, a, |h, c, p| h.remove_member(c, p))
-}
-
-fn revoke(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
-    membership(handle, a, |h, c, p| h.revoke_contact(c, p))
-}
-
-fn restore(handle: &AsPrincipal<'_>, a: MembershipArgs) -> Result<Value, Value> {
-    membership(handle, a, |h, c, p| h.restore_contact(c, p))
-}
-
-/// Starts `ask_wait`: checks its arguments and reads the request once.
-fn start_wait(handle: &AsPrincipal<'_>, arguments: Value) -> Result<forms_ask::WaitHandle, Value> {
-    let a: WaitArgs = args(arguments)?;
-    let secs = a.timeout_seconds.unwrap_or(30.0);
-    if !(secs.is_finite() && (0.0..=WAIT_SECONDS_MAX).contains(&secs)) {
-        return Err(refusal(
-            "invalid_arguments",
-            &format!("timeout_seconds is from 0 to {WAIT_SECONDS_MAX}, not {secs}"),
-        ));
+    #[tool(description = args::summary::<MessageArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_message(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<MessageArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
     }
-    handle
-        .start_wait(&id(&a.id)?, Duration::from_secs_f64(secs))
-        .map_err(|e| ask_error(&e))
-}
 
-/// The descriptor of one tool, from the operation's shared description
-/// ([`forms_ask::ops`]): its summary, its closed input schema with the library's limits (no
-/// principal anywhere: it comes from the session) and whether it only reads.
-fn tool(name: &str) -> Option<Tool> {
-    let op = ops::find(name).filter(|op| op.tool && op.tool() == name)?;
-    let descriptor = json!({
-        "name": name,
-        "description": op.summary,
-        "inputSchema": op.input_schema(),
-        "annotations": {
-            "readOnlyHint": op.read_only,
-            "destructiveHint": false,
-            "idempotentHint": true,
-            "openWorldHint": false,
-        },
-    });
-    serde_json::from_value(descriptor).ok()
+    #[tool(description = args::summary::<RedeemArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_redeem(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<RedeemArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<ReportArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_report(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<ReportArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<ListArgs>(), annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_list(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<ListArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<MembersArgs>(), annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_members(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<MembersArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<JoinArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_join(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<JoinArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<RemoveArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_remove(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<RemoveArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<RevokeArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_revoke(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<RevokeArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
+
+    #[tool(description = args::summary::<RestoreArgs>(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn ask_restore(
+        &self,
+        acting: Acting,
+        Parameters(args): Parameters<Checked<RestoreArgs>>,
+    ) -> CallToolResult {
+        self.blocking(acting, args).await
+    }
 }
