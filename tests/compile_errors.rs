@@ -19,3 +19,49 @@ fn compile_errors() {
     t.compile_fail("tests/ui/form_macro/*.rs");
     t.compile_fail("tests/ui/form_macro/types/*.rs");
 }
+
+/// A user pins these messages in their own `.stderr` files: none may name an item of this
+/// crate's private API (`__private`, a generated constant or module) or quote this
+/// workspace's source, or a refactor here would break their snapshots.
+#[test]
+fn compile_errors_name_nothing_private() {
+    #![allow(clippy::unwrap_used)]
+    let ui = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    let private = [
+        "__private",
+        "__forms",
+        "__FORMS",
+        "MUST_NOT_EXCEED",
+        "GeneratedParts",
+        "evaluation of",
+        "$FORMS",
+        "forms-runtime/src",
+        "forms-macros/src",
+        "forms-rules/src",
+        env!("CARGO_MANIFEST_DIR"),
+    ];
+    let mut dirs = vec![ui];
+    let (mut checked, mut found) = (0, Vec::new());
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "stderr") {
+                checked += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    if private.iter().any(|p| line.contains(p)) {
+                        found.push(format!("{}:{}: {line}", path.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} .stderr files under tests/ui");
+    assert!(
+        found.is_empty(),
+        "private names in compile errors:\n{}",
+        found.join("\n")
+    );
+}

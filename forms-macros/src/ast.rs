@@ -44,8 +44,8 @@ pub(crate) enum FieldKind<'a> {
     Text { optional: bool },
     /// `E` / `Option<E>`, for an enum `E` deriving `Form`.
     Single { optional: bool, elem: &'a Type },
-    /// `Vec<E>`, `BTreeSet<E>`, `HashSet<E>`.
-    Multi { elem: &'a Type },
+    /// `Vec<E>`, `BTreeSet<E>`, `HashSet<E>`: `set` is the whole collection type.
+    Multi { elem: &'a Type, set: &'a Type },
     /// `Url` / `Option<Url>` with `#[form(resource)]`.
     Resource { optional: bool },
     /// `Vec<Url>` with `#[form(resources)]`.
@@ -158,28 +158,15 @@ fn type_name(ty: &Type) -> String {
     out
 }
 
-/// An unsupported field type: named, with the three supported shapes closest to it.
+/// An unsupported field type: named, with every supported type on the next line (one list,
+/// [`crate::wording::SUPPORTED_TYPES`], the same as rustdoc's and RULES.md's).
 fn unsupported(cx: &Ctxt, ty: &Type) {
-    let closest = if generic_arg(strip(ty), &["Option"]).is_some() {
-        "`Option<String>`, `Option<E>` for an enum `E` deriving `Form`, `Option<Url>` with \
-         `#[form(resource)]`"
-    } else if last_segment(ty).is_some_and(|s| {
-        matches!(
-            s.ident.to_string().as_str(),
-            "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "LinkedList" | "HashMap" | "BTreeMap"
-        )
-    }) || matches!(strip(ty), Type::Array(_) | Type::Slice(_))
-    {
-        "`Vec<E>` for an enum `E` deriving `Form`, `Vec<Url>` with `#[form(resources)]`, \
-         `Vec<FileRef>` with `#[form(files)]`"
-    } else {
-        "`String`, `E` for an enum `E` deriving `Form`, `Url` with `#[form(resource)]`"
-    };
     cx.error_spanned_by(
         ty,
         format!(
-            "unsupported form field type `{}`; help: supported shapes include {closest}",
-            type_name(ty)
+            "unsupported form field type `{}`\nhelp: {}",
+            type_name(ty),
+            crate::wording::SUPPORTED_TYPES
         ),
     );
 }
@@ -299,8 +286,11 @@ fn classify_unmarked<'a>(cx: &Ctxt, ty: &'a Type, stripped: &'a Type) -> Option<
         if needs_marker(inner, &wrapper) {
             return None;
         }
-        if choice_candidate(inner) {
-            return Some(FieldKind::Multi { elem: inner });
+        if choice_candidate(inner) && !is_named(inner, "String") {
+            return Some(FieldKind::Multi {
+                elem: inner,
+                set: stripped,
+            });
         }
         unsupported(cx, ty);
         return None;

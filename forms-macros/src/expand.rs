@@ -8,7 +8,6 @@
 
 use crate::ast::{Container, FieldKind};
 use crate::check::{Checked, ChoiceOption, EnumForm, Question};
-use forms_rules as rules;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -30,10 +29,10 @@ fn opt_u32(n: Option<u32>) -> TokenStream {
 /// The `<Name>Parts` struct: one `Vec<ResourceOption>` per resource, resources and files
 /// question, so that forgetting one is a compile error.
 ///
-/// The struct is defined in a private module of its own and brought in with a glob import,
-/// which any item or explicit import of the same name shadows without an error. The impls
-/// name it through that module, so they stay right when it is shadowed, and
-/// [`parts_check`] turns the clash into one error that names the way out.
+/// Defined where the form is, under its own name: rustc's errors about it (a missing field,
+/// a deprecated use) then name `ReportParts`, nothing of this crate, and another item of the
+/// same name there is rustc's "defined multiple times" error at the form's name (or at
+/// `#[form(parts = "…")]`, the way out).
 pub(crate) fn parts_struct(
     c: &Container<'_>,
     fields: &[(&syn::Ident, String, String)],
@@ -41,7 +40,6 @@ pub(crate) fn parts_struct(
     let krate = c.krate();
     let vis = c.vis;
     let name = parts_name(c);
-    let module = parts_module(c);
     let doc = format!(
         " The options of the [`{ident}`] form that are known only at run time: the offered \
          resources of its `resource` and `resources` questions and of its `files` questions \
@@ -63,64 +61,22 @@ pub(crate) fn parts_struct(
     // not picked up. A deprecated form's parts are deprecated with it.
     let deprecated = &c.deprecated;
     quote! {
-        #[doc(hidden)]
-        #[allow(non_snake_case, unreachable_pub, dead_code)]
-        mod #module {
-            // The form's own scope, for a relative `crate = "…"` path and the doc links.
-            #[allow(unused_imports)]
-            use super::*;
-
-            #[doc = #doc]
-            #(#deprecated)*
-            #[derive(::core::fmt::Debug, ::core::clone::Clone)]
-            pub struct #name {
-                #(#items,)*
-            }
+        #[doc = #doc]
+        #(#deprecated)*
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #[allow(dead_code)]
+        #vis struct #name {
+            #(#items,)*
         }
-        #vis use #module::*;
     }
 }
 
-/// The name of the generated parts struct: `<Name>Parts`, or `#[form(parts = "…")]`.
+/// The name of the generated parts struct: `<Name>Parts`, or `#[form(parts = "…")]`;
+/// spanned at the form's name, or at that attribute's value.
 pub(crate) fn parts_name(c: &Container<'_>) -> syn::Ident {
     match c.attrs.parts.get() {
         Some(name) => name.clone(),
-        None => format_ident!("{}Parts", c.ident),
-    }
-}
-
-/// The private module that holds the parts struct, named after the form.
-fn parts_module(c: &Container<'_>) -> syn::Ident {
-    format_ident!("__forms_parts_{}", crate::ast::unraw(c.ident))
-}
-
-/// The parts struct's path for the impls: through its module, whatever shadows its name.
-pub(crate) fn parts_path(c: &Container<'_>) -> TokenStream {
-    let (module, name) = (parts_module(c), parts_name(c));
-    quote!(#module::#name)
-}
-
-/// One error when another type already has the parts struct's name where the form is
-/// declared (and so shadows the generated one): `__private::GeneratedParts` words it and
-/// names the way out, `#[form(parts = "…")]`. Spanned at that attribute's value, else at the
-/// form's name.
-fn parts_check(c: &Container<'_>) -> TokenStream {
-    let path = parts_path(c);
-    let at = if c.attrs.parts.is_set() {
-        parts_name(c).span()
-    } else {
-        c.ident.span()
-    };
-    let (mut form, mut used) = (c.ident.clone(), parts_name(c));
-    form.set_span(at);
-    used.set_span(at);
-    let ident = c.ident;
-    let check = quote_spanned! {at=>
-        const _: () = <#form as __forms::GeneratedParts<#used>>::OK;
-    };
-    quote! {
-        impl __forms::GeneratedParts<#path> for #ident {}
-        #check
+        None => format_ident!("{}Parts", crate::ast::unraw(c.ident), span = c.ident.span()),
     }
 }
 
@@ -191,106 +147,49 @@ fn take(q: &Question<'_>, index: usize) -> TokenStream {
         FieldKind::Text { optional: true }
         | FieldKind::Single { optional: true, .. }
         | FieldKind::Resource { optional: true } => quote!(cells.#i.optional()),
-        FieldKind::Multi { elem } => {
-            // The collection's bounds (`Ord` for a `BTreeSet`) are reported at the element type.
-            let i = syn::Index {
-                index: i.index,
-                span: elem.span(),
-            };
-            quote_spanned!(elem.span()=> cells.#i.collect())
+        FieldKind::Multi { elem, set } => {
+            // The collection's bounds (`Ord` for a `BTreeSet`) are `ChoiceSet`'s, reported at
+            // the field's type in that trait's words.
+            quote_spanned!(set.span()=>
+                <#set as __forms::ChoiceSet<#elem>>::from_choices(cells.#i.into_vec()))
         }
         FieldKind::Resources | FieldKind::Files { .. } => quote!(cells.#i.finish()),
     }
 }
 
-/// R17–R20 across types: a `Vec<E>`'s limits against `E`'s option count, checked by the
-/// rules crate's const fn in a const assertion that points at the limit attribute.
-fn selection_assertion(q: &Question<'_>, table: &syn::Ident) -> Option<TokenStream> {
-    let (FieldKind::Multi { elem }, Some(span)) = (q.kind, q.limit_span) else {
+/// R20 across types: a `Vec<E>`'s limits against `E`'s option count. The derive checked
+/// every other selection rule with the largest count, so only a bound above `E::COUNT` can
+/// be left: the larger bound is asked of `E` as `AtLeastOptions<bound>` (implemented by the
+/// derive on `E` for 1 up to its count), at the limit attribute, in that trait's words.
+fn selection_assertion(q: &Question<'_>) -> Option<TokenStream> {
+    let (FieldKind::Multi { elem, .. }, Some(span)) = (q.kind, q.limit_span) else {
         return None;
     };
-    // The messages are fixed at expansion time (a const panic can only print a `&str`), one
-    // for each bound that can be the one above the count, worded by the rules crate.
-    let elem_name = quote!(#elem).to_string().replace(' ', "");
-    let owner = format!("of question `{}`", q.id);
-    let above = |with_min: bool, with_max: bool| -> String {
-        let (mut min, mut max) = (
-            q.min_items.filter(|_| with_min),
-            q.max_items.filter(|_| with_max),
-        );
-        if min.is_none() && max.is_none() {
-            (min, max) = (q.min_items, q.max_items);
-        }
-        let phrase = rules::bounds_above_options(
-            min,
-            max,
-            rules::LimitKeys::Attribute,
-            &owner,
-            rules::Options::OfType(&elem_name),
-        );
-        crate::wording::rule_sentence("", &rules::Violation::new(rules::Rule::R20, phrase))
-    };
-    let (both, min_only, max_only) = (above(true, true), above(true, false), above(false, true));
-    let required = q.required;
-    let as_i64 = |n: Option<u32>| match n {
-        Some(n) => {
-            let n = i64::from(n);
-            quote!(__forms::Some(#n))
-        }
-        None => quote!(__forms::None),
-    };
-    let (min, max) = (as_i64(q.min_items), as_i64(q.max_items));
-    // rustc names the failing constant in its label, so the name reads as the sentence:
-    // `MAX_ITEMS_3_OF_FORMATS_MUST_NOT_EXCEED_THE_OPTIONS_OF_FORMAT`. Each assertion sits in
-    // its own block, so that two fields never give two constants the same name.
-    let shout = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_uppercase()
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    let name = format_ident!(
-        "{}_OF_{}_MUST_NOT_EXCEED_THE_OPTIONS_OF_{}",
-        [("MIN_ITEMS", q.min_items), ("MAX_ITEMS", q.max_items)]
-            .into_iter()
-            .filter_map(|(key, n)| n.map(|n| format!("{key}_{n}")))
-            .collect::<Vec<_>>()
-            .join("_AND_"),
-        shout(&q.id),
-        shout(&elem_name),
-        span = span
-    );
+    let bound = q.min_items.max(q.max_items)?;
+    let bound = usize::try_from(bound).ok()?;
+    // rustc points at the type in the check: the attribute's span on all its tokens.
+    let elem = respan(quote!(#elem), span);
     Some(quote_spanned! {span=>
-        const _: () = {
-        #[allow(dead_code, unused_qualifications, clippy::panic)]
-        const #name: () = match __forms::rules::resolve_selection_limits(
-            __forms::rules::QuestionKind::MultiSelect,
-            #required,
-            #min,
-            #max,
-            #table.count,
-        ) {
-            __forms::Ok(_) => (),
-            __forms::Err(__forms::rules::SelectionProblem::AboveOptionCount {
-                min: __forms::Some(_),
-                max: __forms::Some(_),
-                ..
-            }) => ::core::panic!("{}", #both),
-            __forms::Err(__forms::rules::SelectionProblem::AboveOptionCount {
-                min: __forms::Some(_),
-                ..
-            }) => ::core::panic!("{}", #min_only),
-            // Every other problem was reported by the derive, which checks the limits with the
-            // largest count: only a bound above `E::COUNT` can be left.
-            __forms::Err(_) => ::core::panic!("{}", #max_only),
-        };
-        };
+        const _: () = <#elem as __forms::AtLeastOptions<#bound>>::OK;
     })
+}
+
+/// `tokens` with every token spanned at `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                TokenTree::Group(group)
+            } else {
+                tt.set_span(span);
+                tt
+            }
+        })
+        .collect()
 }
 
 /// The generated impls inside one `const _` block. The block names the user's type, its
@@ -354,10 +253,11 @@ pub(crate) fn expand_struct(
         .filter(|q| q.kind.has_parts())
         .map(|q| (q.ident, q.id.clone(), q.title.clone()))
         .collect();
-    let (parts_def, parts_ty, parts_check) = if parts.is_empty() {
-        (TokenStream::new(), quote!(()), TokenStream::new())
+    let (parts_def, parts_ty) = if parts.is_empty() {
+        (TokenStream::new(), quote!(()))
     } else {
-        (parts_struct(c, &parts), parts_path(c), parts_check(c))
+        let name = parts_name(c);
+        (parts_struct(c, &parts), quote!(#name))
     };
     // One table per choice field: the only place that needs `E: FormChoice`, spanned at the
     // field's type, so an unsupported type gets one error rather than one per use.
@@ -368,7 +268,7 @@ pub(crate) fn expand_struct(
         .iter()
         .zip(&tables)
         .filter_map(|(q, t)| match q.kind {
-            FieldKind::Single { elem, .. } | FieldKind::Multi { elem } => {
+            FieldKind::Single { elem, .. } | FieldKind::Multi { elem, .. } => {
                 // Spelled out rather than through `choice_of`: a missing `FormChoice` impl
                 // is then reported at the field's type, not as a bound of a runtime helper.
                 Some(quote_spanned! {elem.span()=>
@@ -390,7 +290,7 @@ pub(crate) fn expand_struct(
     let assertions = questions
         .iter()
         .zip(&tables)
-        .filter_map(|(q, t)| selection_assertion(q, t));
+        .filter_map(|(q, _)| selection_assertion(q));
     let cells = questions.iter().zip(&tables).map(|(q, t)| cell(q, t));
     let fields = questions.iter().enumerate().map(|(i, q)| {
         let f = q.ident;
@@ -400,7 +300,6 @@ pub(crate) fn expand_struct(
     // The checker writes each checked answer straight into its field's cell; the filled
     // cells become the value.
     let body = quote! {
-        #parts_check
         #(#table_defs)*
         #(#assertions)*
         #[automatically_derived]
@@ -449,7 +348,14 @@ pub(crate) fn expand_enum(
         let v = o.ident;
         quote!(#ident::#v => #i)
     });
+    let at_least = (1..=count).map(|n| {
+        quote! {
+            #[automatically_derived]
+            impl __forms::AtLeastOptions<#n> for #ident {}
+        }
+    });
     let choice = quote! {
+        #(#at_least)*
         #[automatically_derived]
         impl __forms::FormChoice for #ident {
             const COUNT: usize = #count;

@@ -28,7 +28,10 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
             } else {
                 (
                     crate::expand::parts_struct(c, &parts),
-                    crate::expand::parts_path(c),
+                    {
+                        let name = crate::expand::parts_name(c);
+                        quote!(#name)
+                    },
                     TokenStream::new(),
                 )
             }
@@ -39,6 +42,7 @@ pub(crate) fn stubs(c: &Container<'_>) -> TokenStream {
             // The largest count the contract allows, so that no limit elsewhere fails
             // because of this enum's own mistakes.
             quote! {
+                impl<const N: usize> __forms::AtLeastOptions<N> for #ident {}
                 impl #impl_generics __forms::FormChoice for #ident #ty_generics #where_clause {
                     const COUNT: usize = #most_options;
                     const OPTIONS: &'static [__forms::ChoiceMeta] = &[];

@@ -394,3 +394,30 @@ fn a_renamed_runtime_dependency_is_found_in_the_manifest() {
     assert_eq!(renamed_runtime(both), None);
     assert_eq!(renamed_runtime("[package]\nname = \"x\"\n"), None);
 }
+
+/// One list of field types: the derive's help, `FormChoice`'s compile-error note, the `Form`
+/// trait's rustdoc and RULES.md say the same sentence.
+#[test]
+fn the_supported_field_types_are_one_sentence_everywhere() {
+    let flat = |text: &str| -> String {
+        text.replace("\\\n", " ")
+            .replace("///", " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |rel: &str| std::fs::read_to_string(root.join(rel)).unwrap();
+    let sentence = flat(crate::wording::SUPPORTED_TYPES);
+    assert!(
+        sentence.starts_with("a form field is `String`"),
+        "{sentence}"
+    );
+    let typed = flat(&read("forms-runtime/src/typed.rs"));
+    assert_eq!(
+        typed.matches(&sentence).count(),
+        2,
+        "rustdoc and on_unimplemented note"
+    );
+    assert_eq!(flat(&read("RULES.md")).matches(&sentence).count(), 1);
+}

@@ -10,6 +10,14 @@ use forms_rules::{QuestionKind, Rule, Violation};
 /// shows them); the one limit for every value a message quotes.
 const SHOWN_MAX: usize = forms_rules::SHOWN_CHARS_MAX;
 
+/// Every field type `#[derive(Form)]` takes, in one sentence: the help of an unsupported
+/// type. The same words are in `FormChoice`'s `on_unimplemented` note, the `Form` trait's
+/// rustdoc and RULES.md (a unit test compares them).
+pub(crate) const SUPPORTED_TYPES: &str = "a form field is `String` or `Option<String>` (text); \
+    `E` or `Option<E>` (one choice), `Vec<E>`, `BTreeSet<E>` or `HashSet<E>` (several choices) \
+    for a fieldless enum `E` deriving `Form`; `Url` or `Option<Url>` with `#[form(resource)]`; \
+    `Vec<Url>` with `#[form(resources)]`; `Vec<FileRef>` with `#[form(files)]`";
+
 /// `subject problem; see rule R6`, or `problem; see rule R6` when the subject is empty.
 pub(crate) fn rule_sentence(subject: &str, v: &Violation) -> String {
     if subject.is_empty() {

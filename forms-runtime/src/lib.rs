@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod data;
 pub mod error;
+pub mod form_values;
 pub mod mcp;
 pub mod native;
 mod syntax;
@@ -27,7 +28,9 @@ pub use answer::{Answers, FileRefView, Outcome};
 pub use data::DataForm;
 pub use error::{ErrorCode, Finding, FormError, JsonPath, PathSegment};
 pub use native::{NativeRequest, RequestedSchema};
-pub use typed::{ChoiceMeta, FileRef, Form, FormChoice, StaticForm, TypedForm};
+pub use typed::{
+    AtLeastOptions, ChoiceMeta, ChoiceSet, FileRef, Form, FormChoice, StaticForm, TypedForm,
+};
 
 /// Derives [`Form`] (and, on a fieldless enum, [`FormChoice`]); see the trait for the field
 /// types and attributes.

@@ -11,7 +11,9 @@ use crate::answer::{Outcome, Source};
 use crate::data::DataForm;
 use crate::error::{Finding, FormError, JsonPath};
 use forms_rules::Rule;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
+use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -90,6 +92,13 @@ use url::Url;
 /// ```
 ///
 /// # Field types
+///
+/// In one sentence (the help of the derive's error on any other type): a form field is
+/// `String` or `Option<String>` (text); `E` or `Option<E>` (one choice), `Vec<E>`,
+/// `BTreeSet<E>` or `HashSet<E>` (several choices) for a fieldless enum `E` deriving `Form`;
+/// `Url` or `Option<Url>` with `#[form(resource)]`; `Vec<Url>` with `#[form(resources)]`;
+/// `Vec<FileRef>` with `#[form(files)]`. A `BTreeSet<E>` needs `E: Ord` and a `HashSet<E>`
+/// `E: Eq + Hash` (see [`ChoiceSet`]).
 ///
 /// | Field type | Question |
 /// |---|---|
@@ -197,13 +206,14 @@ pub struct ResponseSource<'a>(pub(crate) Source<'a>);
 /// assert_eq!(Format::OPTIONS[0].title, "PDF");
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be the type of a form field",
-    label = "not a choice enum deriving `Form`",
-    note = "derive `Form` on `{Self}` to make it a choice: a fieldless enum deriving `Form` \
-            has one option per variant",
-    note = "the other field types are `String` or `Option<String>` (text), `Url` or \
-            `Option<Url>` with `#[form(resource)]`, `Vec<Url>` with `#[form(resources)]` and \
-            `Vec<FileRef>` with `#[form(files)]`"
+    message = "`{Self}` is not a choice enum deriving `Form`",
+    label = "not a supported form field type",
+    note = "derive `Form` on `{Self}` if it is a fieldless enum (one option per variant); \
+            the derive knows text only as `String` written out, not through a type alias",
+    note = "a form field is `String` or `Option<String>` (text); `E` or `Option<E>` (one \
+            choice), `Vec<E>`, `BTreeSet<E>` or `HashSet<E>` (several choices) for a fieldless \
+            enum `E` deriving `Form`; `Url` or `Option<Url>` with `#[form(resource)]`; \
+            `Vec<Url>` with `#[form(resources)]`; `Vec<FileRef>` with `#[form(files)]`"
 )]
 pub trait FormChoice: Sized + 'static {
     /// The number of options (1–24, rule R12).
@@ -227,6 +237,85 @@ pub trait FormChoice: Sized + 'static {
     fn meta(&self) -> Option<&'static ChoiceMeta> {
         Self::OPTIONS.get(self.index())
     }
+}
+
+/// The collection of a field with several choices: `Vec<E>`, `BTreeSet<E>` (for `E: Ord`)
+/// or `HashSet<E>` (for `E: Eq + Hash`). `#[derive(Form)]` makes the field's value with it,
+/// from the chosen options in the order given.
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use forms_runtime::ChoiceSet;
+///
+/// let set: BTreeSet<u8> = ChoiceSet::from_choices(vec![3, 1, 3]);
+/// assert_eq!(set.into_iter().collect::<Vec<_>>(), [1, 3]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold the choices of a form field",
+    label = "a `BTreeSet<{E}>` needs `{E}: Ord`, a `HashSet<{E}>` needs `{E}: Eq + Hash`",
+    note = "derive them on `{E}` (`#[derive(PartialEq, Eq, PartialOrd, Ord)]` for a \
+            `BTreeSet`, `#[derive(PartialEq, Eq, Hash)]` for a `HashSet`), or make the field a \
+            `Vec<{E}>`"
+)]
+pub trait ChoiceSet<E>: Sized {
+    /// The collection of `choices`, given in the answer's order.
+    fn from_choices(choices: Vec<E>) -> Self;
+}
+
+// Not offered as the fix of a set's error by rustc's list of impls: the note says it.
+#[allow(unknown_or_malformed_diagnostic_attributes)]
+#[diagnostic::do_not_recommend]
+impl<E> ChoiceSet<E> for Vec<E> {
+    fn from_choices(choices: Vec<E>) -> Self {
+        choices
+    }
+}
+
+// `do_not_recommend` (Rust 1.85): a missing `Ord` is reported in `ChoiceSet`'s words, at the
+// field, rather than as a bound of this impl.
+#[allow(unknown_or_malformed_diagnostic_attributes)]
+#[diagnostic::do_not_recommend]
+impl<E: Ord> ChoiceSet<E> for BTreeSet<E> {
+    fn from_choices(choices: Vec<E>) -> Self {
+        choices.into_iter().collect()
+    }
+}
+
+#[allow(unknown_or_malformed_diagnostic_attributes)]
+#[diagnostic::do_not_recommend]
+impl<E: Eq + Hash, S: BuildHasher + Default> ChoiceSet<E> for HashSet<E, S> {
+    fn from_choices(choices: Vec<E>) -> Self {
+        choices.into_iter().collect()
+    }
+}
+
+/// A choice enum with at least `N` options: `#[derive(Form)]` implements it for `N` from 1
+/// to the enum's option count. A field `Vec<E>` with `min_items` or `max_items` above `E`'s
+/// option count breaks rule R20; the derive asks this trait of `E` for the larger bound, so
+/// that mistake is a compile error at the attribute.
+///
+/// ```
+/// use forms_runtime::{AtLeastOptions, Form};
+///
+/// #[derive(Form)]
+/// enum Format {
+///     Pdf,
+///     Html,
+/// }
+///
+/// fn two_or_more<E: AtLeastOptions<2>>() {}
+/// two_or_more::<Format>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has fewer than {N} options",
+    label = "above the number of options of `{Self}`",
+    note = "`min_items` and `max_items` of a field with several choices of `{Self}` must not \
+            exceed its number of variants; see rule R20"
+)]
+pub trait AtLeastOptions<const N: usize>: FormChoice {
+    /// Named by the derive's check, so that the check is a constant expression.
+    #[doc(hidden)]
+    const OK: () = ();
 }
 
 /// The static metadata of one choice option (rule R23), as declared on an enum variant.

@@ -48,11 +48,47 @@ fn rt() -> TokenStream {
     quote!(__forms_rt)
 }
 
-/// A call of the conversion `func` on an interpolation, spanned at the user's expression.
+/// The conversion `func` of an interpolation, spanned at the user's expression: a call of
+/// the public `form_values` trait's method, so that a value of the wrong type is reported
+/// in that trait's words with nothing of the runtime's source.
 fn convert(func: &str, g: &Group) -> TokenStream {
     let span = g.span();
-    let func = proc_macro2::Ident::new(func, span);
-    quote_spanned!(span=> __forms_rt::#func(#g))
+    let list = |item: &str| (format!("ListValue::<__forms_rt::{item}>"), "into_list");
+    let one = |item: &str| (format!("ItemValue::<__forms_rt::{item}>"), "into_item");
+    let (path, method) = match func {
+        "text" => ("TextValue".to_owned(), "into_text"),
+        "optional_text" => ("OptionalTextValue".to_owned(), "into_optional_text"),
+        "flag" => ("BoolValue".to_owned(), "into_bool"),
+        "count" => ("CountValue".to_owned(), "into_count"),
+        "optional_image" => ("OptionalImageValue".to_owned(), "into_optional_image"),
+        "questions" => list("QuestionModel"),
+        "choice_options" => list("ChoiceOptionModel"),
+        "resource_options" => list("ResourceOptionModel"),
+        "images" => list("ImageModel"),
+        "question" => one("QuestionModel"),
+        "choice_option" => one("ChoiceOptionModel"),
+        "resource_option" => one("ResourceOptionModel"),
+        "image" => one("ImageModel"),
+        _ => {
+            let func = proc_macro2::Ident::new(func, span);
+            return quote_spanned!(span=> __forms_rt::#func(#g));
+        }
+    };
+    let path: TokenStream = format!("__forms_rt::{path}::{method}")
+        .parse()
+        .unwrap_or_default();
+    let path = respan(path, span);
+    quote_spanned!(span=> #path(#g))
+}
+
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }
 
 fn string(s: &Slot<Str>) -> TokenStream {

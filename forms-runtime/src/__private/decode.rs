@@ -323,10 +323,10 @@ impl<E> ChoicesCell<E> {
         }
     }
 
-    /// The answers, in the order given, collected into the field's collection (for a
-    /// `Vec<E>`, the vector itself).
-    pub fn collect<C: FromIterator<E>>(self) -> C {
-        self.values.into_iter().collect()
+    /// The answers, in the order given; the field's [`ChoiceSet`](crate::ChoiceSet) makes
+    /// its collection of them.
+    pub fn into_vec(self) -> Vec<E> {
+        self.values
     }
 }
 

@@ -14,7 +14,8 @@ pub use crate::data::{
 };
 pub use crate::error::FormError;
 pub use crate::typed::{
-    ChoiceMeta, FileRef, Form, FormChoice, ResponseSource, StaticForm, TypedForm,
+    AtLeastOptions, ChoiceMeta, ChoiceSet, FileRef, Form, FormChoice, ResponseSource, StaticForm,
+    TypedForm,
 };
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
@@ -130,18 +131,4 @@ pub fn failed<T>() -> Result<T, FormError> {
         crate::ErrorCode::InvalidArguments,
         "the form's `#[derive(Form)]` reported compile errors",
     ))
-}
-
-/// Implemented by the derive for a form with the `<Name>Parts` struct it generates, and
-/// asked of the form with whatever that name means where the form is declared: another type
-/// of the same name there shadows the generated one, and this is the one error the user sees.
-#[diagnostic::on_unimplemented(
-    message = "a type named `{P}` already exists here, so `#[derive(Form)]` on `{Self}` cannot give its generated parts struct that name",
-    label = "the name of the generated parts struct is already taken",
-    note = "name the generated struct with `#[form(parts = \"…\")]` on `{Self}`, or rename the other `{P}`"
-)]
-#[doc(hidden)]
-pub trait GeneratedParts<P> {
-    /// Named by the check, so that it is a constant expression.
-    const OK: () = ();
 }
