@@ -88,14 +88,13 @@ pub mod config;
 mod core;
 #[cfg(feature = "asks")]
 pub mod durable;
-#[cfg(feature = "host")]
-pub mod host;
 pub mod http;
 mod input_round;
 mod legacy;
 #[cfg(feature = "asks")]
 pub mod replies;
 pub mod secret;
+pub mod serve;
 mod server;
 pub mod state;
 pub mod transport;
