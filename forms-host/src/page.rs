@@ -1,12 +1,17 @@
 //! The browser answerer: one small HTTP server on 127.0.0.1 for the whole session, which only
 //! the person who reads the printed URL can use.
 //!
-//! - The URL carries a secret of 256 random bits (`http://127.0.0.1:PORT/SECRET/`); every
-//!   request must start its path with it.
+//! It runs on forms-mcp's serving stack ([`forms_mcp::serve`], the one `forms-mcp --http`
+//! runs on), as axum routes behind two middlewares:
+//!
 //! - `Host` must be the bound address (`127.0.0.1:PORT` or `localhost:PORT`), so a name that
 //!   rebinds to 127.0.0.1 reaches nothing; a present `Origin` must be that same origin
 //!   (`http://127.0.0.1:PORT`), so no other site, no `file://` page and no sandboxed frame
-//!   can post; a POST whose `Sec-Fetch-Site` is not `same-origin` is refused too.
+//!   can post (the stack's [`Hosts`] check, with [`Hosts::same_origin`]).
+//! - The URL carries a secret of 256 random bits (`http://127.0.0.1:PORT/SECRET/`); every
+//!   request must start its path with it (compared in constant time), and a POST whose
+//!   `Sec-Fetch-Site` is not `same-origin` is refused too. Refusals of these two checks are
+//!   reported on standard error (the first 20).
 //! - `GET /SECRET/` serves the form waiting for an answer (or a short note when none is).
 //!   The page POSTs the host response to `/SECRET/answer/N` (`N` numbers the forms of the
 //!   session) as `application/json` only, at most 1 MiB; the first answer to a waiting form is
@@ -19,9 +24,10 @@
 //!   (`Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`) and sends
 //!   no referrer.
 //! - Headers must arrive within 10 s (an idle kept-alive connection is closed after as long),
-//!   an answer's body within 10 s, an added file with no pause over 15 s; at most 32
-//!   connections are open at once (a new one ends the oldest idle one), each for at most 10
-//!   minutes.
+//!   an answer's body within 10 s (read by the stack's [`Bodies`]), an added file with no
+//!   pause over 15 s and within 10 minutes; at most 32 connections are open at once (a new one
+//!   ends the oldest idle one; while all are busy, new ones wait to be accepted), each for at
+//!   most 10 minutes.
 
 mod files;
 pub use files::accepts;

@@ -192,3 +192,101 @@ pub(crate) async fn check(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn root() -> Uri {
+        Uri::from_static("/")
+    }
+
+    #[test]
+    fn a_host_entry_with_a_port_matches_exactly_and_one_without_matches_any_port() {
+        let hosts = Hosts::new(["127.0.0.1:8080".to_owned(), "mcp.example".to_owned()], []);
+        for ok in ["127.0.0.1:8080", "MCP.example:1", "mcp.example"] {
+            assert!(
+                hosts.check(&headers(&[("host", ok)]), &root()).is_ok(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "127.0.0.1:8081",
+            "127.0.0.1",
+            "evil.example:8080",
+            "mcp.example.evil:1",
+        ] {
+            let refused = hosts
+                .check(&headers(&[("host", bad)]), &root())
+                .unwrap_err();
+            assert!(refused.starts_with("foreign Host"), "{bad}: {refused}");
+        }
+        assert_eq!(
+            hosts.check(&headers(&[]), &root()).unwrap_err(),
+            "no Host header"
+        );
+        let two = headers(&[("host", "127.0.0.1:8080"), ("host", "127.0.0.1:8080")]);
+        assert_eq!(hosts.check(&two, &root()).unwrap_err(), "two Host headers");
+        let absolute = Uri::from_static("http://evil.example:8080/");
+        let own = headers(&[("host", "127.0.0.1:8080")]);
+        assert!(hosts.check(&own, &absolute).is_err());
+        // `*` turns the Host check off, not the Origin check.
+        let any = Hosts::new(["*".to_owned()], []);
+        assert!(any
+            .check(&headers(&[("host", "x.example")]), &root())
+            .is_ok());
+        let foreign = headers(&[("host", "x.example"), ("origin", "http://x.example")]);
+        assert!(any.check(&foreign, &root()).is_err());
+    }
+
+    #[test]
+    fn an_origin_is_listed_or_with_same_origin_the_host_itself() {
+        let listed = Hosts::new(
+            ["127.0.0.1:8080".to_owned(), "localhost:8080".to_owned()],
+            [
+                "http://127.0.0.1:8080".to_owned(),
+                "https://app.example".to_owned(),
+            ],
+        );
+        let with = |origin: &str| headers(&[("host", "localhost:8080"), ("origin", origin)]);
+        assert!(listed
+            .check(&with("http://127.0.0.1:8080"), &root())
+            .is_ok());
+        assert!(listed
+            .check(&with("https://app.example:443"), &root())
+            .is_ok());
+        for bad in [
+            "http://localhost:8080",
+            "null",
+            "http://app.example",
+            "not an origin",
+        ] {
+            assert!(listed.check(&with(bad), &root()).is_err(), "{bad}");
+        }
+        let page = Hosts::new(
+            ["127.0.0.1:8080".to_owned(), "localhost:8080".to_owned()],
+            [],
+        )
+        .same_origin();
+        assert!(page.check(&with("http://localhost:8080"), &root()).is_ok());
+        assert!(page.check(&with("http://LOCALHOST:8080"), &root()).is_ok());
+        for bad in ["http://127.0.0.1:8080", "https://localhost:8080", "null"] {
+            let refused = page.check(&with(bad), &root()).unwrap_err();
+            assert!(refused.starts_with("foreign Origin"), "{bad}: {refused}");
+        }
+        let two = headers(&[
+            ("host", "localhost:8080"),
+            ("origin", "http://localhost:8080"),
+            ("origin", "http://localhost:8080"),
+        ]);
+        assert_eq!(page.check(&two, &root()).unwrap_err(), "two Origin headers");
+    }
+}
