@@ -8,7 +8,7 @@ use crate::model::{
     Replaced, Replacement, Request, RequestId, RetryKey, State,
 };
 use crate::retry::{sha256_hex, InputHash};
-use crate::store::{Commit, Committed, MemberChange, Recorded, SqliteStore, Store, Write};
+use crate::store::{Commit, Committed, MemberChange, Recorded, Store, Write};
 use crate::time::{Clock, Expiry, SystemClock, Timestamp};
 use crate::upload::{StoredUpload, Upload};
 use crate::wait::{Hub, WaitHandle, WAITS_PER_PRINCIPAL};
@@ -164,12 +164,10 @@ impl Asks {
 
     /// Opens the store a location names: a `postgres://` or `postgresql://` URL is a
     /// PostgreSQL database, anything else the path of a SQLite file.
+    /// A store whose feature (`sqlite`, `postgres`) is off is refused.
     pub fn open_location(location: &str) -> Result<Asks, AskError> {
-        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-            Ok(Asks::new(crate::store::PostgresStore::connect(location)?))
-        } else {
-            Ok(Asks::new(SqliteStore::open(location)?))
-        }
+        let store = crate::store::open_location(location)?;
+        Ok(Asks::with_clock(store, Arc::new(SystemClock)))
     }
 
     /// The store.

@@ -249,6 +249,7 @@ pub enum ActionRefusal {
 
 /// An error's message followed by those of its sources: `postgres::Error` alone says only
 /// "db error" or "error connecting to server".
+#[cfg(feature = "postgres")]
 pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -292,10 +293,12 @@ pub enum StoreError {
         known: i64,
     },
     /// SQLite failed.
+    #[cfg(feature = "sqlite")]
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL failed. The message carries the cause the server or the connection gave
     /// (`postgres: db error: FATAL: sorry, too many clients already`), not only its kind.
+    #[cfg(feature = "postgres")]
     #[error("postgres: {}", with_causes(.0))]
     Postgres(#[from] postgres::Error),
     /// A stored document could not be read back.

@@ -57,6 +57,11 @@
 //! is written to it, and a read-only one can still be read), [`PostgresStore`] for many
 //! server instances on one database.
 #![forbid(unsafe_code)]
+// Built with no store (neither `sqlite` nor `postgres`), the helpers the stores share are unused.
+#![cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres", feature = "memory")),
+    allow(dead_code)
+)]
 #![warn(missing_docs)]
 
 pub mod args;
@@ -91,7 +96,11 @@ pub use model::{
     LogPage, Member, MemberEvent, MemberEventKind, NewRequest, Outcome, Principal, Redeem,
     Redemption, Replaced, Replacement, Request, RequestId, RetryKey, State, ID_CHARS_MAX,
 };
-pub use store::{PostgresStore, SqliteStore, Store};
+#[cfg(feature = "postgres")]
+pub use store::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use store::SqliteStore;
+pub use store::Store;
 pub use time::{Clock, Expiry, ManualClock, SystemClock, Timestamp, NO_EXPIRY_WIRE};
 pub use upload::{StoredUpload, Upload};
 pub use wait::{WaitHandle, WAITS_PER_PRINCIPAL};

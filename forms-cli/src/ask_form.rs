@@ -21,7 +21,7 @@ use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
 use forms_ask::{wire, AskError, Asks, Outcome, Principal, RequestId, State, StoreError};
 #[cfg(feature = "host")]
-use forms_mcp::host::{PageOptions, PageServer};
+use forms_host::{PageOptions, PageServer};
 use forms_runtime::native::NativeView;
 use forms_runtime::rules::visible::visible;
 use forms_runtime::DataForm;

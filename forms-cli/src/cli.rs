@@ -216,7 +216,7 @@ pub struct HostArgs {
         long,
         value_name = "VERSION",
         default_value = "2025-11-25",
-        value_parser = |v: &str| forms_mcp::host::parse_protocol(v).map(|_| v.to_owned())
+        value_parser = |v: &str| forms_host::parse_protocol(v).map(|_| v.to_owned())
     )]
     pub protocol: String,
     /// Withhold the openai/elicitation extension: advertise core form elicitation only, as
@@ -227,7 +227,7 @@ pub struct HostArgs {
     #[arg(long)]
     pub trace: bool,
     /// The largest file the page takes, in bytes
-    #[arg(long, value_name = "N", default_value_t = forms_mcp::host::DEFAULT_MAX_FILE_BYTES)]
+    #[arg(long, value_name = "N", default_value_t = forms_host::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_bytes: u64,
     /// The server to start, spoken to over stdio (after `--`)
     #[arg(last = true, value_name = "COMMAND")]

@@ -1,10 +1,10 @@
 //! `forms host`: a local host for any MCP server. The MCP client lives in
-//! `forms_mcp::host`; this module reads the files the command line names and gives it the preview page as
+//! `forms_host`; this module reads the files the command line names and gives it the preview page as
 //! the browser answerer.
 
 use crate::cli::{usage_error, HostArgs};
 use crate::io::{print_line, Usage};
-use forms_mcp::host::{self, Answerer, HostOptions, PageOptions, Target};
+use forms_host::{self as host, Answerer, HostOptions, PageOptions, Target};
 use forms_runtime::native::NativeView;
 use forms_runtime::rules::visible::visible;
 use serde_json::{Map, Value};

@@ -149,13 +149,19 @@ impl FormAsker {
         })
     }
 
-    /// The same asker, remembering used request states in `store` (a SQLite file or a
-    /// PostgreSQL database, [`forms_ask::Store::claim_once`]) instead of in this process:
-    /// a state answered once is refused on every instance sharing the store and the key,
-    /// and after a restart. Clones made before keep the in-memory set.
-    pub fn with_state_store(mut self, store: Arc<dyn forms_ask::Store>) -> FormAsker {
+    /// The same asker, remembering used request states in `store` instead of in this
+    /// process: a state answered once is refused on every instance sharing the store and the
+    /// key, and after a restart. Clones made before keep the in-memory set.
+    pub fn with_used_states(mut self, store: Arc<dyn crate::state::UsedStates>) -> FormAsker {
         self.states = Arc::new(self.states.with_store(store));
         self
+    }
+
+    /// [`FormAsker::with_used_states`] over a forms-ask store (a SQLite file or a PostgreSQL
+    /// database, [`forms_ask::Store::claim_once`]).
+    #[cfg(feature = "asks")]
+    pub fn with_state_store(self, store: Arc<dyn forms_ask::Store>) -> FormAsker {
+        self.with_used_states(Arc::new(crate::state::AskStore(store)))
     }
 
     /// Whether a client without the extension but with core form elicitation is asked

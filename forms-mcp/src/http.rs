@@ -24,13 +24,14 @@
 //!   (403). The request's [`Caller`](crate::auth::Caller) travels to the tools in the
 //!   request's extensions.
 
-mod connections;
 mod guard;
 mod sessions;
 
-pub(crate) use guard::FREE_BODY_BYTES;
+pub(crate) use crate::serve::FREE_BODY_BYTES;
+pub use crate::serve::{parse_origin, RESERVED_FILES};
 
 use crate::auth::Tokens;
+use crate::serve::{Bodies, Hosts, Limits};
 use crate::FormsServer;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -38,7 +39,6 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// The path of the MCP endpoint.
@@ -58,10 +58,6 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The default number of connections served at once: 256.
 pub const MAX_CONNECTIONS: usize = 256;
-
-/// Open files kept for the process besides connections when the connection cap is fitted to
-/// the open-file limit.
-pub const RESERVED_FILES: u64 = 32;
 
 /// The default number of live sessions: 256.
 pub const MAX_SESSIONS: usize = 256;
@@ -121,43 +117,6 @@ impl Default for HttpOptions {
     }
 }
 
-/// Reads an `--allow-origin` value: `scheme://host[:port]` (a missing port is the scheme's
-/// default for `http` and `https`) or `null`.
-///
-/// ```
-/// use forms_mcp::http::parse_origin;
-/// assert_eq!(parse_origin("https://app.example.com").unwrap(), "https://app.example.com:443");
-/// assert_eq!(parse_origin("http://localhost:5173").unwrap(), "http://localhost:5173");
-/// assert_eq!(parse_origin("null").unwrap(), "null");
-/// assert!(parse_origin("app.example.com").is_err());
-/// assert!(parse_origin("https://app.example.com/path").is_err());
-/// ```
-pub fn parse_origin(text: &str) -> Result<String, String> {
-    if text == "null" {
-        return Ok(text.to_owned());
-    }
-    let bad = || format!("an origin is written scheme://host[:port], got {text:?}");
-    let uri: axum::http::Uri = text.parse().map_err(|_| bad())?;
-    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
-        return Err(bad());
-    };
-    if !matches!(uri.path(), "" | "/") || uri.query().is_some() || authority.as_str().contains('@')
-    {
-        return Err(bad());
-    }
-    let scheme = scheme.to_ascii_lowercase();
-    let port = authority.port_u16().or(match scheme.as_str() {
-        "http" => Some(80),
-        "https" => Some(443),
-        _ => None,
-    });
-    let host = authority.host().to_ascii_lowercase();
-    Ok(match port {
-        Some(port) => format!("{scheme}://{host}:{port}"),
-        None => format!("{scheme}://{host}"),
-    })
-}
-
 /// The `Host` values a server bound to `local` accepts by default: the loopback names with
 /// its port, and its own address when it is bound to one address.
 fn own_hosts(local: SocketAddr) -> Vec<String> {
@@ -177,22 +136,6 @@ fn own_hosts(local: SocketAddr) -> Vec<String> {
     hosts
 }
 
-/// The connection cap that fits the process's open-file limit, keeping
-/// [`RESERVED_FILES`] for everything else.
-fn fitted_connections(wanted: usize) -> usize {
-    #[cfg(unix)]
-    {
-        use nix::sys::resource::{getrlimit, Resource};
-        if let Ok((soft, _)) = getrlimit(Resource::RLIMIT_NOFILE) {
-            let room = soft.saturating_sub(RESERVED_FILES).max(1);
-            return wanted
-                .min(usize::try_from(room).unwrap_or(usize::MAX))
-                .max(1);
-        }
-    }
-    wanted.max(1)
-}
-
 /// Binds `addr` for the HTTP server. A port of 0 picks a free port; read it from the
 /// listener's `local_addr`.
 pub async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
@@ -202,7 +145,21 @@ pub async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
 /// The connection cap [`serve`] applies for `options`: `max_connections`, lowered to fit the
 /// process's open-file limit.
 pub fn connection_cap(options: &HttpOptions) -> usize {
-    fitted_connections(options.max_connections)
+    limits(options, Hosts::new([], [])).connection_cap()
+}
+
+/// The serving limits of `options` with the `Host`/`Origin` check `hosts`.
+fn limits(options: &HttpOptions, hosts: Hosts) -> Limits {
+    Limits::new(
+        options.max_connections,
+        options.header_timeout,
+        Bodies::new(
+            options.max_body_bytes,
+            options.body_timeout,
+            options.body_memory,
+        ),
+        hosts,
+    )
 }
 
 /// Serves `server` on `listener` at [`ENDPOINT`] until `shutdown` is cancelled, with the
@@ -215,6 +172,7 @@ pub async fn serve(
     options: HttpOptions,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
+    let options = &options;
     let local = listener.local_addr()?;
     let mut hosts = own_hosts(local);
     hosts.extend(options.allow_hosts.iter().cloned());
@@ -223,17 +181,15 @@ pub async fn serve(
         .map(|host| format!("http://{host}"))
         .collect();
     origins.extend(options.allow_origins.iter().cloned());
+    // `Host` and `Origin` are checked by the serving stack ([`crate::serve::Hosts`]), before
+    // the guard, so rmcp's own checks are off.
+    let limits = limits(options, Hosts::new(hosts, origins));
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(true)
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(shutdown.child_token())
-        .with_allowed_origins(origins)
-        .enforce_origin_validation();
-    let config = if options.allow_hosts.iter().any(|h| h == "*") {
-        config.disable_allowed_hosts()
-    } else {
-        config.with_allowed_hosts(hosts)
-    };
+        .disable_allowed_hosts()
+        .disable_allowed_origins();
     let sessions = Arc::new(sessions::Sessions::new(
         LocalSessionManager::default(),
         options.max_sessions,
@@ -253,32 +209,18 @@ pub async fn serve(
     });
     let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     // One memory budget for the bodies being read and the answers kept.
-    let budget = Arc::new(Semaphore::new(
-        options.body_memory.min(Semaphore::MAX_PERMITS),
-    ));
     let guard = Arc::new(guard::Guard {
         tokens: options.tokens.clone(),
         sessions,
-        max_body_bytes: options.max_body_bytes,
-        body_timeout: options.body_timeout,
-        budget: budget.clone(),
     });
     // The guard runs first; then the layer that keeps each host's answer as sent
     // (`crate::transport`) sees the body the guard has read.
     let router = crate::transport::keeping_router(
         axum::Router::new().nest_service(ENDPOINT, service),
         options.max_body_bytes,
-        budget,
+        limits.bodies.budget(),
     )
     .layer(axum::middleware::from_fn_with_state(guard, guard::check));
-
-    connections::serve(
-        listener,
-        router,
-        connection_cap(&options),
-        options.header_timeout,
-        shutdown,
-    )
-    .await;
+    crate::serve::serve(listener, router, limits, shutdown).await;
     Ok(())
 }

@@ -40,7 +40,7 @@
 //! `FORMS_STATE_KEY` (hex, at least 32 bytes) or is random per process.
 //!
 //! # Requested replies
-//! With `--asks DB` (a SQLite path or a `postgres://` URL) the server also lists the tools of
+//! With the `asks` feature (on by default, and needed by the binary) and `--asks DB` (a SQLite path or a `postgres://` URL) the server also lists the tools of
 //! [`forms_ask`]'s durable requested replies, `ask_open` … `ask_restore` ([`replies`]). The
 //! principal comes from the session, never from the arguments: over stdio the one fixed at
 //! start (`--principal NAME` or `FORMS_ASK_PRINCIPAL`), over HTTP the one the bearer token
@@ -86,13 +86,15 @@ mod call;
 mod capability;
 pub mod config;
 mod core;
+#[cfg(feature = "asks")]
 pub mod durable;
-#[cfg(feature = "host")]
-pub mod host;
 pub mod http;
 mod input_round;
 mod legacy;
+#[cfg(feature = "asks")]
 pub mod replies;
+pub mod secret;
+pub mod serve;
 mod server;
 pub mod state;
 pub mod transport;

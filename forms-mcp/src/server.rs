@@ -89,6 +89,7 @@ impl FormsServer {
     /// The same server with the requested-reply tools (`ask_open` …) over a store
     /// ([`crate::replies`]), routed beside the Data tool. Without them only the Data tool is
     /// listed.
+    #[cfg(feature = "asks")]
     pub fn with_replies(mut self, tools: crate::replies::AskTools) -> FormsServer {
         self.tools.merge(tools.router());
         self
@@ -97,8 +98,16 @@ impl FormsServer {
     /// The same server, remembering used multi-round-trip request states in `store`
     /// ([`FormAsker::with_state_store`]): single use across instances sharing the store and
     /// the key (`FORMS_STATE_KEY`), and across restarts.
+    #[cfg(feature = "asks")]
     pub fn with_state_store(mut self, store: Arc<dyn forms_ask::Store>) -> FormsServer {
         self.asker = self.asker.with_state_store(store);
+        self
+    }
+
+    /// The same server, remembering used multi-round-trip request states in `store`
+    /// ([`FormAsker::with_used_states`]).
+    pub fn with_used_states(mut self, store: Arc<dyn crate::state::UsedStates>) -> FormsServer {
+        self.asker = self.asker.with_used_states(store);
         self
     }
 

@@ -10,10 +10,10 @@
 //! `invalid_response`.
 //!
 //! Used nonces are remembered until their state expires: in memory by default, so a state
-//! is single use within one process only; with a store (`forms-mcp
-//! --asks DB` or `--state-store DB`, a SQLite file or a PostgreSQL database), in that store
-//! ([`forms_ask::Store::claim_once`]), so a state is single use across every instance
-//! sharing it and across restarts. There the check and the record are one atomic write: of
+//! is single use within one process only; with a [`UsedStates`] store (`forms-mcp
+//! --asks DB` or `--state-store DB`, a SQLite file or a PostgreSQL database, through
+//! [`AskStore`] and `forms_ask::Store::claim_once`), in that store, so a state is single use
+//! across every instance sharing it and across restarts. There the check and the record are one atomic write: of
 //! instances racing to redeem one state, exactly one accepts it. Several instances behind a
 //! load balancer need the same key (`FORMS_STATE_KEY`) and one store. A store that cannot
 //! be reached refuses the answer (`transport_error`) rather than risk accepting it twice.
@@ -144,8 +144,36 @@ fn random_bytes<const N: usize>() -> Result<[u8; N], getrandom::Error> {
     Ok(bytes)
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// A store of single-use keys shared by instances and kept across restarts, where used
+/// request states are remembered ([`crate::FormAsker::with_used_states`]).
+pub trait UsedStates: Send + Sync {
+    /// A short description for messages (a path, or a URL without its password).
+    fn location(&self) -> String;
+
+    /// Records `key` as used for at least `keep`, as one atomic write: `Ok(true)` for the
+    /// first claim of a key (or of one whose record has expired), `Ok(false)` when it is
+    /// already recorded. It may block; it is called on a blocking thread.
+    fn claim_once(&self, key: &str, keep: Duration) -> Result<bool, String>;
+}
+
+/// A forms-ask store (SQLite or PostgreSQL) as the used-state store, through
+/// `forms_ask::Store::claim_once` and the system clock.
+#[cfg(feature = "asks")]
+pub struct AskStore(pub Arc<dyn forms_ask::Store>);
+
+#[cfg(feature = "asks")]
+impl UsedStates for AskStore {
+    fn location(&self) -> String {
+        self.0.location()
+    }
+
+    fn claim_once(&self, key: &str, keep: Duration) -> Result<bool, String> {
+        use forms_ask::{Clock, SystemClock};
+        let now = SystemClock.now();
+        self.0
+            .claim_once(key, now.plus(keep), now)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// Where used nonces are remembered.
@@ -153,7 +181,7 @@ enum Used {
     /// In this process, until their state expires.
     Memory(Mutex<HashMap<String, Instant>>),
     /// In a store shared by instances and kept across restarts.
-    Store(Arc<dyn forms_ask::Store>),
+    Store(Arc<dyn UsedStates>),
 }
 
 /// Seals, opens and remembers request states.
@@ -193,7 +221,7 @@ impl States {
     }
 
     /// The same key, remembering used nonces in `store` instead of in memory.
-    pub(crate) fn with_store(&self, store: Arc<dyn forms_ask::Store>) -> States {
+    pub(crate) fn with_store(&self, store: Arc<dyn UsedStates>) -> States {
         States {
             codec: self.codec.clone(),
             used: Used::Store(store),
@@ -206,7 +234,9 @@ impl States {
             .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
         self.codec
             .seal_json_with(
-                &Payload { n: hex(&nonce) },
+                &Payload {
+                    n: crate::secret::hex(&nonce),
+                },
                 &SealOptions::new().associated_data(binding).ttl(ttl),
             )
             .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
@@ -263,20 +293,17 @@ impl States {
 }
 
 /// Claims `nonce` in `store`, kept until its state has expired on every instance's clock.
-/// The store's client blocks (and PostgreSQL's runs its own runtime), so the claim runs on
-/// a blocking thread.
+/// A store's client may block (PostgreSQL's runs its own runtime), so the claim runs on a
+/// blocking thread.
 async fn claim_in_store(
-    store: Arc<dyn forms_ask::Store>,
+    store: Arc<dyn UsedStates>,
     nonce: &str,
     ttl: Duration,
 ) -> Result<bool, FormError> {
-    use forms_ask::{Clock, SystemClock};
     let key = format!("{STORE_KEY_PREFIX}{nonce}");
     let claim = tokio::task::spawn_blocking(move || {
-        let now = SystemClock.now();
-        let expires_at = now.plus(ttl).plus(STORE_CLOCK_SKEW);
         store
-            .claim_once(&key, expires_at, now)
+            .claim_once(&key, ttl.saturating_add(STORE_CLOCK_SKEW))
             .map_err(|e| (store.location(), e))
     });
     match claim.await {

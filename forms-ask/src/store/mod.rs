@@ -18,10 +18,14 @@ use std::time::Instant;
 
 #[cfg(feature = "memory")]
 pub mod memory;
+#[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(feature = "sqlite")]
 pub mod sqlite;
 
+#[cfg(feature = "postgres")]
 pub use self::postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
 pub use self::sqlite::SqliteStore;
 
 /// One write to the requests table.
@@ -281,13 +285,23 @@ pub(crate) fn check_once_key(key: &str) -> Result<(), StoreError> {
 }
 
 /// Opens the store a location names: a `postgres://` or `postgresql://` URL is a
-/// PostgreSQL database, anything else the path of a SQLite file.
+/// PostgreSQL database, anything else the path of a SQLite file. A kind of store whose
+/// feature (`postgres`, `sqlite`) this build leaves out is refused.
 pub fn open_location(location: &str) -> Result<Arc<dyn Store>, StoreError> {
     if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-        Ok(Arc::new(PostgresStore::connect(location)?))
-    } else {
-        Ok(Arc::new(SqliteStore::open(location)?))
+        #[cfg(feature = "postgres")]
+        return Ok(Arc::new(PostgresStore::connect(location)?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(StoreError::Other(format!(
+            "cannot open {location}: this build of forms-ask has no PostgreSQL store (feature `postgres`)"
+        )));
     }
+    #[cfg(feature = "sqlite")]
+    return Ok(Arc::new(SqliteStore::open(location)?));
+    #[cfg(not(feature = "sqlite"))]
+    return Err(StoreError::Other(format!(
+        "cannot open {location}: this build of forms-ask has no SQLite store (feature `sqlite`)"
+    )));
 }
 
 /// How many changes the feed keeps for readers that fall behind; a reader further behind is
@@ -413,6 +427,7 @@ impl Changes {
 }
 
 /// The request IDs a commit writes: its requests and its events' requests.
+#[cfg(any(feature = "sqlite", feature = "memory"))]
 pub(crate) fn written(commit: &Commit) -> impl Iterator<Item = Option<&str>> {
     commit
         .writes

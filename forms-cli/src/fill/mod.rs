@@ -210,7 +210,7 @@ mod tests {
         }
     }
 
-    // `forms host --trace`'s escaper (forms-mcp), which the JSON lines on standard output no
+    // `forms host --trace`'s escaper (forms-host), which the JSON lines on standard output no
     // longer use (they are `io::json_line`'s).
     #[test]
     fn visible_json_keeps_the_value_and_escapes_what_serde_json_leaves_raw() {

@@ -1,14 +1,32 @@
-//! The connections of the HTTP transport: HTTP/1.1 over hyper with a header read time-out,
-//! at most `cap` at once.
+//! One HTTP/1.1 serving stack (hyper + axum) for every listener of this workspace: the
+//! streamable HTTP transport of `forms-mcp --http` ([`crate::http`]) and the page server of
+//! `forms host` and `forms ask page` (forms-host). [`serve`] takes a listener, an axum
+//! [`Router`] and the [`Limits`]:
 //!
-//! A connection is busy while a request is in flight on it, from its head to the end of its
-//! response body (an event stream is in flight as long as it is open); otherwise it is idle
-//! (kept alive between requests, or still sending its headers). When `cap` connections are
-//! open, a new one replaces the oldest idle connection, so sockets that send nothing cannot
-//! keep a client out; when every connection is busy, new ones wait in the listen queue until
-//! one becomes idle or closes.
+//! - At most [`Limits::max_connections`] connections are open at once (lowered to fit the
+//!   process's open-file limit). A connection is busy while a request is in flight on it,
+//!   from its head to the end of its response body (an event stream is in flight as long as
+//!   it is open); otherwise it is idle (kept alive between requests, or still sending its
+//!   headers). When the cap is reached a new connection replaces the oldest idle one, so
+//!   sockets that send nothing cannot keep a client out; when every connection is busy, new
+//!   ones wait in the listen queue until one becomes idle or closes.
+//! - A request head must arrive within [`Limits::header_timeout`] (which also closes an idle
+//!   kept-alive connection after as long) and fit hyper's 64 KiB read buffer; a connection
+//!   is served at most [`Limits::connection_time`], when set.
+//! - `Host` and `Origin` are checked before anything else by [`Hosts`] (403 otherwise).
+//! - Bodies are read through [`Bodies`], which every request carries in its extensions: at
+//!   most a size, within a time-out, with the bytes past the first 64 KiB of each taken from
+//!   a memory budget shared by all requests (503 when spent).
+
+pub(crate) mod bodies;
+mod hosts;
+
+pub use bodies::{Bodies, FREE_BODY_BYTES};
+pub use hosts::{parse_origin, shown, Hosts, Refused};
 
 use axum::body::Body;
+use axum::http::{HeaderName, HeaderValue};
+use axum::response::Response;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -127,22 +145,115 @@ impl http_body::Body for Watched {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` is cancelled: at most `cap` connections,
-/// each given `header_timeout` for a request head (which also closes an idle kept-alive
-/// connection after as long).
-pub(crate) async fn serve(
+/// Open files kept for the process besides connections when the connection cap is fitted to
+/// the open-file limit.
+pub const RESERVED_FILES: u64 = 32;
+
+/// The limits of one listener.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Limits {
+    /// How many connections are open at once (lowered to fit the open-file limit).
+    pub max_connections: usize,
+    /// How long a request's headers may take, and how long an idle connection stays open.
+    pub header_timeout: Duration,
+    /// The longest a connection is served, if bounded.
+    pub connection_time: Option<Duration>,
+    /// How request bodies are read: size, time-out and memory budget.
+    pub bodies: Bodies,
+    /// The accepted `Host` and `Origin` values.
+    pub hosts: Hosts,
+    /// Headers set on every response, refusals included.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Limits {
+    /// Limits with `max_connections`, `header_timeout`, `bodies` and `hosts`, and no bound on
+    /// a connection's lifetime.
+    pub fn new(
+        max_connections: usize,
+        header_timeout: Duration,
+        bodies: Bodies,
+        hosts: Hosts,
+    ) -> Limits {
+        Limits {
+            max_connections,
+            header_timeout,
+            connection_time: None,
+            bodies,
+            hosts,
+            headers: Vec::new(),
+        }
+    }
+
+    /// The same limits, setting `headers` on every response, refusals included.
+    pub fn with_headers(mut self, headers: Vec<(HeaderName, HeaderValue)>) -> Limits {
+        self.headers = headers;
+        self
+    }
+
+    /// The same limits, each connection served at most `time`.
+    pub fn with_connection_time(mut self, time: Duration) -> Limits {
+        self.connection_time = Some(time);
+        self
+    }
+
+    /// The connection cap [`serve`] applies: `max_connections`, lowered to fit the process's
+    /// open-file limit, keeping [`RESERVED_FILES`] for everything else.
+    pub fn connection_cap(&self) -> usize {
+        fitted_connections(self.max_connections)
+    }
+}
+
+/// `wanted`, lowered to fit the process's open-file limit.
+fn fitted_connections(wanted: usize) -> usize {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{getrlimit, Resource};
+        if let Ok((soft, _)) = getrlimit(Resource::RLIMIT_NOFILE) {
+            let room = soft.saturating_sub(RESERVED_FILES).max(1);
+            return wanted
+                .min(usize::try_from(room).unwrap_or(usize::MAX))
+                .max(1);
+        }
+    }
+    wanted.max(1)
+}
+
+/// Serves `router` on `listener` until `shutdown` is cancelled, within `limits`: the
+/// `Host`/`Origin` check runs first, and every request carries the [`Bodies`] reader in its
+/// extensions.
+pub async fn serve(
     listener: TcpListener,
     router: Router,
-    cap: usize,
-    header_timeout: Duration,
+    limits: Limits,
     shutdown: CancellationToken,
 ) {
-    let cap = cap.max(1);
+    let cap = limits.connection_cap();
+    let connection_time = limits.connection_time;
+    let headers = Arc::new(limits.headers.clone());
+    let router = router
+        .layer(axum::Extension(limits.bodies.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(limits.hosts.clone()),
+            hosts::check,
+        ))
+        .layer(axum::middleware::map_response(
+            move |mut response: Response| {
+                let headers = Arc::clone(&headers);
+                async move {
+                    for (name, value) in headers.iter() {
+                        response.headers_mut().insert(name.clone(), value.clone());
+                    }
+                    response
+                }
+            },
+        ));
     let table = Arc::new(Table::default());
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(header_timeout)
+        .header_read_timeout(limits.header_timeout)
         .max_buf_size(READ_BUFFER_BYTES)
         .keep_alive(true);
     let mut next = 0u64;
@@ -202,9 +313,16 @@ pub(crate) async fn serve(
         let shutdown = shutdown.clone();
         tokio::spawn(async move {
             let mut connection = std::pin::pin!(connection);
+            let lifetime = async {
+                match connection_time {
+                    Some(time) => tokio::time::sleep(time).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = connection.as_mut() => {}
                 () = evict.notified() => {}
+                () = lifetime => {}
                 () = shutdown.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(Duration::from_secs(5), connection.as_mut()).await;

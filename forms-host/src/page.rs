@@ -1,12 +1,17 @@
 //! The browser answerer: one small HTTP server on 127.0.0.1 for the whole session, which only
 //! the person who reads the printed URL can use.
 //!
-//! - The URL carries a secret of 256 random bits (`http://127.0.0.1:PORT/SECRET/`); every
-//!   request must start its path with it.
+//! It runs on forms-mcp's serving stack ([`forms_mcp::serve`], the one `forms-mcp --http`
+//! runs on), as axum routes behind two middlewares:
+//!
 //! - `Host` must be the bound address (`127.0.0.1:PORT` or `localhost:PORT`), so a name that
 //!   rebinds to 127.0.0.1 reaches nothing; a present `Origin` must be that same origin
 //!   (`http://127.0.0.1:PORT`), so no other site, no `file://` page and no sandboxed frame
-//!   can post; a POST whose `Sec-Fetch-Site` is not `same-origin` is refused too.
+//!   can post (the stack's [`Hosts`] check, with [`Hosts::same_origin`]).
+//! - The URL carries a secret of 256 random bits (`http://127.0.0.1:PORT/SECRET/`); every
+//!   request must start its path with it (compared in constant time), and a POST whose
+//!   `Sec-Fetch-Site` is not `same-origin` is refused too. Refusals of these two checks are
+//!   reported on standard error (the first 20).
 //! - `GET /SECRET/` serves the form waiting for an answer (or a short note when none is).
 //!   The page POSTs the host response to `/SECRET/answer/N` (`N` numbers the forms of the
 //!   session) as `application/json` only, at most 1 MiB; the first answer to a waiting form is
@@ -19,27 +24,33 @@
 //!   (`Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`) and sends
 //!   no referrer.
 //! - Headers must arrive within 10 s (an idle kept-alive connection is closed after as long),
-//!   an answer's body within 10 s, an added file with no pause over 15 s; at most 32
-//!   connections are open at once (a new one ends the oldest idle one), each for at most 10
-//!   minutes.
+//!   an answer's body within 10 s (read by the stack's [`Bodies`]), an added file with no
+//!   pause over 15 s and within 10 minutes; at most 32 connections are open at once (a new one
+//!   ends the oldest idle one; while all are busy, new ones wait to be accepted), each for at
+//!   most 10 minutes.
 
 mod files;
 pub use files::accepts;
 
 use axum::body::{Body, HttpBody};
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Router;
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+use forms_mcp::secret::{random_hex, same};
+use forms_mcp::serve::{Bodies, Hosts, Limits};
 use forms_runtime::native::NativeView;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::sync::{oneshot, Notify, OnceCell};
+use tokio::sync::{oneshot, OnceCell};
+use tokio_util::sync::CancellationToken;
 
 /// The size limit of one added file unless told otherwise: 100 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
@@ -77,8 +88,8 @@ const CONNECTION_TIME: Duration = Duration::from_secs(600);
 const MAX_CONNECTIONS: usize = 32;
 /// The largest answer body.
 const MAX_ANSWER_BYTES: usize = 1024 * 1024;
-/// The read buffer of a connection, which bounds a request's headers.
-const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// The bytes of answer bodies past the first 64 KiB of each held at once.
+const ANSWER_MEMORY: usize = 8 * 1024 * 1024;
 /// The refused requests reported on standard error; later ones are counted only.
 const SHOWN_REFUSALS: usize = 20;
 
@@ -91,7 +102,6 @@ struct Pending {
 
 struct Inner {
     key: String,
-    port: u16,
     options: PageOptions,
     pending: Mutex<Option<Pending>>,
     forms: AtomicU64,
@@ -107,41 +117,31 @@ pub struct PageServer {
 
 /// A request the server does not serve, and why.
 #[derive(Debug)]
-struct Refusal {
-    status: StatusCode,
-    reason: String,
-    /// Whether the request came from somewhere other than the page (reported on stderr).
-    foreign: bool,
+enum Refusal {
+    /// A status with a short text.
+    Status(StatusCode, String),
+    /// A refusal of the serving stack (a body over its limits).
+    Response(Box<Response>),
 }
 
 impl Refusal {
+    /// A request from somewhere other than the page (the caller reports it on stderr).
     fn foreign(reason: impl Into<String>) -> Refusal {
-        Refusal {
-            status: StatusCode::FORBIDDEN,
-            reason: reason.into(),
-            foreign: true,
-        }
+        Refusal::Status(StatusCode::FORBIDDEN, reason.into())
     }
 
     fn new(status: StatusCode, reason: impl Into<String>) -> Refusal {
-        Refusal {
-            status,
-            reason: reason.into(),
-            foreign: false,
-        }
+        Refusal::Status(status, reason.into())
     }
 }
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        (self.status, self.reason).into_response()
+        match self {
+            Refusal::Status(status, reason) => (status, reason).into_response(),
+            Refusal::Response(response) => *response,
+        }
     }
-}
-
-fn random_hex<const N: usize>() -> std::io::Result<String> {
-    let mut bytes = [0u8; N];
-    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 impl PageServer {
@@ -154,17 +154,43 @@ impl PageServer {
         let url = format!("http://127.0.0.1:{port}/{key}/");
         let inner = Arc::new(Inner {
             key,
-            port,
             options,
             pending: Mutex::default(),
             forms: AtomicU64::new(0),
             files: OnceCell::new(),
             refusals: AtomicUsize::new(0),
         });
+        let reporter = Arc::clone(&inner);
+        let hosts = Hosts::new(
+            [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
+            [],
+        )
+        .same_origin()
+        .reporting(Arc::new(move |reason: &str| reporter.report(reason)));
+        let limits = Limits::new(
+            MAX_CONNECTIONS,
+            HEADER_TIMEOUT,
+            Bodies::new(MAX_ANSWER_BYTES, BODY_TIMEOUT, ANSWER_MEMORY),
+            hosts,
+        )
+        .with_connection_time(CONNECTION_TIME)
+        .with_headers(guarded_headers());
         let app = Router::new()
-            .fallback(handle)
+            .route("/{secret}/", get(show))
+            .route("/{secret}/answer/{form}", post(answer))
+            .route("/{secret}/file/{form}", post(add_file))
+            .fallback(|| async { Refusal::new(StatusCode::NOT_FOUND, "no such page") })
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&inner),
+                secret_check,
+            ))
             .with_state(Arc::clone(&inner));
-        tokio::spawn(serve(listener, app));
+        tokio::spawn(forms_mcp::serve::serve(
+            listener,
+            app,
+            limits,
+            CancellationToken::new(),
+        ));
         Ok(PageServer { url, inner })
     }
 
@@ -216,139 +242,58 @@ impl PageServer {
     }
 }
 
-/// A connection being served: whether a request is in progress on it, and how to end it.
-struct Tracked {
-    id: u64,
-    busy: Arc<AtomicBool>,
-    evict: Arc<Notify>,
-}
-
-/// Marks a connection busy while a request is handled on it.
-struct Busy(Arc<AtomicBool>);
-
-impl Busy {
-    fn new(flag: &Arc<AtomicBool>) -> Busy {
-        flag.store(true, Ordering::Relaxed);
-        Busy(Arc::clone(flag))
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.0.store(false, Ordering::Relaxed);
-    }
-}
-
-/// Serves each connection over HTTP/1.1 with the time limits above. At most
-/// [`MAX_CONNECTIONS`] are open at once: a new one past that ends the oldest connection
-/// with no request in progress (idle, or still sending its headers), so sockets that send
-/// nothing cannot keep the page from the person; when every connection is busy, the new
-/// one is closed.
-async fn serve(listener: tokio::net::TcpListener, app: Router) {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    let open: Arc<Mutex<Vec<Tracked>>> = Arc::default();
-    let mut next = 0u64;
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of descriptors and the like: wait a little rather than spin.
-                eprintln!("forms host: the page server could not accept a connection: {e}");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                continue;
-            }
-        };
-        next += 1;
-        let id = next;
-        let busy = Arc::new(AtomicBool::new(false));
-        let evict = Arc::new(Notify::new());
-        {
-            let Ok(mut open) = open.lock() else { return };
-            if open.len() >= MAX_CONNECTIONS {
-                match open.iter().position(|c| !c.busy.load(Ordering::Relaxed)) {
-                    Some(oldest) => open.remove(oldest).evict.notify_one(),
-                    None => continue,
-                }
-            }
-            open.push(Tracked {
-                id,
-                busy: Arc::clone(&busy),
-                evict: Arc::clone(&evict),
-            });
-        }
-        let app = hyper_util::service::TowerToHyperService::new(app.clone());
-        let open = Arc::clone(&open);
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let busy = Busy::new(&busy);
-                let call = hyper::service::Service::call(&app, request);
-                async move {
-                    let response = call.await;
-                    drop(busy);
-                    response
-                }
-            });
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .max_buf_size(MAX_HEADER_BYTES);
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                _ = connection => {}
-                _ = evict.notified() => {}
-                _ = tokio::time::sleep(CONNECTION_TIME) => {}
-            }
-            if let Ok(mut open) = open.lock() {
-                open.retain(|c| c.id != id);
-            }
-        });
-    }
-}
-
-async fn handle(State(inner): State<Arc<Inner>>, request: Request) -> Response {
-    let mut response = match route(&inner, request).await {
-        Ok(response) => response,
-        Err(refusal) => {
-            if refusal.foreign {
-                inner.report(&refusal.reason);
-            }
-            refusal.into_response()
-        }
-    };
-    let headers = response.headers_mut();
-    for (name, value) in [
+/// The headers of every response: never cached, never framed, no referrer.
+fn guarded_headers() -> Vec<(HeaderName, HeaderValue)> {
+    [
         (header::CACHE_CONTROL, "no-store"),
         (header::CONTENT_SECURITY_POLICY, "frame-ancestors 'none'"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (
-            header::HeaderName::from_static("cross-origin-resource-policy"),
+            HeaderName::from_static("cross-origin-resource-policy"),
             "same-origin",
         ),
         (
-            header::HeaderName::from_static("cross-origin-opener-policy"),
+            HeaderName::from_static("cross-origin-opener-policy"),
             "same-origin",
         ),
-    ] {
-        headers.insert(name, HeaderValue::from_static(value));
+    ]
+    .into_iter()
+    .map(|(name, value)| (name, HeaderValue::from_static(value)))
+    .collect()
+}
+
+/// The middleware behind the serving stack's `Host`/`Origin` check: the path must start with
+/// the session's secret, and only the page itself may POST (`Sec-Fetch-Site`, when sent,
+/// is `same-origin`).
+async fn secret_check(State(inner): State<Arc<Inner>>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let key = path.split_once('/').map_or(path, |(key, _)| key);
+    let refusal = if !same(key.as_bytes(), inner.key.as_bytes()) {
+        Some("the page's secret is missing or wrong".to_owned())
+    } else if request.method() == Method::POST {
+        request
+            .headers()
+            .get("sec-fetch-site")
+            .filter(|site| site.as_bytes() != b"same-origin")
+            .map(|site| {
+                format!(
+                    "a POST from another site (Sec-Fetch-Site {})",
+                    forms_mcp::serve::shown(site)
+                )
+            })
+    } else {
+        None
+    };
+    match refusal {
+        Some(reason) => {
+            inner.report(&reason);
+            Refusal::foreign(reason).into_response()
+        }
+        None => next.run(request).await,
     }
-    response
-}
-
-/// Whether two byte strings are equal, in a time that does not depend on where they differ.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// A header value as printable text for a message: escaped and cut short.
-fn shown(value: &HeaderValue) -> String {
-    let text: String = String::from_utf8_lossy(value.as_bytes())
-        .chars()
-        .take(80)
-        .collect();
-    format!("{text:?}")
 }
 
 /// The media type of a request (`application/json` for `application/json; charset=utf-8`).
@@ -381,46 +326,6 @@ impl Inner {
                 "{}: refusing more requests to the page; not shown",
                 self.options.label
             );
-        }
-    }
-
-    /// Checks `Host` (and an absolute request target) against the bound address and a
-    /// present `Origin` against the same origin.
-    fn check_origin(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
-        let mut hosts = headers.get_all(header::HOST).iter();
-        let host = match (hosts.next(), hosts.next()) {
-            (Some(host), None) => host,
-            (None, _) => return Err(Refusal::foreign("no Host header")),
-            (Some(_), Some(_)) => return Err(Refusal::foreign("two Host headers")),
-        };
-        let port = self.port;
-        let bound = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
-        let Some(bound) = bound
-            .iter()
-            .find(|b| host.as_bytes().eq_ignore_ascii_case(b.as_bytes()))
-        else {
-            return Err(Refusal::foreign(format!("foreign Host {}", shown(host))));
-        };
-        if let Some(authority) = uri.authority() {
-            if !authority.as_str().eq_ignore_ascii_case(bound) {
-                return Err(Refusal::foreign("a request target naming another host"));
-            }
-        }
-        let mut origins = headers.get_all(header::ORIGIN).iter();
-        match (origins.next(), origins.next()) {
-            (None, _) => Ok(()),
-            (Some(origin), None) => {
-                let expected = format!("http://{bound}");
-                if origin.as_bytes().eq_ignore_ascii_case(expected.as_bytes()) {
-                    Ok(())
-                } else {
-                    Err(Refusal::foreign(format!(
-                        "foreign Origin {}",
-                        shown(origin)
-                    )))
-                }
-            }
-            (Some(_), Some(_)) => Err(Refusal::foreign("two Origin headers")),
         }
     }
 
@@ -458,51 +363,7 @@ impl Inner {
     }
 }
 
-async fn route(inner: &Inner, request: Request) -> Result<Response, Refusal> {
-    inner.check_origin(request.headers(), request.uri())?;
-    let path = request.uri().path();
-    let path = path.strip_prefix('/').unwrap_or(path);
-    let (key, rest) = path.split_once('/').unwrap_or((path, ""));
-    if !same(key.as_bytes(), inner.key.as_bytes()) {
-        return Err(Refusal::foreign("the page's secret is missing or wrong"));
-    }
-    let (action, form) = match rest.split_once('/') {
-        Some((action, form)) => (action, Some(form)),
-        None => (rest, None),
-    };
-    let form = match form.map(str::parse::<u64>) {
-        None => None,
-        Some(Ok(form)) => Some(form),
-        Some(Err(_)) => return Err(Refusal::new(StatusCode::NOT_FOUND, "no such page")),
-    };
-    let method = request.method().clone();
-    match (action, form) {
-        ("", None) if method == Method::GET => Ok(show(inner)),
-        ("answer", Some(form)) | ("file", Some(form)) if method == Method::POST => {
-            // Only the page itself may post, never a page of another site.
-            if let Some(site) = request.headers().get("sec-fetch-site") {
-                if site.as_bytes() != b"same-origin" {
-                    return Err(Refusal::foreign(format!(
-                        "a POST from another site (Sec-Fetch-Site {})",
-                        shown(site)
-                    )));
-                }
-            }
-            if action == "answer" {
-                answer(inner, form, request).await
-            } else {
-                add_file(inner, form, request).await
-            }
-        }
-        ("", None) | ("answer" | "file", Some(_)) => Err(Refusal::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method not allowed",
-        )),
-        _ => Err(Refusal::new(StatusCode::NOT_FOUND, "no such page")),
-    }
-}
-
-fn show(inner: &Inner) -> Response {
+async fn show(State(inner): State<Arc<Inner>>) -> Response {
     let html = inner
         .pending
         .lock()
@@ -515,35 +376,30 @@ fn show(inner: &Inner) -> Response {
     axum::response::Html(html).into_response()
 }
 
-async fn answer(inner: &Inner, form: u64, request: Request) -> Result<Response, Refusal> {
+async fn answer(
+    State(inner): State<Arc<Inner>>,
+    UrlPath((_, form)): UrlPath<(String, u64)>,
+    Extension(bodies): Extension<Bodies>,
+    request: Request,
+) -> Result<Response, Refusal> {
     if media_type(request.headers()) != "application/json" {
         return Err(Refusal::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "the answer must be sent as application/json",
         ));
     }
-    let too_large = || {
-        Refusal::new(
+    if declared_length(request.headers()).is_some_and(|n| n > bodies.max_bytes() as u64) {
+        return Err(Refusal::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("an answer is at most {MAX_ANSWER_BYTES} bytes"),
-        )
-    };
-    if declared_length(request.headers()).is_some_and(|n| n > MAX_ANSWER_BYTES as u64) {
-        return Err(too_large());
+            format!("an answer is at most {} bytes", bodies.max_bytes()),
+        ));
     }
     inner.waiting(form)?;
-    let body = tokio::time::timeout(
-        BODY_TIMEOUT,
-        axum::body::to_bytes(request.into_body(), MAX_ANSWER_BYTES),
-    )
-    .await
-    .map_err(|_| {
-        Refusal::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "the answer's body took too long",
-        )
-    })?
-    .map_err(|_| too_large())?;
+    let (parts, body) = request.into_parts();
+    let (body, _held) = bodies
+        .read(&parts.headers, body)
+        .await
+        .map_err(|response| Refusal::Response(Box::new(response)))?;
     let value: Value = serde_json::from_slice(&body)
         .map_err(|e| Refusal::new(StatusCode::BAD_REQUEST, format!("not JSON: {e}")))?;
     if !value.is_object() {
@@ -584,7 +440,11 @@ fn file_params(uri: &Uri) -> (String, String, String) {
     (question, name, mime)
 }
 
-async fn add_file(inner: &Inner, form: u64, request: Request) -> Result<Response, Refusal> {
+async fn add_file(
+    State(inner): State<Arc<Inner>>,
+    UrlPath((_, form)): UrlPath<(String, u64)>,
+    request: Request,
+) -> Result<Response, Refusal> {
     if media_type(request.headers()) != "application/octet-stream" {
         return Err(Refusal::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -1,4 +1,4 @@
-//! A local host for any MCP server (`forms host`): connects to a server over stdio or
+//! A local host for any MCP server (`forms host`, `forms ask page`): connects to a server over stdio or
 //! streamable HTTP as a host that advertises native forms, lists the tools, calls one, and
 //! answers every form the server asks on the way.
 //!
@@ -21,6 +21,9 @@
 //!
 //! A malformed form request is answered with a JSON-RPC error (`-32602`, invalid params),
 //! explained on standard error, and the session goes on.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod page;
 mod trace;
@@ -109,7 +112,7 @@ pub fn host_capabilities(core_only: bool) -> Value {
     if core_only {
         json!({"elicitation": {"form": {}}})
     } else {
-        json!({"elicitation": {"form": {}}, "extensions": {crate::EXTENSION: {"form": {}}}})
+        json!({"elicitation": {"form": {}}, "extensions": {forms_mcp::EXTENSION: {"form": {}}}})
     }
 }
 
@@ -201,7 +204,7 @@ impl ClientHandler for HostClient {
         request: CustomRequest,
         _ctx: RequestContext<RoleClient>,
     ) -> Result<CustomResult, McpError> {
-        if request.method != crate::ELICITATION_METHOD || self.core_only {
+        if request.method != forms_mcp::ELICITATION_METHOD || self.core_only {
             return Err(McpError::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
                 format!("this host does not handle `{}`", request.method),
@@ -210,7 +213,7 @@ impl ClientHandler for HostClient {
         }
         let params = request.params.unwrap_or(Value::Null);
         let view =
-            check_native(&params).map_err(|why| malformed(crate::ELICITATION_METHOD, &why))?;
+            check_native(&params).map_err(|why| malformed(forms_mcp::ELICITATION_METHOD, &why))?;
         match self.answer(view).await {
             Ok(answer) => Ok(CustomResult::new(answer)),
             Err(why) => {
