@@ -54,7 +54,7 @@ use crate::call::FormCall;
 use crate::capability::{input_round_form_support, legacy_form_support};
 use crate::input_round::{self, Round};
 use crate::state::{random_key, StateKeyError, States};
-use crate::{core, legacy};
+use crate::{core_elicitation, legacy};
 use forms_runtime::data::{FormSpec, Question, QuestionSpec};
 use forms_runtime::mcp::ToolResult;
 use forms_runtime::{
@@ -263,7 +263,8 @@ impl FormAsker {
             legacy_form_support(caps.as_ref())
         };
         // Without the extension, a client with core form elicitation gets the core schema.
-        let core = !native && self.core_fallback && core::core_form_support(caps.as_ref());
+        let core =
+            !native && self.core_fallback && core_elicitation::core_form_support(caps.as_ref());
         if !native && !core {
             return Err(unsupported_client());
         }
@@ -279,8 +280,9 @@ impl FormAsker {
             );
         }
         let answer = if core {
-            let request = ServerRequest::ElicitRequest(ElicitRequest::new(core::params(form)?));
-            legacy::send(ctx, request, core::METHOD, self.timeout).await
+            let request =
+                ServerRequest::ElicitRequest(ElicitRequest::new(core_elicitation::params(form)?));
+            legacy::send(ctx, request, core_elicitation::METHOD, self.timeout).await
         } else {
             legacy::elicit(ctx, form, self.timeout).await
         };

@@ -7,7 +7,7 @@
 //! `{"type":"object","properties":{}}`; the runtime's native schema travels under
 //! `_meta["openai/elicitation"]["requestedSchema"]`, where rmcp's typed elicitation schema
 //! cannot drop its `x-openai-*` keys; for a client with core elicitation only, it carries the
-//! core schema compiled by [`crate::core`]. The answer arrives in the retried call's
+//! core schema compiled by [`crate::core_elicitation`]. The answer arrives in the retried call's
 //! `inputResponses` and is checked by the runtime's answer checker as the client sent it
 //! (the text kept by [`crate::transport`]; over another transport, rmcp's JSON value of it).
 
@@ -122,9 +122,9 @@ fn input_request(form: &DataForm) -> Result<InputRequest, FormError> {
 }
 
 /// The core `elicitation/create` input request of `form`, for a client without the
-/// extension: the requested schema compiled by [`crate::core`].
+/// extension: the requested schema compiled by [`crate::core_elicitation`].
 fn core_input_request(form: &DataForm) -> Result<InputRequest, FormError> {
-    let request = json!({"method": crate::core::METHOD, "params": crate::core::params_json(form)?});
+    let request = json!({"method": crate::core_elicitation::METHOD, "params": crate::core_elicitation::params_json(form)?});
     serde_json::from_value(request)
         .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
 }

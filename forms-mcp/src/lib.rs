@@ -85,7 +85,7 @@ pub mod auth;
 mod call;
 mod capability;
 pub mod config;
-mod core;
+mod core_elicitation;
 #[cfg(feature = "asks")]
 pub mod durable;
 pub mod http;
