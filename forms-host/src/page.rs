@@ -85,9 +85,9 @@ const UPLOAD_TIME: Duration = Duration::from_secs(600);
 /// The longest a connection is served.
 const CONNECTION_TIME: Duration = Duration::from_secs(600);
 /// The connections served at once; more wait to be accepted.
-const MAX_CONNECTIONS: usize = 32;
+const CONNECTIONS_MAX: usize = 32;
 /// The largest answer body.
-const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+const ANSWER_BYTES_MAX: usize = 1024 * 1024;
 /// The bytes of answer bodies past the first 64 KiB of each held at once.
 const ANSWER_MEMORY: usize = 8 * 1024 * 1024;
 /// The refused requests reported on standard error; later ones are counted only.
@@ -168,9 +168,9 @@ impl PageServer {
         .same_origin()
         .reporting(Arc::new(move |reason: &str| reporter.report(reason)));
         let limits = Limits::new(
-            MAX_CONNECTIONS,
+            CONNECTIONS_MAX,
             HEADER_TIMEOUT,
-            Bodies::new(MAX_ANSWER_BYTES, BODY_TIMEOUT, ANSWER_MEMORY),
+            Bodies::new(ANSWER_BYTES_MAX, BODY_TIMEOUT, ANSWER_MEMORY),
             hosts,
         )
         .with_connection_time(CONNECTION_TIME)

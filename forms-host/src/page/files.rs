@@ -58,11 +58,11 @@ pub(crate) fn accepted(accept: &[String], name: &str, mime: &str) -> bool {
 }
 
 /// The longest name a copy gets, in bytes (most file systems take 255).
-const MAX_NAME_BYTES: usize = 200;
+const NAME_BYTES_MAX: usize = 200;
 
 /// A safe file name for `name` as the browser gave it: its last path component, without
 /// control characters (and, on Windows, without the characters Windows forbids), at most
-/// [`MAX_NAME_BYTES`] bytes; `file` when nothing usable is left.
+/// [`NAME_BYTES_MAX`] bytes; `file` when nothing usable is left.
 pub(crate) fn safe_name(name: &str) -> String {
     let last = name.rsplit(['/', '\\']).next().unwrap_or_default();
     let cleaned: String = last
@@ -80,13 +80,13 @@ pub(crate) fn safe_name(name: &str) -> String {
     if cleaned.is_empty() || cleaned.chars().all(|c| c == '.') {
         return "file".to_owned();
     }
-    if cleaned.len() <= MAX_NAME_BYTES {
+    if cleaned.len() <= NAME_BYTES_MAX {
         return cleaned.to_owned();
     }
     let (stem, ext) = split_extension(cleaned);
     let ext = if ext.len() <= 16 { ext } else { "" };
     let mut stem = stem.to_owned();
-    while stem.len() + ext.len() > MAX_NAME_BYTES {
+    while stem.len() + ext.len() > NAME_BYTES_MAX {
         stem.pop();
     }
     format!("{stem}{ext}")
@@ -164,7 +164,7 @@ mod tests {
         let long = format!("{}.csv", "é".repeat(300));
         let safe = safe_name(&long);
         assert!(
-            safe.len() <= MAX_NAME_BYTES && safe.ends_with("é.csv"),
+            safe.len() <= NAME_BYTES_MAX && safe.ends_with("é.csv"),
             "{safe}"
         );
     }
