@@ -56,6 +56,9 @@
 //! `synchronous=FULL`; a file that is not a forms-ask database is refused before anything
 //! is written to it, and a read-only one can still be read), [`PostgresStore`] for many
 //! server instances on one database.
+//!
+// Without the `postgres` feature the type does not exist: the link goes to the stores.
+#![cfg_attr(not(feature = "postgres"), doc = "[`PostgresStore`]: store")]
 #![forbid(unsafe_code)]
 // Built with no store (neither `sqlite` nor `postgres`), the helpers the stores share are unused.
 #![cfg_attr(

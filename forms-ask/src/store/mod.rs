@@ -4,6 +4,9 @@
 //! its compare-and-set on request versions, its eligibility check and its retry-key record,
 //! and wakes waiters. [`SqliteStore`] is the default, [`PostgresStore`] the scale path, and
 //! `MemoryStore` (feature `memory`) exists for unit tests only.
+//!
+// Without the `postgres` feature the type does not exist: the link goes to the trait.
+#![cfg_attr(not(feature = "postgres"), doc = "[`PostgresStore`]: Store")]
 
 use crate::error::StoreError;
 use crate::model::{
