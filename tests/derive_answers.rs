@@ -256,3 +256,38 @@ fn v8_decline_and_cancel_never_yield_answers() {
         assert!(!matches!(r, Ok(Outcome::Accepted(_))), "{r:?}");
     }
 }
+
+/// The issue's answer with four problems (a blank required text, an option that does not
+/// exist, too many items, an unknown key): every one is a finding, in document order, and the
+/// three about a question name the Rust field that declared it.
+#[test]
+fn a_refused_answer_lists_every_problem_with_its_field() {
+    let response = r#"{"action":"accept","content":{"goal":"  ","format":"poster","others":["pdf","html","slides"],"colour":"red"}}"#;
+    let e = form().decode(response).unwrap_err();
+    let found: Vec<(Option<&str>, String, String)> = e
+        .findings()
+        .iter()
+        .map(|f| {
+            (
+                f.field.as_deref(),
+                f.path.to_string(),
+                f.rule.map(|r| r.to_string()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Some("goal"), "content.goal".to_owned(), "V3".to_owned()),
+            (Some("format"), "content.format".to_owned(), "V4".to_owned()),
+            (Some("others"), "content.others".to_owned(), "V4".to_owned()),
+            (None, "content".to_owned(), "V2".to_owned()),
+        ],
+        "{e}"
+    );
+    assert_eq!(e.more_findings(), 0);
+    // The typed and the untyped checker give the same message.
+    let untyped = form().data().check_response(response).unwrap_err();
+    assert_eq!(untyped.message(), e.message());
+    assert!(untyped.findings().iter().all(|f| f.field.is_none()));
+}

@@ -39,9 +39,11 @@ const HOST_ABOUT: &str = "A local host for an MCP server: calls a tool and answe
 const HOST_ABOUT: &str = "A local host for an MCP server: not built in (the `host` feature)";
 
 const AFTER_HELP: &str = "\
-A missing FILE or RESP, or `-`, reads standard input. Output is one line of compact JSON.
+A missing FILE or RESP, or `-`, reads standard input. Output is one line of compact JSON
+(except the page of `preview` without --out, and `completions`).
 Exit status: 0 success; 1 contract failure, with {\"error\":{\"code\":...,\"message\":...}}
-on stdout (invalid_arguments for forms, invalid_response for answers); 2 usage error.";
+on stdout (invalid_arguments for forms, invalid_response for answers); 2 usage error, or a
+result that cannot be written.";
 
 /// The `forms` command line.
 #[derive(Debug, Parser)]
@@ -68,6 +70,9 @@ pub enum Command {
     /// Data arguments -> native request params on stdout
     Native(InputArgs),
     /// Host response -> tool-result payload on stdout
+    // One usage in every error: clap writes a given optional argument as `<RESP|->` in the
+    // usage of a missing-argument error and as `[RESP|-]` elsewhere.
+    #[command(override_usage = "forms answer --form <FILE> [RESP|-]")]
     Answer(AnswerArgs),
     /// The MCP tool descriptor
     Descriptor,

@@ -60,6 +60,10 @@ pub enum Printed {
     Own(String),
     /// A contract failure, printed as `{"error":{"code":…,"message":…}}`, exit 1.
     Failed(FormError),
+    /// The result could not be written where the command was told to write it (an
+    /// unwritable `--out`): the message on standard error without the usage, exit 2, as when
+    /// standard output cannot be written.
+    Unwritten(String),
 }
 
 /// `value` as the JSON value to print (through [`print_line`]). The values printed here hold only strings, numbers,

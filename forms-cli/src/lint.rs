@@ -208,6 +208,26 @@ pub fn lint_native(request: &NativeView, style: PathStyle) -> Vec<Warning> {
             }
         }
 
+        if shape == Shape::Choice || shape == Shape::Resource {
+            for (j, opt) in opts.iter().enumerate() {
+                let label = forms_runtime::rules::js_trim(opt.label);
+                let earlier = opts
+                    .iter()
+                    .take(j)
+                    .position(|o| forms_runtime::rules::js_trim(o.label) == label);
+                if let Some(k) = earlier {
+                    out.push(Warning {
+                        id: "duplicate-option-title",
+                        path: option_path(index, id, opt, j),
+                        message: format!(
+                            "the title \"{label}\" is also the title of option {k}, so the two options look the same"
+                        ),
+                        fix: "Give every option of the question its own title; put what they share in the question's title.".into(),
+                    });
+                }
+            }
+        }
+
         let undescribed = opts.iter().filter(|o| !o.described).count();
         if shape == Shape::Choice && undescribed > OPTIONS_WITHOUT_DESCRIPTION_MAX {
             out.push(Warning {

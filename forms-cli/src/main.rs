@@ -133,6 +133,10 @@ fn main() -> ExitCode {
         Ok(Printed::Done(value)) => print_line(&value).map(|()| ExitCode::SUCCESS),
         Ok(Printed::Failed(e)) => print_line(&e.to_value()).map(|()| ExitCode::from(1)),
         Ok(Printed::Own(text)) => print_own(&text).map(|()| ExitCode::SUCCESS),
+        Ok(Printed::Unwritten(message)) => {
+            eprintln!("forms: {message}");
+            return ExitCode::from(2);
+        }
         Err(Usage(message)) => return cli::usage_error(&[name], &message),
     };
     match written {

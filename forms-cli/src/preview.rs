@@ -44,8 +44,12 @@ pub fn run(args: &PreviewArgs) -> Result<Printed, Usage> {
     let Some(out) = &args.out else {
         return Ok(Printed::Own(page.html));
     };
-    std::fs::write(out, page.html.as_bytes())
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+    if let Err(e) = std::fs::write(out, page.html.as_bytes()) {
+        return Ok(Printed::Unwritten(format!(
+            "cannot write {}: {e}",
+            out.display()
+        )));
+    }
     let summary = serde_json::json!({
         "page": out.display().to_string(),
         "warnings": page.warnings.len(),

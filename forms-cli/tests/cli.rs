@@ -411,6 +411,49 @@ fn usage_errors_exit_2_with_usage_on_stderr() {
     }
 }
 
+/// Every usage error of `answer` writes its usage one way: `[RESP|-]` for the optional
+/// response, also when the response was given and `--form` is missing.
+#[test]
+fn answer_usage_reads_the_same_in_every_error() {
+    let form = template_file("usage-style-form.json");
+    let want = "Usage: forms answer --form <FILE> [RESP|-]";
+    for args in [
+        vec!["answer"],
+        vec!["answer", "resp.json"],
+        vec!["answer", "--form", &form, "r1.json", "r2.json"],
+        vec!["answer", "--form", "-", "-"],
+    ] {
+        let run = forms(&args, b"");
+        run.usage_error();
+        assert!(run.stderr.contains(want), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("<RESP"), "{args:?}: {}", run.stderr);
+    }
+}
+
+/// An `--out` that cannot be written is not a usage error: the message alone on standard
+/// error, nothing on standard output, exit 2 as for an unwritable standard output.
+#[test]
+fn preview_to_an_unwritable_out_reports_the_write_failure_without_usage() {
+    let form = template_file("unwritable-out-form.json");
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    let out = format!("{dir}/no-such-dir/page.html");
+    let run = forms(&["preview", &form, "--out", &out], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .starts_with(&format!("forms: cannot write {out}: ")),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("Usage:"), "{}", run.stderr);
+    // The same command with a writable path succeeds with its JSON line.
+    let good = format!("{dir}/unwritable-out-page.html");
+    let run = forms(&["preview", &form, "--out", &good], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["page"], good);
+}
+
 #[test]
 fn a_directory_is_an_unreadable_file() {
     let dir = env!("CARGO_TARGET_TMPDIR");

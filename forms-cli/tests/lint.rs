@@ -271,3 +271,31 @@ fn preview_of_a_native_request_warns_about_what_the_host_cannot_read_and_shows_t
     assert_eq!(questions[1]["kind"], "single_select");
     assert_eq!(questions[1]["options"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn duplicate_option_title_warns_on_the_second_option_with_a_title() {
+    let mut opts = choices(3, true);
+    opts[2]["title"] = json!(" Option 0 ");
+    let q = json!({"id": "m", "type": "single_select", "title": "Pick", "required": false, "options": opts});
+    assert_eq!(
+        lint(&one(q.clone())),
+        vec![(
+            "duplicate-option-title".to_owned(),
+            "questions[1].options[2]".to_owned()
+        )]
+    );
+    let mut fixed = q;
+    fixed["options"][2]["title"] = json!("Option 2");
+    assert!(ids(&one(fixed)).is_empty());
+    // Resource cards too, by their visible title.
+    let r = |uri: &str, title: &str| json!({"uri": uri, "name": "n", "title": title, "icons": [{"src": PNG}]});
+    let res = json!({"id": "t", "type": "resource", "title": "Template", "required": false,
+        "options": [r("https://example.com/a", "Review"), r("https://example.com/b", "Review")]});
+    assert_eq!(
+        lint(&one(res)),
+        vec![(
+            "duplicate-option-title".to_owned(),
+            "questions[1].options[1]".to_owned()
+        )]
+    );
+}

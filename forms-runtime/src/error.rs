@@ -141,6 +141,19 @@ impl JsonPath {
         }
     }
 
+    /// The id of the question this path of a response is in: `Some("goal")` for
+    /// `content.goal…`; `None` elsewhere.
+    pub fn answer_id(&self) -> Option<&str> {
+        match self.segments.as_slice() {
+            [PathSegment::Key(c), PathSegment::Key(id), ..]
+                if c == "content" && self.document == "response" =>
+            {
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+
     /// Writes the path, with `note` (such as `` (field `template`) ``) after the first
     /// `after` steps.
     fn write(&self, f: &mut fmt::Formatter<'_>, note: Option<(usize, &str)>) -> fmt::Result {
@@ -216,9 +229,15 @@ impl fmt::Display for JsonPath {
 pub struct Finding {
     /// Where the problem is.
     pub path: JsonPath,
-    /// The Rust field the question at `path` was declared by, for a derived form.
+    /// The Rust field that declared the question at `path`, for a form declared by a Rust
+    /// type: set on the findings of its build (`questions[i]…`) and of
+    /// [`TypedForm::decode`](crate::TypedForm::decode) (`content.<id>…`); `None` for a
+    /// [`DataForm`](crate::DataForm) and for findings about no one question (`response`,
+    /// `content`, `message`).
     pub field: Option<String>,
-    /// The contract rule that failed; `None` when the input is not JSON at all.
+    /// The contract rule that failed. Input that is not JSON at all breaks the shape rule of
+    /// its document: `R3` for a form, `V1` for a response. `None` only for findings the
+    /// contract's rules do not cover.
     pub rule: Option<Rule>,
     /// What is wrong, worded to follow the path (`"9x" must start with an ASCII letter`).
     pub problem: String,
@@ -256,7 +275,7 @@ impl fmt::Display for Finding {
 /// The most findings an error's message spells out; the rest are counted.
 pub const MESSAGE_FINDINGS_MAX: usize = 50;
 
-/// The most findings a check of the Data arguments collects. Past this it only counts them
+/// The most findings a check of the Data arguments, or of a host response, collects. Past this it only counts them
 /// (and when the structure and types alone have more problems than this, it stops before
 /// checking values), so refusing an input costs about as much as accepting one. The error
 /// says how many more there were: [`FormError::more_findings`].
@@ -382,7 +401,10 @@ impl FormError {
     }
 
     /// How many further problems exist beyond [`FormError::findings`] (the checker stopped
-    /// collecting at [`FINDINGS_MAX`]).
+    /// collecting at [`FINDINGS_MAX`]). For a refused response, every failing part is a
+    /// finding (see [`DataForm::check_response`](crate::DataForm::check_response)), so 0 means
+    /// nothing else is wrong, except the items of an array answer past `maxItems + 1`, which
+    /// only its count finding reports.
     pub fn more_findings(&self) -> usize {
         self.more
     }
@@ -405,6 +427,19 @@ impl FormError {
             return self;
         }
         FormError::counted(self.code, self.findings, self.more, self.more_at_least)
+    }
+
+    /// Names the Rust field of each finding of a response: `field_of(path)` is the field
+    /// that declared the question answered at `path`. The message is unchanged: its paths
+    /// (`content.<id>`) already name the question.
+    pub(crate) fn with_answer_fields<'a>(
+        mut self,
+        field_of: impl Fn(&JsonPath) -> Option<&'a str>,
+    ) -> Self {
+        for finding in &mut self.findings {
+            finding.field = field_of(&finding.path).map(str::to_owned);
+        }
+        self
     }
 
     /// The tool-result payload, `{"error":{"code":…,"message":…}}`, as a JSON value.

@@ -376,6 +376,8 @@ pub(crate) struct Inner {
     pub(crate) data: DataForm,
     /// Per question, its offered resource URIs, parsed once.
     pub(crate) offered: Vec<Box<[Url]>>,
+    /// Per question, the Rust field that declared it.
+    pub(crate) fields: Vec<String>,
 }
 
 impl<T> Clone for TypedForm<T> {
@@ -397,8 +399,9 @@ impl<T> fmt::Debug for TypedForm<T> {
 }
 
 impl<T> TypedForm<T> {
-    /// Wraps a validated form; parses every offered resource URI once.
-    pub(crate) fn from_data(data: DataForm) -> Result<Self, FormError> {
+    /// Wraps a validated form whose question `i` was declared by the field `fields[i]`;
+    /// parses every offered resource URI once.
+    pub(crate) fn from_data(data: DataForm, fields: &[&str]) -> Result<Self, FormError> {
         let mut offered = Vec::with_capacity(data.questions().len());
         for (qi, q) in data.questions().iter().enumerate() {
             let options = q.kind.resource_options();
@@ -421,7 +424,11 @@ impl<T> TypedForm<T> {
             offered.push(urls.into_boxed_slice());
         }
         Ok(TypedForm {
-            inner: Arc::new(Inner { data, offered }),
+            inner: Arc::new(Inner {
+                data,
+                offered,
+                fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+            }),
             marker: PhantomData,
         })
     }

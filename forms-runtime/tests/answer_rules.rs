@@ -234,11 +234,11 @@ fn v1_refuses_every_other_shape() {
         ),
         (
             r#"{"action":"decline","content":{}}"#,
-            "carries no content; decline and cancel never yield answers, see V8 (V1)",
+            "carries no content; decline and cancel never yield answers (V1)",
         ),
         (
             r#"{"content":{},"action":"cancel"}"#,
-            "carries no content; decline and cancel never yield answers, see V8 (V1)",
+            "carries no content; decline and cancel never yield answers (V1)",
         ),
         (
             r#"{"action":"accept","_meta":null}"#,
@@ -803,12 +803,12 @@ fn v8_decline_and_cancel_yield_no_answers() {
     refused(
         &f,
         r#"{"action":"decline","content":{"format":"pdf"}}"#,
-        r#"content: a "decline" response carries no content; decline and cancel never yield answers, see V8 (V1)"#,
+        r#"content: a "decline" response carries no content; decline and cancel never yield answers (V1)"#,
     );
     refused(
         &f,
         r#"{"content":{"format":"pdf"},"action":"cancel"}"#,
-        r#"content: a "cancel" response carries no content; decline and cancel never yield answers, see V8 (V1)"#,
+        r#"content: a "cancel" response carries no content; decline and cancel never yield answers (V1)"#,
     );
     // Required questions do not apply to a decline.
     accepted(&f, r#"{"action":"decline","_meta":{"reason":"busy"}}"#);
@@ -1009,4 +1009,99 @@ fn value_and_text_checks_agree() {
         let b = f.check_response_value(&value);
         assert_eq!(a, b, "{text}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A refusal lists every problem.
+
+/// The findings of a refusal as `path (rule)`.
+fn findings_of(form: &DataForm, text: &str) -> (Vec<String>, usize) {
+    let e = form.check_response(text).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidResponse);
+    let list = e
+        .findings()
+        .iter()
+        .map(|f| format!("{} ({})", f.path, f.rule.unwrap()))
+        .collect();
+    (list, e.more_findings())
+}
+
+#[test]
+fn a_refusal_lists_every_problem_in_document_order() {
+    let f = form(vec![
+        text("goal", true, None),
+        single("format", true, &["pdf", "html"]),
+        multi("sections", false, &["a", "b", "c", "d"], None, Some(2)),
+        text("notes", true, None),
+    ]);
+    let four = r#"{"action":"accept","content":{"goal":" ","format":"poster","sections":["a","b","c"],"colour":"red"}}"#;
+    assert_eq!(
+        findings_of(&f, four),
+        (
+            vec![
+                "content.goal (V3)".to_owned(),
+                "content.format (V4)".to_owned(),
+                "content.sections (V4)".to_owned(),
+                "content (V2)".to_owned(),
+                "content.notes (V2)".to_owned(),
+            ],
+            0
+        )
+    );
+    // The text and the value give the same findings.
+    let value: serde_json::Value = serde_json::from_str(four).unwrap();
+    let from_value = f.check_response_value(&value).unwrap_err();
+    assert_eq!(from_value.findings().len(), 5);
+    // Each bad item of an array answer, its count, the top-level keys.
+    let items = r#"{"action":"accept","content":{"goal":"x","format":"pdf","notes":"n","sections":["z","a","a"]},"extra":1,"_meta":3}"#;
+    assert_eq!(
+        findings_of(&f, items).0,
+        [
+            "content.sections[0] (V4)",
+            "content.sections (V4)",
+            "response (V1)",
+            "_meta (V1)",
+        ]
+    );
+    // A decline with content cites one rule; a missing action is reported with the rest.
+    let e = f
+        .check_response(r#"{"action":"decline","content":{},"x":1}"#)
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        r#"content: a "decline" response carries no content; decline and cancel never yield answers (V1); response: unknown key "x"; a response has only `action`, `content` and `_meta` (V1)"#
+    );
+    assert_eq!(
+        findings_of(&f, r#"{"content":{"goal":7}}"#).0,
+        ["content.goal (V3)", "response (V1)"]
+    );
+    // Text that stops being JSON after the first problem: that problem and the syntax error.
+    let (list, more) = findings_of(&f, r#"{"action":"accept","content":{"goal":5,"#);
+    assert_eq!(
+        (list, more),
+        (
+            vec!["content.goal (V3)".to_owned(), "response (V1)".to_owned()],
+            0
+        )
+    );
+}
+
+#[test]
+fn a_refusal_lists_at_most_findings_max_and_counts_the_rest() {
+    use forms_runtime::error::FINDINGS_MAX;
+    let f = form(vec![text("goal", true, None)]);
+    let keys: Vec<String> = (0..FINDINGS_MAX + 50)
+        .map(|i| format!(r#""k{i}":1"#))
+        .collect();
+    let text = format!(r#"{{"action":"accept","content":{{{}}}}}"#, keys.join(","));
+    let e = f.check_response(&text).unwrap_err();
+    assert_eq!(e.findings().len(), FINDINGS_MAX);
+    // 150 unknown keys and the unanswered required question.
+    assert_eq!(e.more_findings(), 51);
+    assert!(!e.more_findings_is_lower_bound());
+    assert!(
+        e.message().ends_with("; and 101 more problems"),
+        "{}",
+        e.message()
+    );
 }

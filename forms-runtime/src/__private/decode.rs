@@ -51,7 +51,13 @@ pub fn decode_into<T, C: Cells>(
         cells: &mut cells,
         offered: &inner.offered,
     };
-    Ok(match inner.data.check_into(response.0, &mut sink)? {
+    let checked = inner.data.check_into(response.0, &mut sink).map_err(|e| {
+        e.with_answer_fields(|path| {
+            let i = inner.data.question_index(path.answer_id()?)?;
+            inner.fields.get(i).map(String::as_str)
+        })
+    })?;
+    Ok(match checked {
         Action::Accept => Outcome::Accepted(take(cells)?),
         Action::Decline => Outcome::Declined,
         Action::Cancel => Outcome::Cancelled,

@@ -93,7 +93,7 @@ pub fn build<T, const N: usize>(
         message: message.to_owned(),
         questions: Vec::from(questions),
     })
-    .and_then(TypedForm::from_data)
+    .and_then(|data| TypedForm::from_data(data, &fields))
     .map_err(|e| e.with_fields(&fields))
 }
 

@@ -4,8 +4,8 @@
 //! [`DataForm::check_response`] reads the host's JSON text in one streaming pass: content keys
 //! are matched against the question ids and choices against the offered option ids as they
 //! are read, no `serde_json::Value` tree is built, and only the answers' own strings and
-//! vectors are allocated. Any failure is one `invalid_response` [`FormError`] naming the path
-//! and the rule; no partial answers are returned.
+//! vectors are allocated. Any failure is one `invalid_response` [`FormError`] whose findings
+//! name each problem's path and rule; no partial answers are returned.
 //!
 //! ```
 //! use forms_runtime::data::{ChoiceOption, FormSpec, Question, QuestionSpec};
@@ -408,6 +408,46 @@ impl DataForm {
     /// Any failure, including text that is not JSON, is one `invalid_response` error whose
     /// message names the path and the rule (`content.format: "pdfx" is not an offered option
     /// id (V4)`); no answer is returned with it.
+    ///
+    /// The check stops at the first failure; once a response is refused, it is read again
+    /// part by part so that the error lists every problem, in document order, up to
+    /// [`FINDINGS_MAX`](crate::error::FINDINGS_MAX) (the rest are counted in
+    /// [`FormError::more_findings`]): one finding per top-level key, per `content` entry,
+    /// per item of an array answer and per required question left out. Items past
+    /// `maxItems + 1` are only counted by the answer's count finding; a response or `content`
+    /// that is not an object is one finding; text that stops being JSON after the first
+    /// problem gives that problem and the syntax error.
+    ///
+    /// ```
+    /// use forms_runtime::data::{FormSpec, Question, QuestionSpec};
+    /// use forms_runtime::DataForm;
+    ///
+    /// let text = |id: &str| Question {
+    ///     id: id.into(),
+    ///     title: id.into(),
+    ///     description: None,
+    ///     required: true,
+    ///     kind: QuestionSpec::Text { max_length: None },
+    /// };
+    /// let form = DataForm::new(FormSpec {
+    ///     message: "About you".into(),
+    ///     questions: vec![text("name"), text("city")],
+    /// })?;
+    /// let err = form
+    ///     .check_response(r#"{"action":"accept","content":{"name":" ","age":3}}"#)
+    ///     .unwrap_err();
+    /// let found: Vec<String> = err.findings().iter().map(|f| f.to_string()).collect();
+    /// assert_eq!(
+    ///     found,
+    ///     [
+    ///         "content.name: is required and must contain a non-whitespace character (V3)",
+    ///         r#"content: "age" is not a question id of the form (V2)"#,
+    ///         "content.city: is required and was not answered (V2)",
+    ///     ]
+    /// );
+    /// assert_eq!(err.more_findings(), 0);
+    /// # Ok::<(), forms_runtime::FormError>(())
+    /// ```
     pub fn check_response(&self, text: &str) -> Result<Outcome<Answers<'_>>, FormError> {
         self.check_slots(Source::Text(text))
     }
@@ -454,21 +494,23 @@ impl DataForm {
             }
             Source::Value(value) => seed.deserialize(value),
         };
-        result.map_err(|e| failure(&ctx, source, &e))
+        result.map_err(|e| match ctx.take_failure() {
+            // Refused for certain: now collect every other problem.
+            Some(first) => seed::refusal(self, source, first),
+            None => FormError::invalid_response(not_json(source, &e)),
+        })
     }
 }
 
-/// The `invalid_response` error for a failed check: the recorded rule failure, else the
-/// deserializer's own error (text that is not JSON).
-fn failure(ctx: &seed::Ctx<'_>, source: Source<'_>, e: &serde_json::Error) -> FormError {
-    let finding = match (ctx.take_failure(), source) {
-        (Some(f), _) => f,
-        (None, Source::Text(text)) if !e.is_data() => Finding::new(
+/// The finding for a response the checker could not read at all: text that is not JSON (or a
+/// value the deserializer refused before any rule was checked).
+fn not_json(source: Source<'_>, e: &serde_json::Error) -> Finding {
+    match source {
+        Source::Text(text) if !e.is_data() => Finding::new(
             JsonPath::response(),
             Some(Rule::V1),
             crate::syntax::not_json(text, e),
         ),
-        (None, _) => Finding::new(JsonPath::response(), Some(Rule::V1), e.to_string()),
-    };
-    FormError::invalid_response(finding)
+        _ => Finding::new(JsonPath::response(), Some(Rule::V1), e.to_string()),
+    }
 }

@@ -15,6 +15,10 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use std::cell::Cell;
 use std::fmt;
 
+mod collect;
+
+pub(crate) use collect::refusal;
+
 /// Values longer than this many characters are shortened in messages.
 const QUOTE_MAX: usize = forms_rules::SHOWN_CHARS_MAX;
 
@@ -340,12 +344,17 @@ fn bit(index: usize) -> u64 {
 }
 
 fn no_content<E: de::Error>(ctx: &Ctx<'_>, action: Action) -> E {
-    ctx.fail(
+    let finding = no_content_finding(action);
+    ctx.fail(finding.path, Rule::V1, finding.problem)
+}
+
+/// A decline or cancel that carries `content` (V1: such a response is `{"action":…}` alone).
+fn no_content_finding(action: Action) -> Finding {
+    Finding::new(
         JsonPath::response().key("content"),
-        Rule::V1,
+        Some(Rule::V1),
         format!(
-            "a \"{}\" response carries no content; decline and cancel never yield answers, \
-             see V8",
+            "a \"{}\" response carries no content; decline and cancel never yield answers",
             action.as_str()
         ),
     )
