@@ -238,6 +238,9 @@ impl Answers {
 pub(crate) struct Capture {
     pub(super) answers: Arc<Answers>,
     pub(super) connection: Arc<str>,
+    /// The transport carries rmcp's typed messages, never text ([`super::keep`] of a
+    /// [`rmcp::transport::Transport`]): an answer is the value it carries.
+    pub(super) typed: bool,
 }
 
 impl Capture {
@@ -295,6 +298,10 @@ impl Waiting {
     /// The raw result of the response to `id` that rmcp delivered as `delivered`: the one
     /// kept for `id`, if rmcp's own reading turns it into exactly `delivered`.
     pub(crate) fn take(&self, id: &RequestId, delivered: &ClientResult) -> Option<Box<RawValue>> {
+        if self.capture.typed {
+            // No text was ever sent: the value is the answer as sent.
+            return serde_json::value::to_raw_value(delivered).ok();
+        }
         let delivered = serde_json::to_value(delivered).ok()?;
         let mut connections = self.capture.answers.connections();
         let kept = connections.get_mut(&self.capture.connection)?;
@@ -361,6 +368,7 @@ mod tests {
         let capture = Capture {
             answers: answers.clone(),
             connection: Arc::from("session"),
+            typed: false,
         };
         let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
         let kept = |answers: &Answers| answers.connections()["session"].results.len();
@@ -431,6 +439,7 @@ mod tests {
         let capture = Capture {
             answers: Arc::new(answers),
             connection: Arc::from("session"),
+            typed: false,
         };
         let answers = &capture.answers;
         let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
@@ -461,6 +470,7 @@ mod tests {
         let capture = Capture {
             answers: Arc::new(Answers::within(budget.clone())),
             connection: Arc::from("session"),
+            typed: false,
         };
         let answers = &capture.answers;
         let sized = |n: usize| RawValue::from_string(format!("\"{}\"", "x".repeat(n - 2))).unwrap();

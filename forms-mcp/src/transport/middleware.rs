@@ -30,6 +30,7 @@ pub(super) async fn keep_http(
         parts.extensions.insert(Capture {
             answers: state.answers.clone(),
             connection: connection.clone(),
+            typed: false,
         });
     }
     let json = parts

@@ -39,6 +39,14 @@
 //! `transport_error` rather than judge an answer it cannot see whole. The multi-round-trip
 //! ask falls back to rmcp's map, which differs from the text only for a repeated key.
 
+/// What a tool call or an ask over a transport served without [`keep`] or [`http_router`]
+/// is told.
+pub(crate) const NOT_KEPT: &str = "this server's transport does not keep the host's answers \
+     as sent, so no form can be asked on it: serve it with \
+     `server.serve(forms_mcp::transport::keep(transport))` (stdio, a child process's or a \
+     socket's streams, an in-process duplex) or, for streamable HTTP, wrap the router with \
+     `forms_mcp::transport::http_router`";
+
 mod kept;
 mod middleware;
 mod scan;
@@ -93,7 +101,106 @@ where
         capture: Capture {
             answers,
             connection: Arc::from(""),
+            typed: false,
         },
+    }
+}
+
+/// Any transport rmcp serves a server over, keeping the host's answers as sent: the one call
+/// a server that asks forms makes at serve time, `server.serve(keep(transport))`.
+///
+/// It takes what rmcp's `serve` takes:
+/// - a reader and a writer (`rmcp::transport::stdio()`, a child process's or a socket's
+///   halves): rmcp's line transport over them, the text of each line looked at as it is read
+///   ([`capture`]);
+/// - one stream that reads and writes (`tokio::io::duplex`, a `TcpStream`, a `UnixStream`):
+///   the same, over its two halves;
+/// - an rmcp [`Transport`] of typed messages (a `Sink`/`Stream` pair of rmcp's message
+///   types, a worker transport): such a transport never holds text, so the answer is the
+///   value it carries. Give the streams rather than a transport built over them, so that
+///   their text is kept.
+///
+/// For rmcp's streamable HTTP service use [`http_router`] on the router that serves it. A
+/// [`crate::FormCall`] read from a call that came over none of these fails the tool call with
+/// an error naming this function (and any ask made without one refuses with
+/// `transport_error`), on both protocol generations: an answer that cannot be seen whole is
+/// never judged, and a retried call's request state is always bound to the call's
+/// arguments, whatever the order of the `#[tool]` function's arguments.
+///
+/// ```no_run
+/// use forms_mcp::FormsServer;
+/// use rmcp::ServiceExt;
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = FormsServer::new(forms_mcp::config::timeout_from_env()?);
+/// let transport = forms_mcp::transport::keep(rmcp::transport::stdio());
+/// server.serve(transport).await?.waiting().await?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn keep<T, E, A>(transport: T) -> impl Transport<RoleServer, Error = E> + 'static
+where
+    T: IntoKeeping<E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    transport.into_keeping()
+}
+
+/// What [`keep`] takes: what rmcp's `serve` takes (its `IntoTransport`), with `A` telling the
+/// kinds apart as rmcp's adapters do.
+pub trait IntoKeeping<E, A>: Send + 'static
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    /// The transport over `self` that keeps the host's answers as sent.
+    fn into_keeping(self) -> impl Transport<RoleServer, Error = E> + 'static;
+}
+
+/// [`IntoKeeping`] of a reader and a writer.
+#[non_exhaustive]
+pub enum ReadWrite {}
+
+/// [`IntoKeeping`] of one stream that reads and writes.
+#[non_exhaustive]
+pub enum Duplex {}
+
+/// [`IntoKeeping`] of a transport of rmcp's typed messages.
+#[non_exhaustive]
+pub enum Messages {}
+
+impl<R, W> IntoKeeping<std::io::Error, ReadWrite> for (R, W)
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    fn into_keeping(self) -> impl Transport<RoleServer, Error = std::io::Error> + 'static {
+        capture(self.0, self.1)
+    }
+}
+
+impl<S> IntoKeeping<std::io::Error, Duplex> for S
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    fn into_keeping(self) -> impl Transport<RoleServer, Error = std::io::Error> + 'static {
+        let (read, write) = tokio::io::split(self);
+        capture(read, write)
+    }
+}
+
+impl<T, E> IntoKeeping<E, Messages> for T
+where
+    T: Transport<RoleServer, Error = E> + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    fn into_keeping(self) -> impl Transport<RoleServer, Error = E> + 'static {
+        Capturing {
+            inner: self,
+            capture: Capture {
+                answers: Arc::new(Answers::default()),
+                connection: Arc::from(""),
+                typed: true,
+            },
+        }
     }
 }
 

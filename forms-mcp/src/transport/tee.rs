@@ -96,6 +96,7 @@ mod tests {
         let capture = Capture {
             answers: answers.clone(),
             connection: Arc::from(""),
+            typed: false,
         };
         // Nothing is kept while no ask waits.
         tee.look(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"cancel\"}}\n");
