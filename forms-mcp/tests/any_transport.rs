@@ -8,6 +8,7 @@ mod common;
 
 use common::{native_caps, payload, Host};
 use forms_mcp::{error_response, Asked, FormAsker, FormCall};
+use forms_runtime::DataForm;
 use forms_runtime::{Form, Outcome};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{
@@ -16,6 +17,8 @@ use rmcp::model::{
 use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde_json::json;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Pick a colour
@@ -44,6 +47,10 @@ struct PaintArgs {
 #[derive(Clone)]
 struct Painter {
     forms: FormAsker,
+    /// How many times `choose` built its form: its options change with each build when
+    /// `changing`.
+    builds: Arc<AtomicUsize>,
+    changing: bool,
     tool_router: ToolRouter<Painter>,
 }
 
@@ -77,6 +84,39 @@ impl Painter {
     }
 }
 
+#[tool_router(router = choose_router)]
+impl Painter {
+    /// Asks the person to choose among run-time options (rebuilt on every call).
+    #[tool]
+    async fn choose(&self, call: FormCall) -> CallToolResponse {
+        let build = self.builds.fetch_add(1, Ordering::SeqCst);
+        let extra = if self.changing {
+            format!("new{build}")
+        } else {
+            "new".to_owned()
+        };
+        let form = DataForm::from_json(
+            &json!({"message": "Choose one", "questions": [
+                {"id": "item", "type": "single_select", "title": "Item", "required": true,
+                 "options": [{"id": "a", "title": "A"}, {"id": extra, "title": "Fresh"}]}]})
+            .to_string(),
+        )
+        .unwrap();
+        match self.forms.ask_data(&form, &call).await {
+            Asked::InputRequired(result) => result.into(),
+            Asked::Done(Ok(Outcome::Accepted(answers))) => {
+                CallToolResult::success(vec![ContentBlock::text(format!(
+                    "chose {:?}",
+                    answers.choice("item")
+                ))])
+                .into()
+            }
+            Asked::Done(Ok(_)) => CallToolResult::success(vec![ContentBlock::text("none")]).into(),
+            Asked::Done(Err(error)) => error_response(&error),
+        }
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Painter {
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -87,7 +127,9 @@ impl ServerHandler for Painter {
 fn painter() -> Painter {
     Painter {
         forms: FormAsker::new(Duration::from_secs(5)),
-        tool_router: Painter::tool_router(),
+        builds: Arc::default(),
+        changing: true,
+        tool_router: Painter::tool_router() + Painter::choose_router(),
     }
 }
 
@@ -102,18 +144,26 @@ fn text_of(result: &CallToolResult) -> String {
 
 /// Serves a painter over an in-process duplex, through `keep` or bare, and connects `host`.
 async fn connect(host: Host, kept: bool) -> rmcp::service::RunningService<rmcp::RoleClient, Host> {
+    connect_to(painter(), host, kept).await
+}
+
+async fn connect_to(
+    painter: Painter,
+    host: Host,
+    kept: bool,
+) -> rmcp::service::RunningService<rmcp::RoleClient, Host> {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         let running = if kept {
-            painter().serve(forms_mcp::transport::keep(server_io)).await
+            painter.serve(forms_mcp::transport::keep(server_io)).await
         } else {
-            painter().serve(tokio::io::split(server_io)).await
+            painter.serve(tokio::io::split(server_io)).await
         };
         if let Ok(running) = running {
             let _ = running.waiting().await;
         }
     });
-    host.serve(tokio::io::split(client_io)).await.unwrap()
+    common::connect_transport(host, tokio::io::split(client_io)).await
 }
 
 #[tokio::test]
@@ -150,4 +200,82 @@ async fn a_server_served_without_keep_fails_the_first_tool_call_naming_the_fix()
         assert!(host.requests().is_empty());
         client.cancel().await.unwrap();
     }
+}
+
+/// A form rebuilt with other options between the first round and the retry (2026-07-28) is
+/// refused with its own message naming the question that changed, not blaming the arguments
+/// or the caller; rebuilt the same, it is accepted. On 2025-11-25 each call is one round, so
+/// options that change from call to call are fine.
+#[tokio::test]
+async fn options_that_change_between_rounds_are_named_not_blamed_on_the_arguments() {
+    let answer = json!({"action": "accept", "content": {"item": "a"}});
+    for changing in [true, false] {
+        let host = Host::answering(answer.clone()).modern();
+        let mut server = painter();
+        server.changing = changing;
+        let client = connect_to(server, host, true).await;
+        let first = client
+            .call_tool_once(CallToolRequestParams::new("choose"))
+            .await
+            .unwrap();
+        let CallToolResponse::InputRequired(first) = first else {
+            panic!("expected input required, got {first:?}")
+        };
+        let mut retry = CallToolRequestParams::new("choose");
+        retry.request_state = first.request_state;
+        retry.input_responses = Some([("form".to_owned(), answer.clone())].into_iter().collect());
+        let CallToolResponse::Complete(result) = client.call_tool_once(retry).await.unwrap() else {
+            panic!("expected a complete result")
+        };
+        if changing {
+            let error = &payload(&result)["error"];
+            assert_eq!(error["code"], "invalid_response");
+            let message = error["message"].as_str().unwrap();
+            assert!(message.contains("question \"item\" changed"), "{message}");
+            assert!(
+                !message.contains("arguments") && !message.contains("caller"),
+                "{message}"
+            );
+        } else {
+            assert_eq!(text_of(&result), "chose Some(\"a\")");
+        }
+        client.cancel().await.unwrap();
+    }
+    let client = connect(Host::answering(answer.clone()), true).await;
+    for _ in 0..2 {
+        let result = client
+            .call_tool(CallToolRequestParams::new("choose"))
+            .await
+            .unwrap();
+        assert_eq!(text_of(&result), "chose Some(\"a\")");
+    }
+    client.cancel().await.unwrap();
+}
+
+/// A state altered on its way is refused for its integrity, without blaming the arguments,
+/// which are the same.
+#[tokio::test]
+async fn an_altered_state_is_refused_without_blaming_the_same_arguments() {
+    let answer = json!({"action": "accept", "content": {"colour": "Red"}});
+    let client = connect(Host::answering(answer.clone()).modern(), true).await;
+    let CallToolResponse::InputRequired(first) = client.call_tool_once(paint()).await.unwrap()
+    else {
+        panic!("expected input required")
+    };
+    let mut state = first.request_state.unwrap();
+    let last = state.pop().unwrap();
+    state.push(if last == 'A' { 'B' } else { 'A' });
+    let mut retry = paint();
+    retry.request_state = Some(state);
+    retry.input_responses = Some([("form".to_owned(), answer)].into_iter().collect());
+    let CallToolResponse::Complete(result) = client.call_tool_once(retry).await.unwrap() else {
+        panic!("expected a complete result")
+    };
+    let message = payload(&result)["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("integrity"), "{message}");
+    assert!(!message.contains("arguments"), "{message}");
+    client.cancel().await.unwrap();
 }

@@ -26,13 +26,14 @@ pub(super) async fn keep_http(
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
         .map(Arc::from);
-    if let Some(connection) = &session {
-        parts.extensions.insert(Capture {
-            answers: state.answers.clone(),
-            connection: connection.clone(),
-            typed: false,
-        });
-    }
+    // Every request learns that its transport keeps answers; a request without a session
+    // (2026-07-28, stateless) has no connection a response could come back on, and none is
+    // ever kept for the empty one.
+    parts.extensions.insert(Capture {
+        answers: state.answers.clone(),
+        connection: session.clone().unwrap_or_else(|| Arc::from("")),
+        typed: false,
+    });
     let json = parts
         .headers
         .get(axum::http::header::CONTENT_TYPE)
