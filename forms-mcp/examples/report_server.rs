@@ -6,7 +6,7 @@
 //! answer; `greet` asks one text question without declaring a struct; `pick_format` asks one
 //! choice enum. On protocol 2026-07-28 an ask's first round returns the input-required result
 //! as it is, and the client's retry runs the same function again to the answer. Serves over
-//! stdio, through [`forms_mcp::transport::stdio`] (which keeps the host's answers as sent):
+//! rmcp's stdio, through [`forms_mcp::transport::keep`] (which keeps the host's answers as sent):
 //!
 //! ```text
 //! cargo run -p forms-mcp --example report_server
@@ -143,7 +143,7 @@ impl ServerHandler for ReportServer {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let forms = FormAsker::new(forms_mcp::config::timeout_from_env()?);
     ReportServer::new(forms)
-        .serve(forms_mcp::transport::stdio())
+        .serve(forms_mcp::transport::keep(rmcp::transport::stdio()))
         .await?
         .waiting()
         .await?;

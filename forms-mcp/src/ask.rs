@@ -268,6 +268,12 @@ impl FormAsker {
         if !native && !core {
             return Err(unsupported_client());
         }
+        if crate::transport::Capture::of(ctx).is_none() {
+            return Err(FormError::new(
+                ErrorCode::TransportError,
+                crate::transport::NOT_KEPT,
+            ));
+        }
         if multi_round_trip {
             let binding = tool_call_binding(call);
             return Ok(

@@ -21,11 +21,13 @@ use tokio_util::sync::CancellationToken;
 /// Take it as an argument of a `#[tool]` function (it implements rmcp's `FromContextPart`
 /// for tool calls, like `Parameters`, `RequestState` or `RequestContext`), or build one from
 /// a hand-written `call_tool`'s request and context with [`FormCall::new`]. It reads the
-/// call without taking anything from it. rmcp's `Parameters` takes the arguments from the
-/// call, so a `FormCall` after it finds them where the transports of [`crate::transport`]
-/// keep them; over another transport put the `FormCall` first, or the request state is bound
-/// to the call's name alone. rmcp's `RequestState` and `InputResponses` take what they read
-/// too: a function that takes them as well takes its `FormCall` before them.
+/// call without taking anything from it, and its place among the function's arguments does
+/// not matter for the arguments: rmcp's `Parameters` takes them from the call, so a
+/// `FormCall` after it finds them where [`crate::transport::keep`] (or
+/// [`crate::transport::http_router`]) kept them. Over a transport served without those, taking
+/// a `FormCall` fails the tool call with an error naming the fix. rmcp's `RequestState` and
+/// `InputResponses` take what they read: a function that takes them as well takes its
+/// `FormCall` before them.
 ///
 /// ```no_run
 /// use forms_mcp::{error_response, Asked, FormAsker, FormCall};
@@ -194,6 +196,12 @@ impl FormCall {
 impl<S> FromContextPart<ToolCallContext<'_, S>> for FormCall {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
         let request_context = context.request_context();
+        if crate::transport::Capture::of(request_context).is_none() {
+            return Err(rmcp::ErrorData::internal_error(
+                crate::transport::NOT_KEPT.to_owned(),
+                None,
+            ));
+        }
         // `Parameters` before this argument may have taken the arguments; the transport kept
         // them, shared.
         let arguments = CallArguments::shared(request_context, context.arguments.as_ref());

@@ -14,7 +14,7 @@
 use crate::ask::Answer;
 use crate::auth::{Caller, Tokens};
 use crate::call::FormCall;
-use crate::state::States;
+use crate::state::{Issued, States};
 use crate::transport::RawInput;
 use forms_runtime::{DataForm, ErrorCode, FormError};
 use rmcp::model::{InputRequest, InputRequiredResult};
@@ -32,18 +32,6 @@ pub(crate) enum Round {
     Answer(Answer),
     /// The input-required result to return.
     InputRequired(InputRequiredResult),
-}
-
-/// The binding of a state: the caller, the tool call (name and arguments) and the
-/// normalized form.
-fn binding(form: &DataForm, call: &[u8], ctx: &RequestContext<RoleServer>) -> Vec<u8> {
-    let mut bytes = b"forms-mcp/state/v2\0".to_vec();
-    bytes.extend_from_slice(&caller(ctx));
-    bytes.push(0);
-    bytes.extend_from_slice(call);
-    bytes.push(0);
-    bytes.extend_from_slice(form.to_json().as_bytes());
-    bytes
 }
 
 /// Who calls, as the HTTP transport established it ([`Caller`]): the principal of a known
@@ -77,9 +65,16 @@ pub(crate) async fn round(
     let ctx = call.context();
     let request_state = call.request_state();
     let responses = call.input_responses();
-    let binding = binding(form, binding_of_call, ctx);
+    let caller = caller(ctx);
+    let form_json: serde_json::Value = serde_json::from_str(&form.to_json())
+        .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
+    let issued = Issued {
+        caller: &caller,
+        call: binding_of_call,
+        form: &form_json,
+    };
     let Some(sealed) = request_state else {
-        let state = states.seal(&binding, timeout)?;
+        let state = states.seal(&issued, timeout)?;
         let request = if core {
             core_input_request(form)?
         } else {
@@ -91,7 +86,7 @@ pub(crate) async fn round(
             Some(state),
         )));
     };
-    states.redeem(sealed, &binding, timeout).await?;
+    states.redeem(sealed, &issued, timeout).await?;
     match responses.and_then(|r| r.get(INPUT_KEY)) {
         Some(answer) => Ok(Round::Answer(match RawInput::of(ctx, answer) {
             Some(text) => Answer::Text(text),

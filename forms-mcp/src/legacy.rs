@@ -69,8 +69,7 @@ pub(crate) async fn send(
     let Some(capture) = Capture::of(ctx) else {
         return Err(FormError::new(
             ErrorCode::TransportError,
-            "this server's transport does not keep the host's answer as sent, so it cannot be \
-             checked whole; serve it through forms_mcp::transport",
+            crate::transport::NOT_KEPT,
         ));
     };
     let mut options = PeerRequestOptions::with_timeout(timeout);

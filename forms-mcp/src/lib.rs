@@ -24,10 +24,12 @@
 //! The answer checker judges the answer as the host sent it, on both protocol generations,
 //! exactly as `forms answer` judges the same text. rmcp reads every incoming message into its
 //! own types first, so the transports of [`transport`] keep the raw JSON text of the parts
-//! that hold an answer: [`transport::stdio`] (what the binary serves over stdio),
-//! [`transport::capture`] for any reader and writer, and [`transport::http_router`] (what
-//! [`http::serve`] uses). An embedder that serves [`FormsServer`] or a [`FormAsker`] over
-//! another transport gets `transport_error` from every ask on the legacy transport.
+//! that hold an answer: [`transport::keep`] over any transport rmcp serves on
+//! (`server.serve(forms_mcp::transport::keep(rmcp::transport::stdio()))`, a child process's
+//! or a socket's streams, an in-process duplex) and [`transport::http_router`] over rmcp's
+//! streamable HTTP service (what [`http::serve`] uses). Served without them, a `#[tool]`
+//! function that takes a [`FormCall`] fails its first call with an error naming the fix, and
+//! any other ask refuses with `transport_error`, on both protocol generations.
 //!
 //! # Protocol versions
 //! Up to 2025-11-25 (the legacy transport) the server sends the host
@@ -51,10 +53,10 @@
 //! - rmcp parses the tool arguments into a JSON object before the runtime sees them, so a
 //!   repeated key in the arguments is not reported (the last one wins).
 //! - The host's answer is judged whole only through the transports of [`transport`]. Over
-//!   any other transport the legacy ask refuses (`transport_error`), since rmcp's typed
-//!   reading of the answer drops unknown top-level keys and `"content": null`; the
-//!   multi-round-trip ask falls back to rmcp's JSON value of the answer, which differs from
-//!   the text only for a repeated key (the last one wins).
+//!   any other transport an ask refuses (`transport_error`), since rmcp's typed reading of
+//!   the answer drops unknown top-level keys and `"content": null`. A transport of rmcp's
+//!   typed messages given to [`transport::keep`] has no text: its answers are the values it
+//!   carries.
 //! - To find the answers, the stdio transport copies each incoming line (at most rmcp's
 //!   16 MiB line limit), and the HTTP layer reads the JSON body of a `POST` that may hold one
 //!   (at most the body limit) before rmcp does. Only JSON-RPC 2.0 responses to a waited

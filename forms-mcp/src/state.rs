@@ -1,13 +1,18 @@
 //! Sealed request states of the multi-round-trip transport.
 //!
-//! A state is sealed with rmcp's [`RequestStateCodec`] (HMAC-SHA256) and carries only a
-//! random single-use nonce. It is bound, as associated data, to the normalized Data arguments
-//! and to the caller (on HTTP the principal of a known bearer token, else the token's digest,
-//! plus the live session the request belongs to; see [`crate::auth::Caller`]; with no token,
-//! to the arguments alone), and it expires after the timeout. A state that fails the check
-//! (tampered, forged, issued for other arguments or another caller, or sealed under another
-//! key) is `invalid_response`; an expired one is `timeout`; one already answered is
-//! `invalid_response`.
+//! A state is sealed with rmcp's [`RequestStateCodec`] (HMAC-SHA256) and carries a random
+//! single-use nonce and keyed digests (keyed with the sealing key, so the state shows nothing
+//! of the caller) of what it was issued for: the caller (on HTTP the principal of a known
+//! bearer token, else the token's digest, plus the live session the request belongs to; see
+//! [`crate::auth::Caller`]; with no token, no one), the tool call (its name and normalized
+//! arguments), the form's message and each of its questions. It expires after the timeout.
+//! Each failure has its own `invalid_response`: a state that fails integrity verification
+//! (altered, forged, or sealed under another key), one issued to another caller, one issued
+//! for other arguments, and one whose form was rebuilt differently for the retry (naming the
+//! questions that changed: the answer is only ever checked against the form that was shown,
+//! so a server whose run-time options change between rounds must keep the first round's).
+//! An expired state is `timeout`; one already answered is `invalid_response`. A state is
+//! about 400 bytes plus 60 per question, whatever the form's size.
 //!
 //! Used nonces are remembered until their state expires: in memory by default, so a state
 //! is single use within one process only; with a [`UsedStates`] store (`forms-mcp
@@ -187,6 +192,8 @@ enum Used {
 /// Seals, opens and remembers request states.
 pub(crate) struct States {
     codec: RequestStateCodec,
+    /// The sealing key, which also keys the digests in a state.
+    key: Arc<[u8]>,
     used: Used,
 }
 
@@ -196,10 +203,37 @@ impl fmt::Debug for States {
     }
 }
 
+/// What a sealed state carries: its nonce and keyed digests of what it was issued for, so
+/// that a retry that differs is told what differs. The digests are keyed with the sealing key,
+/// so the state shows nothing of the caller.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Payload {
     n: String,
+    /// The caller.
+    c: String,
+    /// The tool call: its name and arguments.
+    a: String,
+    /// The whole form as issued.
+    f: String,
+    /// The form's message.
+    m: String,
+    /// Each question of the form as issued: its id and digest.
+    q: Vec<(String, String)>,
 }
+
+/// What a state is issued for, and checked against on the retry.
+pub(crate) struct Issued<'a> {
+    /// Who calls ([`crate::auth::Caller`]'s binding; empty on stdio).
+    pub(crate) caller: &'a [u8],
+    /// The tool call: its name and arguments.
+    pub(crate) call: &'a [u8],
+    /// The form, as the model-facing JSON.
+    pub(crate) form: &'a serde_json::Value,
+}
+
+/// The associated data every state is sealed with: what it is, never what it is for (that is
+/// in the payload, so a mismatch can be named).
+const STATE_DATA: &[u8] = b"forms-mcp/state/v3";
 
 impl States {
     pub(crate) fn new(key: &[u8]) -> Result<States, StateKeyError> {
@@ -208,6 +242,7 @@ impl States {
             RequestStateCodec::try_new(key.to_vec()).map_err(|e| StateKeyError(e.to_string()))?;
         Ok(States {
             codec,
+            key: Arc::from(key),
             used: Used::Memory(Mutex::new(HashMap::new())),
         })
     }
@@ -216,6 +251,7 @@ impl States {
     pub(crate) fn new_unchecked(key: &[u8]) -> States {
         States {
             codec: RequestStateCodec::new_unchecked(key.to_vec()),
+            key: Arc::from(key),
             used: Used::Memory(Mutex::new(HashMap::new())),
         }
     }
@@ -224,48 +260,111 @@ impl States {
     pub(crate) fn with_store(&self, store: Arc<dyn UsedStates>) -> States {
         States {
             codec: self.codec.clone(),
+            key: Arc::clone(&self.key),
             used: Used::Store(store),
         }
     }
 
-    /// A new state bound to `binding`, valid for `ttl`.
-    pub(crate) fn seal(&self, binding: &[u8], ttl: Duration) -> Result<String, FormError> {
+    /// A keyed digest of `bytes` (16 bytes, in hex), labelled `label`.
+    fn digest(&self, label: &str, bytes: &[u8]) -> String {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(b"forms-mcp/state-digest\0");
+        hasher.update(&self.key);
+        hasher.update(label.as_bytes());
+        hasher.update([0]);
+        hasher.update(bytes);
+        let digest = hasher.finalize();
+        crate::secret::hex(digest.get(..16).unwrap_or_default())
+    }
+
+    fn payload(&self, nonce: String, issued: &Issued<'_>) -> Payload {
+        let form = issued.form;
+        let questions = form
+            .get("questions")
+            .and_then(|q| q.as_array())
+            .map(|questions| {
+                questions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        let id = q
+                            .get("id")
+                            .and_then(|id| id.as_str())
+                            .map_or_else(|| format!("#{}", i + 1), str::to_owned);
+                        let digest = self.digest("question", q.to_string().as_bytes());
+                        (id, digest)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let message = form
+            .get("message")
+            .map(|m| m.to_string())
+            .unwrap_or_default();
+        Payload {
+            n: nonce,
+            c: self.digest("caller", issued.caller),
+            a: self.digest("call", issued.call),
+            f: self.digest("form", form.to_string().as_bytes()),
+            m: self.digest("message", message.as_bytes()),
+            q: questions,
+        }
+    }
+
+    /// A new state issued for `issued`, valid for `ttl`.
+    pub(crate) fn seal(&self, issued: &Issued<'_>, ttl: Duration) -> Result<String, FormError> {
         let nonce = random_bytes::<16>()
             .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))?;
         self.codec
             .seal_json_with(
-                &Payload {
-                    n: crate::secret::hex(&nonce),
-                },
-                &SealOptions::new().associated_data(binding).ttl(ttl),
+                &self.payload(crate::secret::hex(&nonce), issued),
+                &SealOptions::new().associated_data(STATE_DATA).ttl(ttl),
             )
             .map_err(|e| FormError::new(ErrorCode::TransportError, e.to_string()))
     }
 
-    /// Opens `sealed` against `binding` and marks it used; `ttl` bounds how long it is
-    /// remembered.
+    /// Opens `sealed`, checks it was issued for `issued` and marks it used; `ttl` bounds how
+    /// long it is remembered. Each mismatch has its own refusal: a state altered or sealed
+    /// under another key, issued to another caller, for other arguments, or for a form that
+    /// has changed since (naming the questions that changed).
     pub(crate) async fn redeem(
         &self,
         sealed: &str,
-        binding: &[u8],
+        issued: &Issued<'_>,
         ttl: Duration,
     ) -> Result<(), FormError> {
-        let payload: Payload = self
-            .codec
-            .open_json_with(sealed, binding)
-            .map_err(|e| match e {
-                RequestStateError::Expired => FormError::new(
-                    ErrorCode::Timeout,
-                    "the request state expired: the form was not submitted in time",
-                ),
-                other => FormError::new(
-                    ErrorCode::InvalidResponse,
-                    format!(
-                        "the request state was not issued by this server for these arguments \
-                         and this caller ({other})"
+        let refuse = |message: String| FormError::new(ErrorCode::InvalidResponse, message);
+        let payload: Payload =
+            self.codec
+                .open_json_with(sealed, STATE_DATA)
+                .map_err(|e| match e {
+                    RequestStateError::Expired => FormError::new(
+                        ErrorCode::Timeout,
+                        "the request state expired: the form was not submitted in time",
                     ),
-                ),
-            })?;
+                    other => refuse(format!(
+                    "the request state failed integrity verification ({other}): it was altered, \
+                     or sealed under another key (instances that share calls need the same \
+                     {STATE_KEY_ENV}); call the tool again without it to be asked afresh"
+                )),
+                })?;
+        let now = self.payload(String::new(), issued);
+        if payload.c != now.c {
+            return Err(refuse(
+                "the request state was issued to another caller".to_owned(),
+            ));
+        }
+        if payload.a != now.a {
+            return Err(refuse(
+                "the request state was issued for other arguments of this tool: retry the call \
+                 with the arguments of the first call"
+                    .to_owned(),
+            ));
+        }
+        if payload.f != now.f {
+            return Err(refuse(form_changed(&payload, &now)));
+        }
         let first = match &self.used {
             Used::Memory(used) => {
                 let now = Instant::now();
@@ -290,6 +389,39 @@ impl States {
             ))
         }
     }
+}
+
+/// The refusal of a retry whose form differs from the one issued: what changed, and what to
+/// do.
+fn form_changed(issued: &Payload, now: &Payload) -> String {
+    let mut changes = Vec::new();
+    if issued.m != now.m {
+        changes.push("its message".to_owned());
+    }
+    for (id, digest) in &issued.q {
+        match now.q.iter().find(|(other, _)| other == id) {
+            None => changes.push(format!("question {id:?} is gone")),
+            Some((_, other)) if other != digest => {
+                changes.push(format!("question {id:?} changed (its options or wording)"))
+            }
+            Some(_) => {}
+        }
+    }
+    for (id, _) in &now.q {
+        if !issued.q.iter().any(|(other, _)| other == id) {
+            changes.push(format!("question {id:?} is new"));
+        }
+    }
+    if changes.is_empty() {
+        changes.push("the order or set of its questions".to_owned());
+    }
+    format!(
+        "the form rebuilt for the retry differs from the one the person answered: {}. The \
+         answer is checked only against the form that was shown; the server must build the \
+         same form on the retry (keep the run-time options offered in the first round), or \
+         the tool must be called again to ask afresh",
+        changes.join("; ")
+    )
 }
 
 /// Claims `nonce` in `store`, kept until its state has expired on every instance's clock.

@@ -166,7 +166,10 @@ pub async fn connect_command(host: Host, command: Command) -> RunningService<Rol
     connect_transport(host, transport).await
 }
 
-async fn connect_transport<T, E, A>(host: Host, transport: T) -> RunningService<RoleClient, Host>
+pub async fn connect_transport<T, E, A>(
+    host: Host,
+    transport: T,
+) -> RunningService<RoleClient, Host>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
