@@ -513,9 +513,10 @@ fn postgres_only_waited_requests_notify(w: &World) {
     );
     assert_eq!(handle.wait().unwrap().state, State::Resolved);
     assert_eq!(second.wait().unwrap().state, State::Resolved);
-    // The last waiter left: the record goes (the hub tidies within a second or two).
+    // The last waiter left: the record goes (the hub tidies within a second or two; the
+    // bound below is for a loaded machine).
     let started = Instant::now();
-    while watched(&mut admin) > 0 && started.elapsed() < Duration::from_secs(10) {
+    while watched(&mut admin) > 0 && started.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(watched(&mut admin), 0);
@@ -531,7 +532,7 @@ fn postgres_only_waited_requests_notify(w: &World) {
     drop(held);
     drop(asks);
     let started = Instant::now();
-    while watched(&mut admin) > 0 && started.elapsed() < Duration::from_secs(10) {
+    while watched(&mut admin) > 0 && started.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(watched(&mut admin), 0);
