@@ -16,6 +16,7 @@ use forms_mcp::{error_response, Asked, FormAsker, FormCall};
 use forms_runtime::{Form, Outcome};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ProtocolVersion};
+use rmcp::ErrorData as McpError;
 use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -79,7 +80,8 @@ impl ReportServer {
     fn new(forms: FormAsker) -> ReportServer {
         ReportServer {
             forms,
-            tool_router: Self::tool_router(),
+            // `asking` turns a stop that left a tool through `?` into its tool result.
+            tool_router: forms_mcp::asking(Self::tool_router()),
         }
     }
 
@@ -105,6 +107,17 @@ impl ReportServer {
             "Weekly report{team} as a {} about {goal}.",
             setup.format.name()
         ))
+    }
+
+    /// Plans the weekly report in one line of asking: every outcome but an accepted answer
+    /// (the input-required round, a decline or cancel, a refusal) leaves through `?` as the
+    /// tool result the model gets.
+    #[tool]
+    async fn quick_report(&self, ask: FormCall) -> Result<CallToolResult, McpError> {
+        let setup = ask.ask::<Setup>(&self.forms).await?;
+        let goal = setup.goal.as_deref().unwrap_or("the usual metrics");
+        let text = format!("Quick report as a {} about {goal}.", setup.format.name());
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
     }
 
     /// Greets the person by name.

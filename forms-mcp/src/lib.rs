@@ -99,6 +99,7 @@ pub mod secret;
 pub mod serve;
 mod server;
 pub mod state;
+mod stop;
 pub mod transport;
 
 pub use ask::{error_response, Asked, FormAsker};
@@ -107,3 +108,4 @@ pub use capability::EXTENSION;
 pub use input_round::INPUT_KEY;
 pub use legacy::ELICITATION_METHOD;
 pub use server::{call_tool_result, tool, FormsServer, MAX_PROTOCOL_VERSION};
+pub use stop::{asking, Stop};

@@ -203,3 +203,42 @@ async fn example_server_binds_the_state_to_the_arguments_parameters_took() {
         client.cancel().await.unwrap();
     }
 }
+
+/// `quick_report` asks with `?`: the accepted answer is the value on both transports, and a
+/// decline, a refusal and an unsupported client leave the function as the same tool results
+/// the explicit `Asked` form returns (the Data envelopes), not as JSON-RPC errors.
+#[tokio::test]
+async fn example_server_asks_with_the_question_mark() {
+    for modern in [false, true] {
+        let host = Host::new(native_caps(), scripted);
+        let host = if modern { host.modern() } else { host };
+        let client = connect_command(host, example_command()).await;
+        let result = client.call_tool(tool("quick_report")).await.unwrap();
+        assert_eq!(
+            text_of(&result),
+            "Quick report as a web page about churn by region.",
+            "modern: {modern}"
+        );
+        client.cancel().await.unwrap();
+    }
+
+    let host = Host::answering(json!({"action": "decline"}));
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool("quick_report")).await.unwrap();
+    assert_eq!(payload(&result), json!({"action": "decline"}));
+    assert_ne!(result.is_error, Some(true));
+    client.cancel().await.unwrap();
+
+    let host = Host::answering(json!({"action": "accept", "content": {"format": "Docx"}}));
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool("quick_report")).await.unwrap();
+    assert_eq!(code(&payload(&result)), Some("invalid_response"));
+    assert_eq!(result.is_error, Some(true));
+    client.cancel().await.unwrap();
+
+    let host = Host::new(json!({}), scripted);
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool("quick_report")).await.unwrap();
+    assert_eq!(code(&payload(&result)), Some("unsupported_client"));
+    client.cancel().await.unwrap();
+}

@@ -177,6 +177,14 @@ pub trait Form: Sized {
 /// assert_eq!(form.decode(r#"{"action":"accept","content":{"format":"Html"}}"#)?, Outcome::Accepted(Format::Html));
 /// # Ok::<(), forms_runtime::FormError>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has run-time parts, so it has no form without them",
+    label = "`{Self}` needs its parts to build its form",
+    note = "a form with `resource`, `resources` or offered `files` questions is built at run \
+            time: `let form = {Self}::build(parts)?;` with the generated parts struct",
+    note = "ask a built form with `FormAsker::ask_typed(&form, &call)` (forms-mcp), or decode \
+            with `form.decode(response)`"
+)]
 pub trait StaticForm: Form<Parts = ()> {
     /// The form, built once per process.
     fn form() -> TypedForm<Self>;
