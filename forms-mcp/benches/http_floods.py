@@ -13,7 +13,7 @@ scenarios:
   bodies        64 bodies of 4 MiB sent but for their last byte, then a normal call
 
 The figures of the README's "Security model of forms-mcp --http" come from this script on
-release builds (`cargo build --release -p forms-mcp`).
+release builds (`cargo build --release -p forms-mcp --features cli`).
 """
 import json
 import os
