@@ -12,40 +12,9 @@ use common::*;
 use forms_ask::{Asks, ConversationId, Principal};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
 use rmcp::service::PeerRequestOptions;
-use rmcp::service::RunningService;
-use rmcp::RoleClient;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot::error::TryRecvError;
-
-type Client = RunningService<RoleClient, Host>;
-
-impl Chat {
-    /// A `forms-mcp --asks DB --principal WHO` process over stdio.
-    async fn stdio_as(&self, who: &str) -> Client {
-        self.stdio_host(Host::answering(json!({"action": "decline"})), who)
-            .await
-    }
-
-    /// The same, with `host`.
-    async fn stdio_host(&self, host: Host, who: &str) -> Client {
-        let mut command = server_command(5_000);
-        command.args(["--asks", &self.db, "--principal", who]);
-        connect_command(host, command).await
-    }
-}
-
-/// Calls `tool` and returns its payload (the envelope checked by `payload`).
-async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
-    let Value::Object(map) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
-        .await
-        .unwrap();
-    payload(&result)
-}
 
 fn open_args(chat: &Chat, key: &str) -> Value {
     json!({"conversation": chat.conversation, "kind": "approval",
@@ -83,25 +52,7 @@ async fn respond_across_processes(db: String) {
     );
 
     // The requester waits in its own process; the response comes from another.
-    let waiting = {
-        let id = id.clone();
-        let agent = agent.peer().clone();
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let result = agent
-                .call_tool(
-                    CallToolRequestParams::new("ask_wait").with_arguments(
-                        json!({"id": id, "timeout_seconds": 20})
-                            .as_object()
-                            .unwrap()
-                            .clone(),
-                    ),
-                )
-                .await
-                .unwrap();
-            (payload(&result), start.elapsed())
-        })
-    };
+    let waiting = spawn_ask_wait(agent.peer().clone(), id.clone());
     tokio::time::sleep(Duration::from_millis(300)).await;
     let won = call_ask(
         &ana,
@@ -792,15 +743,4 @@ async fn one_surface(db: String) {
     }
 }
 
-#[tokio::test]
-async fn one_surface_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    one_surface(dir.db()).await;
-}
-
-#[tokio::test]
-async fn one_surface_postgres() {
-    if let Some(url) = pg_url() {
-        one_surface(url).await;
-    }
-}
+on_both_stores!(one_surface => one_surface_sqlite, one_surface_postgres);

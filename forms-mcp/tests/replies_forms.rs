@@ -16,13 +16,9 @@ use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, Reques
 use forms_mcp::durable::{waiting_result, DurableForms};
 use forms_runtime::{Form, Outcome, StaticForm};
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
-use rmcp::RoleClient;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-type Client = RunningService<RoleClient, Host>;
 
 /// The release checklist, as the Rust side declares it.
 #[derive(Form, Debug, PartialEq)]
@@ -49,25 +45,6 @@ enum Platform {
     Linux,
     Mac,
     Windows,
-}
-
-impl Chat {
-    async fn stdio_as(&self, who: &str) -> Client {
-        let mut command = server_command(5_000);
-        command.args(["--asks", &self.db, "--principal", who]);
-        connect_command(Host::answering(json!({"action": "decline"})), command).await
-    }
-}
-
-async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
-    let Value::Object(map) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
-        .await
-        .unwrap();
-    payload(&result)
 }
 
 /// The checklist's Data form arguments, as a model would write them.
@@ -135,24 +112,7 @@ async fn forms_over_mcp(db: String) {
     let id = opened["id"].as_str().unwrap().to_owned();
 
     // The requester waits in its own process.
-    let waiting = {
-        let (id, agent) = (id.clone(), agent.peer().clone());
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let result = agent
-                .call_tool(
-                    CallToolRequestParams::new("ask_wait").with_arguments(
-                        json!({"id": id, "timeout_seconds": 20})
-                            .as_object()
-                            .unwrap()
-                            .clone(),
-                    ),
-                )
-                .await
-                .unwrap();
-            (payload(&result), start.elapsed())
-        })
-    };
+    let waiting = spawn_ask_wait(agent.peer().clone(), id.clone());
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // A wrong answer (a third platform, over max_items 2: V4) is refused with the findings.
@@ -384,18 +344,7 @@ async fn durable_delivery(db: String) {
     drop(durable);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn durable_delivery_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    durable_delivery(dir.db()).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn durable_delivery_postgres() {
-    if let Some(url) = pg_url() {
-        durable_delivery(url).await;
-    }
-}
+on_both_stores!(#[flavor = "multi_thread"] durable_delivery => durable_delivery_sqlite, durable_delivery_postgres);
 
 /// A tool server embedding the typed asking API: the tool `checklist` asks the form live or
 /// hands it to the store, as its `durable` argument says (the choice is per call); the tool
