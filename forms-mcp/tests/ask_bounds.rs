@@ -310,9 +310,7 @@ async fn lists_cost_what_they_return(db: String) {
     )
     .await;
     assert_eq!(code(&bad), Some("invalid_arguments"), "{bad}");
-    for client in [bob_client, eve_client, ana_client, agent_client] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([bob_client, eve_client, ana_client, agent_client]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -98,23 +98,10 @@ async fn respond_across_processes(db: String) {
             ("responded", chat.ana.as_str())
         ]
     );
-    for client in [agent, ana, bob] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, bob]).await;
 }
 
-#[tokio::test]
-async fn r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state() {
-    let dir = TempDir::new("mcp-asks");
-    respond_across_processes(dir.db()).await;
-}
-
-#[tokio::test]
-async fn r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner_state() {
-    if let Some(url) = pg_url() {
-        respond_across_processes(url).await;
-    }
-}
+on_both_stores!(respond_across_processes => r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state, r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner_state);
 
 #[tokio::test]
 async fn the_principal_is_never_an_argument_every_schema_is_closed() {
@@ -352,9 +339,7 @@ async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio()
     )
     .await;
     assert_eq!(code(&bad), Some("invalid_arguments"), "{bad}");
-    for client in [agent, ana] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana]).await;
 }
 
 #[tokio::test]
@@ -417,9 +402,7 @@ async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() 
     assert_eq!(won["responder"], chat.ana.as_str(), "{won}");
     assert_eq!(won["state"], "resolved");
     assert_eq!(call_ask(&agent, "ask_show", json!({"id": id})).await, won);
-    for client in [agent, ana, nobody, stranger] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, nobody, stranger]).await;
 }
 
 #[tokio::test]
@@ -486,9 +469,7 @@ async fn the_tools_work_the_same_on_protocol_2026_07_28() {
     .await;
     assert_eq!(won["outcome"], "denied", "{won}");
     assert_eq!(won["responder"], chat.ana.as_str());
-    for client in [agent, ana] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana]).await;
 }
 
 /// A cancelled `ask_wait` gives its wait back at once: with every wait the engine allows
@@ -738,9 +719,7 @@ async fn one_surface(db: String) {
     )
     .await;
     assert_eq!(code(&refused), Some("invalid_arguments"), "{refused}");
-    for client in [agent, ana, manager] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, manager]).await;
 }
 
 on_both_stores!(one_surface => one_surface_sqlite, one_surface_postgres);

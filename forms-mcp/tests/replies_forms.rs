@@ -239,23 +239,10 @@ async fn forms_over_mcp(db: String) {
         "{declined}"
     );
 
-    for client in [agent, ana, bob] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, bob]).await;
 }
 
-#[tokio::test]
-async fn forms_over_mcp_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    forms_over_mcp(dir.db()).await;
-}
-
-#[tokio::test]
-async fn forms_over_mcp_postgres() {
-    if let Some(url) = pg_url() {
-        forms_over_mcp(url).await;
-    }
-}
+on_both_stores!(forms_over_mcp => forms_over_mcp_sqlite, forms_over_mcp_postgres);
 
 /// The typed asking API's durable delivery: the form is handed to the store (the tool call
 /// returns the request ID at once), a real `forms-mcp` process answers it as the person, and
@@ -539,15 +526,4 @@ async fn delivery_chosen_per_call(db: String) {
     server.await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn delivery_chosen_per_call_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    delivery_chosen_per_call(dir.db()).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn delivery_chosen_per_call_postgres() {
-    if let Some(url) = pg_url() {
-        delivery_chosen_per_call(url).await;
-    }
-}
+on_both_stores!(#[flavor = "multi_thread"] delivery_chosen_per_call => delivery_chosen_per_call_sqlite, delivery_chosen_per_call_postgres);

@@ -469,3 +469,10 @@ pub async fn start_hanging_call(
     wait_for(host, |h| !h.requests().is_empty()).await;
     handle
 }
+
+/// Closes each client's connection (and so ends its server process).
+pub async fn cancel_all(clients: impl IntoIterator<Item = RunningService<RoleClient, Host>>) {
+    for client in clients {
+        client.cancel().await.unwrap();
+    }
+}
