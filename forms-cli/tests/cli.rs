@@ -5,10 +5,11 @@
 
 mod controls;
 
+use forms_test_kit::forms::template_form;
+use forms_test_kit::process::output_with_stdin;
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// The command's result: exit status, standard output and standard error.
 struct Run {
@@ -64,26 +65,11 @@ impl Run {
 }
 
 fn forms(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    // Write from a thread so a large input cannot dead-lock against the output pipes; the
-    // command may legitimately stop reading early, so a write error is ignored.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
     let Output {
         status,
         stdout,
         stderr,
-    } = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    } = output_with_stdin(Command::new(env!("CARGO_BIN_EXE_forms")).args(args), stdin);
     Run {
         code: status.code().expect("exited normally, not by a signal"),
         stdout: String::from_utf8(stdout).unwrap(),
@@ -98,27 +84,6 @@ fn file(name: &str, contents: &[u8]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
     path.to_str().unwrap().to_owned()
-}
-
-/// The report-template example of the contract text.
-fn template_form() -> Value {
-    json!({
-      "message": "Choose a report template",
-      "questions": [{
-          "id": "template",
-          "type": "resource",
-          "title": "Relevant report templates",
-          "required": false,
-          "options": [{
-              "uri": "https://example.com/verified-business-review",
-              "name": "business-review",
-              "title": "Presentation · Business review",
-              "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-              "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
-              "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
-          }]
-      }]
-    })
 }
 
 fn template_file(name: &str) -> String {

@@ -1,8 +1,9 @@
-//! Spawning a built server and reading the address it prints.
+//! Spawning a built server and reading the address it prints; running a command on given
+//! standard input.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// A server child process and the URL it printed (`listening on URL`); killed on drop.
 pub struct Server {
@@ -76,4 +77,24 @@ pub fn read_address(child: &mut Child) -> String {
     line.strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_owned()
+}
+
+/// Runs `command` with `stdin` on its standard input and returns its exit status and output.
+/// The input is written from a thread, so a large input cannot dead-lock against the output
+/// pipes; a command may legitimately stop reading early, so a write error is ignored.
+pub fn output_with_stdin(command: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
 }
