@@ -98,3 +98,14 @@ pub fn output_with_stdin(command: &mut Command, stdin: &[u8]) -> Output {
     writer.join().unwrap();
     output
 }
+
+/// Runs `command` with standard input closed and returns its exit status (a process ended by
+/// a signal fails the test), standard output and standard error, as UTF-8.
+pub fn run(command: &mut Command) -> (i32, String, String) {
+    let out = command.stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code().expect("exited normally, not by a signal"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
