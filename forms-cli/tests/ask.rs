@@ -9,61 +9,21 @@ use forms_test_kit::store;
 
 mod controls;
 
+use forms_test_kit::process::Run;
 use forms_test_kit::TempDir;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use store::{pg_url, tag};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        assert!(
-            self.stdout.ends_with('\n'),
-            "{:?} {}",
-            self.stdout,
-            self.stderr
-        );
-        let line = self.stdout.trim_end_matches('\n');
-        assert!(!line.contains('\n'), "not one line: {line}");
-        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    fn ok(&self) -> Value {
-        assert_eq!(
-            self.code, 0,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
-        self.json()
-    }
-
-    fn refused(&self, code: &str) -> Value {
-        assert_eq!(
-            self.code, 1,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
-        let v = self.json();
-        assert_eq!(v["error"]["code"], code, "{v}");
-        assert!(v["error"]["message"].is_string(), "{v}");
-        v
-    }
-}
-
 fn forms(args: &[&str]) -> Run {
-    let (code, stdout, stderr) =
-        forms_test_kit::process::run(Command::new(env!("CARGO_BIN_EXE_forms")).args(args));
-    Run {
-        code,
-        stdout,
-        stderr,
-    }
+    Run::of(
+        Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap(),
+    )
 }
 
 /// A conversation with three members whose names are unique to this run.

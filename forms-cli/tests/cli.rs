@@ -6,38 +6,21 @@
 mod controls;
 
 use forms_test_kit::forms::template_form;
-use forms_test_kit::process::output_with_stdin;
+use forms_test_kit::process::{output_with_stdin, Run};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-/// The command's result: exit status, standard output and standard error.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// The failures of the `forms` command line.
+trait Failures {
+    fn contract_error(&self, code: &str) -> String;
+    fn usage_error(&self);
 }
 
-impl Run {
-    /// The single JSON line on standard output.
-    fn json(&self) -> Value {
-        assert!(
-            self.stdout.ends_with('\n'),
-            "output is not newline-terminated: {:?}",
-            self.stdout
-        );
-        let line = &self.stdout[..self.stdout.len() - 1];
-        assert!(!line.contains('\n'), "output is not one line: {line}");
-        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
+impl Failures for Run {
     /// Asserts a contract failure with `code` and returns its message.
     fn contract_error(&self, code: &str) -> String {
-        assert_eq!(
-            self.code, 1,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
+        self.assert_code(1);
         let v = self.json();
         let error = v["error"]
             .as_object()
@@ -50,11 +33,7 @@ impl Run {
 
     /// Asserts a usage error: the message, then the usage of `forms` or of the command.
     fn usage_error(&self) {
-        assert_eq!(
-            self.code, 2,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
+        self.assert_code(2);
         assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
         assert!(
             self.stderr.contains("Usage: forms"),
@@ -65,16 +44,10 @@ impl Run {
 }
 
 fn forms(args: &[&str], stdin: &[u8]) -> Run {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = output_with_stdin(Command::new(env!("CARGO_BIN_EXE_forms")).args(args), stdin);
-    Run {
-        code: status.code().expect("exited normally, not by a signal"),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    }
+    Run::of(output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_forms")).args(args),
+        stdin,
+    ))
 }
 
 /// Writes `contents` to a fresh file for this test and returns its path.
