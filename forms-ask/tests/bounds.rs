@@ -537,22 +537,6 @@ fn postgres_only_waited_requests_notify(w: &World) {
     assert_eq!(watched(&mut admin), 0);
 }
 
-macro_rules! on_every_store {
-    ($($rule:ident),* $(,)?) => {
-        mod memory {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::StoreKind::Memory).unwrap()) } )*
-        }
-        mod sqlite {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::StoreKind::Sqlite).unwrap()) } )*
-        }
-        mod postgres {
-            $( #[test] fn $rule() {
-                if let Some(w) = super::World::new(super::StoreKind::Postgres) { super::$rule(&w) }
-            } )*
-        }
-    };
-}
-
 /// The same engine as `w`'s, on its store and clock, with `quotas`.
 fn with_quotas(w: &World, quotas: Quotas) -> Asks {
     Asks::with_clock(Arc::clone(&w.store), Arc::clone(&w.clock) as Arc<dyn Clock>)

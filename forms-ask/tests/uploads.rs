@@ -356,22 +356,6 @@ fn a_path_saved_before_uploads_is_never_given_to_the_requester(w: &World) {
     assert!(e.to_string().contains("not given to the requester"), "{e}");
 }
 
-macro_rules! on_every_store {
-    ($($rule:ident),* $(,)?) => {
-        mod memory {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Memory).unwrap()) } )*
-        }
-        mod sqlite {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Sqlite).unwrap()) } )*
-        }
-        mod postgres {
-            $( #[test] fn $rule() {
-                if let Some(w) = super::World::new(super::common::Kind::Postgres) { super::$rule(&w) }
-            } )*
-        }
-    };
-}
-
 on_every_store!(
     a_path_in_a_files_answer_is_refused_with_how_to_send_it,
     an_upload_is_stored_and_the_requester_decodes_a_file_of_its_own,
