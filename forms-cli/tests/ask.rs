@@ -37,13 +37,18 @@ struct Chat {
 
 impl Chat {
     fn new(db: String) -> Chat {
-        let t = tag();
+        let forms_test_kit::store::ChatNames {
+            conversation,
+            agent,
+            ana,
+            bob,
+        } = forms_test_kit::store::ChatNames::fresh();
         let chat = Chat {
             db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
+            conversation,
+            agent,
+            ana,
+            bob,
         };
         let joined = forms(&[
             "ask",

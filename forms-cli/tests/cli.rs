@@ -3,6 +3,7 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod commands;
 mod controls;
 
 use forms_test_kit::forms::template_form;
@@ -299,17 +300,7 @@ fn help_prints_usage_on_stdout_with_exit_0() {
         let run = forms(args, b"");
         assert_eq!(run.code, 0, "{args:?}");
         assert!(run.stdout.contains("Usage: forms"), "{}", run.stdout);
-        for cmd in [
-            "check",
-            "native",
-            "answer",
-            "descriptor",
-            "preview",
-            "fill",
-            "ask",
-            "host",
-            "completions",
-        ] {
+        for cmd in commands::COMMANDS {
             assert!(
                 run.stdout.contains(&format!("  {cmd} ")),
                 "{cmd}: {}",

@@ -4,6 +4,8 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod commands;
+
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -82,17 +84,7 @@ fn every_subcommand_has_its_own_help() {
     let (code, top, _) = forms(["--help"]);
     assert_eq!(code, 0);
     let commands = listed(&top);
-    for name in [
-        "check",
-        "native",
-        "answer",
-        "descriptor",
-        "preview",
-        "fill",
-        "ask",
-        "host",
-        "completions",
-    ] {
+    for name in commands::COMMANDS {
         assert!(commands.iter().any(|c| c == name), "{name}: {commands:?}");
     }
     for name in &commands {

@@ -145,12 +145,7 @@ async fn forms_over_mcp(db: String) {
     assert_eq!(won["state"], "resolved");
     assert_eq!(won["outcome"], "answered");
     assert_eq!(won["response"], answer);
-    let (waited, took) = waiting.await.unwrap();
-    assert_eq!(waited, won, "the waiter gets the saved response");
-    assert!(
-        took < Duration::from_secs(10),
-        "woken by the change: {took:?}"
-    );
+    assert_woken(waiting, &won, "the waiter gets the saved response").await;
 
     // A late responder gets the conflict carrying the winner's saved answer.
     let late = call_ask(

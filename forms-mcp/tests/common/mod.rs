@@ -370,13 +370,18 @@ pub struct Chat {
 
 impl Chat {
     pub fn new(db: String) -> Chat {
-        let t = tag();
+        let forms_test_kit::store::ChatNames {
+            conversation,
+            agent,
+            ana,
+            bob,
+        } = forms_test_kit::store::ChatNames::fresh();
         let chat = Chat {
             db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
+            conversation,
+            agent,
+            ana,
+            bob,
         };
         // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
         let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
@@ -475,4 +480,19 @@ pub async fn cancel_all(clients: impl IntoIterator<Item = RunningService<RoleCli
     for client in clients {
         client.cancel().await.unwrap();
     }
+}
+
+/// Awaits a [`spawn_ask_wait`] task and checks that it gave `expected` (`what` says what the
+/// waiter should see) and was woken by the change, well before its 20 seconds.
+pub async fn assert_woken(
+    waiting: tokio::task::JoinHandle<(Value, std::time::Duration)>,
+    expected: &Value,
+    what: &str,
+) {
+    let (waited, took) = waiting.await.unwrap();
+    assert_eq!(&waited, expected, "{what}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "woken by the change: {took:?}"
+    );
 }
