@@ -253,17 +253,22 @@ async fn durable_delivery(db: String) {
     let durable = DurableForms::new(Arc::new(asks));
     let agent = Principal::new(chat.agent.as_str()).unwrap();
     let conversation = ConversationId::new(chat.conversation.as_str()).unwrap();
+    // The checklist handed over under one retry key.
+    let hand_over = || async {
+        let question = NewRequest::question("When you are back, fill in the release checklist");
+        durable
+            .hand_over(
+                &Checklist::form(),
+                &conversation,
+                &agent,
+                question,
+                "durable-1",
+            )
+            .await
+            .unwrap()
+    };
     let started = Instant::now();
-    let pending = durable
-        .hand_over(
-            &Checklist::form(),
-            &conversation,
-            &agent,
-            NewRequest::question("When you are back, fill in the release checklist"),
-            "durable-1",
-        )
-        .await
-        .unwrap();
+    let pending = hand_over().await;
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "it does not block"
@@ -310,16 +315,7 @@ async fn durable_delivery(db: String) {
         }))
     );
     // A retried hand-over with the same key opens nothing new.
-    let again = durable
-        .hand_over(
-            &Checklist::form(),
-            &conversation,
-            &agent,
-            NewRequest::question("When you are back, fill in the release checklist"),
-            "durable-1",
-        )
-        .await
-        .unwrap();
+    let again = hand_over().await;
     assert_eq!(again.id(), pending.id());
     ana.cancel().await.unwrap();
     // Dropped on the runtime: the engine goes to a thread of its own.
