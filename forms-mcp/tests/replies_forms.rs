@@ -47,6 +47,30 @@ enum Platform {
     Windows,
 }
 
+/// The engine on `db`, opened on a thread of its own (the synchronous PostgreSQL client
+/// runs its own runtime, which may not start inside the test's).
+fn open_asks(db: &str) -> Asks {
+    let db = db.to_owned();
+    std::thread::spawn(move || Asks::open_location(&db).unwrap())
+        .join()
+        .unwrap()
+}
+
+/// `who` answers version 1 of request `id` with `answer`, under retry key `key`; the payload.
+async fn answer_v1(
+    who: &rmcp::service::RunningService<rmcp::RoleClient, Host>,
+    id: &(impl serde::Serialize + ?Sized),
+    key: &str,
+    answer: Value,
+) -> Value {
+    call_ask(
+        who,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": key, "answer": answer}),
+    )
+    .await
+}
+
 /// The checklist's Data form arguments, as a model would write them.
 fn checklist_form() -> Value {
     serde_json::from_str(&Checklist::form().data().to_json()).unwrap()
@@ -116,12 +140,12 @@ async fn forms_over_mcp(db: String) {
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // A wrong answer (a third platform, over max_items 2: V4) is refused with the findings.
-    let wrong = call_ask(
+    let wrong = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
-               "answer": {"action": "accept", "content": {"changelog": "Yes",
-                          "platforms": ["linux", "mac", "windows"]}}}),
+        &id,
+        "a1",
+        json!({"action": "accept", "content": {"changelog": "Yes",
+                          "platforms": ["linux", "mac", "windows"]}}),
     )
     .await;
     assert_eq!(code(&wrong), Some("invalid_response"), "{wrong}");
@@ -148,13 +172,7 @@ async fn forms_over_mcp(db: String) {
     assert_woken(waiting, &won, "the waiter gets the saved response").await;
 
     // A late responder gets the conflict carrying the winner's saved answer.
-    let late = call_ask(
-        &bob,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "b1",
-               "answer": {"action": "decline"}}),
-    )
-    .await;
+    let late = answer_v1(&bob, &id, "b1", json!({"action": "decline"})).await;
     assert_eq!(code(&late), Some("conflict"), "{late}");
     assert_eq!(late["error"]["latest"]["response"], answer);
 
@@ -192,11 +210,11 @@ async fn forms_over_mcp(db: String) {
         json!({"conversation": chat.conversation, "key": "open-plain", "body": "Name?"}),
     )
     .await;
-    let object = call_ask(
+    let object = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": plain["id"], "version": 1, "outcome": "answered", "key": "p1",
-               "answer": {"action": "accept", "content": {}}}),
+        &plain["id"],
+        "p1",
+        json!({"action": "accept", "content": {}}),
     )
     .await;
     assert_eq!(code(&object), Some("invalid_arguments"), "{object}");
@@ -213,21 +231,9 @@ async fn forms_over_mcp(db: String) {
                "body": "Checklist again", "form": checklist_form()}),
     )
     .await;
-    let not_json = call_ask(
-        &ana,
-        "ask_respond",
-        json!({"id": second["id"], "version": 1, "outcome": "answered", "key": "t1",
-               "answer": "yes"}),
-    )
-    .await;
+    let not_json = answer_v1(&ana, &second["id"], "t1", json!("yes")).await;
     assert_eq!(code(&not_json), Some("invalid_response"), "{not_json}");
-    let declined = call_ask(
-        &ana,
-        "ask_respond",
-        json!({"id": second["id"], "version": 1, "outcome": "answered", "key": "t2",
-               "answer": "{\"action\":\"decline\"}"}),
-    )
-    .await;
+    let declined = answer_v1(&ana, &second["id"], "t2", json!("{\"action\":\"decline\"}")).await;
     assert_eq!(
         declined["response"],
         json!({"action": "decline"}),
@@ -244,12 +250,7 @@ on_both_stores!(forms_over_mcp => forms_over_mcp_sqlite, forms_over_mcp_postgres
 /// a later read decodes the answer.
 async fn durable_delivery(db: String) {
     let chat = Chat::new(db.clone());
-    let asks = {
-        let db = db.clone();
-        std::thread::spawn(move || Asks::open_location(&db).unwrap())
-            .join()
-            .unwrap()
-    };
+    let asks = open_asks(&db);
     let durable = DurableForms::new(Arc::new(asks));
     let agent = Principal::new(chat.agent.as_str()).unwrap();
     let conversation = ConversationId::new(chat.conversation.as_str()).unwrap();
@@ -296,12 +297,12 @@ async fn durable_delivery(db: String) {
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
     let ana = chat.stdio_as(&chat.ana).await;
-    let done = call_ask(
+    let done = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
-               "answer": {"action": "accept", "content": {"changelog": "Yes",
-                          "platforms": ["linux"]}}}),
+        &id,
+        "a1",
+        json!({"action": "accept", "content": {"changelog": "Yes",
+                          "platforms": ["linux"]}}),
     )
     .await;
     assert_eq!(code(&done), None, "{done}");
@@ -412,12 +413,7 @@ impl rmcp::ServerHandler for ChecklistTools {
 async fn delivery_chosen_per_call(db: String) {
     use rmcp::ServiceExt;
     let chat = Chat::new(db.clone());
-    let asks = {
-        let db = db.clone();
-        std::thread::spawn(move || Asks::open_location(&db).unwrap())
-            .join()
-            .unwrap()
-    };
+    let asks = open_asks(&db);
     let tools = ChecklistTools {
         asker: forms_mcp::FormAsker::new(Duration::from_secs(5)),
         durable: DurableForms::new(Arc::new(asks)),
@@ -480,12 +476,12 @@ async fn delivery_chosen_per_call(db: String) {
     let id = handed["id"].as_str().unwrap().to_owned();
 
     let ana = chat.stdio_as(&chat.ana).await;
-    let done = call_ask(
+    let done = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
-               "answer": {"action": "accept", "content": {"changelog": "No",
-                          "platforms": ["linux", "mac"], "notes": "tomorrow"}}}),
+        &id,
+        "a1",
+        json!({"action": "accept", "content": {"changelog": "No",
+                          "platforms": ["linux", "mac"], "notes": "tomorrow"}}),
     )
     .await;
     assert_eq!(code(&done), None, "{done}");
