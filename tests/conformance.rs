@@ -5,7 +5,6 @@
 use forms_runtime::{DataForm, ErrorCode, Outcome};
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
 
 struct Case {
     file: String,
@@ -13,14 +12,7 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    paths
+    forms_test_kit::fuzz::corpus::paths()
         .into_iter()
         .map(|p| Case {
             file: p.file_name().unwrap().to_string_lossy().into_owned(),

@@ -10,7 +10,6 @@
 use forms_runtime::{DataForm, ErrorCode};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 
 /// xorshift64*: small, seeded, and the same on every machine.
 struct Rng(u64);
@@ -85,14 +84,7 @@ fn mutate(rng: &mut Rng, text: &str) -> Vec<u8> {
 }
 
 fn corpus() -> Vec<(String, Vec<String>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    paths
+    forms_test_kit::fuzz::corpus::paths()
         .iter()
         .map(|p| {
             let case: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();

@@ -411,13 +411,7 @@ fn every_code_in_a_message_is_in_rules_md() {
 #[test]
 fn every_code_in_a_corpus_verdict_is_in_rules_md() {
     let rules = rules();
-    let dir = root().join("tests/corpus");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
+    let paths = forms_test_kit::fuzz::corpus::paths();
     let mut refused = 0;
     let mut problems = Vec::new();
     for path in &paths {

@@ -319,20 +319,19 @@ fn wait_500_pending_waits_hold_no_thread_and_others_are_answered(w: &World) {
     assert_eq!(asks.waits_in_progress(), 0);
 }
 
+/// The agent opens a question and starts waiting on it (a minute at most).
+fn open_and_wait(w: &World) -> (Request, forms_ask::WaitHandle) {
+    let agent = w.asks.as_principal(&w.agent);
+    let r = agent.open(&w.chat, NewRequest::question("q"), "o").unwrap();
+    let handle = agent.start_wait(&r.id, Duration::from_secs(60)).unwrap();
+    (r, handle)
+}
+
 fn wait_by_another_engine_sees_the_change(w: &World) {
     // A second engine on the same database (another process, as far as the store can tell)
     // is seen by the first engine's hub.
     let other = w.second_engine();
-    let r = w
-        .asks
-        .as_principal(&w.agent)
-        .open(&w.chat, NewRequest::question("q"), "o")
-        .unwrap();
-    let handle = w
-        .asks
-        .as_principal(&w.agent)
-        .start_wait(&r.id, Duration::from_secs(60))
-        .unwrap();
+    let (r, handle) = open_and_wait(w);
     let started = Instant::now();
     other
         .as_principal(&w.ana)
@@ -347,16 +346,7 @@ fn wait_by_another_engine_sees_the_change(w: &World) {
 }
 
 fn wait_a_handle_is_a_future(w: &World) {
-    let r = w
-        .asks
-        .as_principal(&w.agent)
-        .open(&w.chat, NewRequest::question("q"), "o")
-        .unwrap();
-    let handle = w
-        .asks
-        .as_principal(&w.agent)
-        .start_wait(&r.id, Duration::from_secs(60))
-        .unwrap();
+    let (r, handle) = open_and_wait(w);
     let (tx, rx) = std::sync::mpsc::channel();
     // A minimal executor: the future is polled on a thread woken only by its waker.
     std::thread::scope(|s| {
@@ -536,22 +526,6 @@ fn postgres_only_waited_requests_notify(w: &World) {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(watched(&mut admin), 0);
-}
-
-macro_rules! on_every_store {
-    ($($rule:ident),* $(,)?) => {
-        mod memory {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::StoreKind::Memory).unwrap()) } )*
-        }
-        mod sqlite {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::StoreKind::Sqlite).unwrap()) } )*
-        }
-        mod postgres {
-            $( #[test] fn $rule() {
-                if let Some(w) = super::World::new(super::StoreKind::Postgres) { super::$rule(&w) }
-            } )*
-        }
-    };
 }
 
 /// The same engine as `w`'s, on its store and clock, with `quotas`.

@@ -809,22 +809,6 @@ fn nul_characters_in_bodies_titles_choices_and_answers_are_stored_as_given(w: &W
     );
 }
 
-macro_rules! on_every_store {
-    ($($rule:ident),* $(,)?) => {
-        mod memory {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Memory).unwrap()) } )*
-        }
-        mod sqlite {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Sqlite).unwrap()) } )*
-        }
-        mod postgres {
-            $( #[test] fn $rule() {
-                if let Some(w) = super::World::new(super::common::Kind::Postgres) { super::$rule(&w) }
-            } )*
-        }
-    };
-}
-
 on_every_store!(
     form_open_is_checked_with_r1_r27_and_refused_with_the_findings,
     form_opened_and_answered_saves_the_response_exactly_as_given,

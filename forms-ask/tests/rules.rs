@@ -1572,22 +1572,6 @@ fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World
     assert!(matches!(e, AskError::RetryKeyReused { .. }), "{e:?}");
 }
 
-macro_rules! on_every_store {
-    ($($rule:ident),* $(,)?) => {
-        mod memory {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Memory).unwrap()) } )*
-        }
-        mod sqlite {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Sqlite).unwrap()) } )*
-        }
-        mod postgres {
-            $( #[test] fn $rule() {
-                if let Some(w) = super::World::new(super::common::Kind::Postgres) { super::$rule(&w) }
-            } )*
-        }
-    };
-}
-
 on_every_store!(
     respond_saves_the_typed_outcome_answer_and_responder,
     respond_by_a_member_who_joined_later_is_not_eligible,

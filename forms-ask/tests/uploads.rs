@@ -111,18 +111,19 @@ fn an_upload_is_stored_and_the_requester_decodes_a_file_of_its_own(w: &World) {
     let sent = bytes(3 * 1024 + 7);
     let up = Upload::new("q3 sales.csv", sent.clone()).unwrap();
     let answer = json!({"action": "accept", "content": {"data": [up.reference()]}}).to_string();
-    let done = w
-        .asks
-        .as_principal(&w.ana)
-        .respond_with_uploads(
+    let ana = w.asks.as_principal(&w.ana);
+    // Ana's answer with `ups`, under one retry key.
+    let send = |ups: &[Upload]| {
+        ana.respond_with_uploads(
             &opened.id,
             1,
             Outcome::Answered,
             Some(&answer),
-            std::slice::from_ref(&up),
+            ups,
             "answer-1",
         )
-        .unwrap();
+    };
+    let done = send(std::slice::from_ref(&up)).unwrap();
     assert_eq!(done.state, State::Resolved);
     // The saved response names the store's URI, not anything the responder chose.
     let stored_uri = format!("file:///forms-ask/uploads/{}/0/q3%20sales.csv", opened.id);
@@ -136,29 +137,10 @@ fn an_upload_is_stored_and_the_requester_decodes_a_file_of_its_own(w: &World) {
     assert_eq!(stored[0].name, "q3 sales.csv");
     assert_eq!(stored[0].sha256.len(), 64);
     // The same retry key with the same files replays; with other bytes it is refused.
-    let ana = w.asks.as_principal(&w.ana);
-    let again = ana
-        .respond_with_uploads(
-            &opened.id,
-            1,
-            Outcome::Answered,
-            Some(&answer),
-            std::slice::from_ref(&up),
-            "answer-1",
-        )
-        .unwrap();
+    let again = send(std::slice::from_ref(&up)).unwrap();
     assert_eq!(again, done);
     let other = Upload::new("q3 sales.csv", b"other".to_vec()).unwrap();
-    let e = ana
-        .respond_with_uploads(
-            &opened.id,
-            1,
-            Outcome::Answered,
-            Some(&answer),
-            &[other],
-            "answer-1",
-        )
-        .unwrap_err();
+    let e = send(&[other]).unwrap_err();
     assert_eq!(e.code(), "retry_key_reused", "{e}");
     assert_eq!(w.store.uploads(&opened.id).unwrap().len(), 1);
 
@@ -354,22 +336,6 @@ fn a_path_saved_before_uploads_is_never_given_to_the_requester(w: &World) {
     let e = pending.show(&me).unwrap_err();
     assert_eq!(e.code(), "invalid_response", "{e}");
     assert!(e.to_string().contains("not given to the requester"), "{e}");
-}
-
-macro_rules! on_every_store {
-    ($($rule:ident),* $(,)?) => {
-        mod memory {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Memory).unwrap()) } )*
-        }
-        mod sqlite {
-            $( #[test] fn $rule() { super::$rule(&super::World::new(super::common::Kind::Sqlite).unwrap()) } )*
-        }
-        mod postgres {
-            $( #[test] fn $rule() {
-                if let Some(w) = super::World::new(super::common::Kind::Postgres) { super::$rule(&w) }
-            } )*
-        }
-    };
 }
 
 on_every_store!(

@@ -9,80 +9,21 @@ use forms_test_kit::store;
 
 mod controls;
 
+use forms_test_kit::process::Run;
+use forms_test_kit::TempDir;
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use store::{pg_url, tag};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        assert!(
-            self.stdout.ends_with('\n'),
-            "{:?} {}",
-            self.stdout,
-            self.stderr
-        );
-        let line = self.stdout.trim_end_matches('\n');
-        assert!(!line.contains('\n'), "not one line: {line}");
-        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    fn ok(&self) -> Value {
-        assert_eq!(
-            self.code, 0,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
-        self.json()
-    }
-
-    fn refused(&self, code: &str) -> Value {
-        assert_eq!(
-            self.code, 1,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
-        let v = self.json();
-        assert_eq!(v["error"]["code"], code, "{v}");
-        assert!(v["error"]["message"].is_string(), "{v}");
-        v
-    }
-}
-
 fn forms(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("forms-cli-ask-{}", tag()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    Run::of(
+        Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap(),
+    )
 }
 
 /// A conversation with three members whose names are unique to this run.
@@ -96,13 +37,18 @@ struct Chat {
 
 impl Chat {
     fn new(db: String) -> Chat {
-        let t = tag();
+        let forms_test_kit::store::ChatNames {
+            conversation,
+            agent,
+            ana,
+            bob,
+        } = forms_test_kit::store::ChatNames::fresh();
         let chat = Chat {
             db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
+            conversation,
+            agent,
+            ana,
+            bob,
         };
         let joined = forms(&[
             "ask",
@@ -620,7 +566,7 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
 
 #[test]
 fn ask_sqlite_bound_action_is_redeemed_once_and_reported() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     bound_action_is_redeemed_once_and_reported(dir.0.join("asks.db").display().to_string());
 }
 
@@ -633,7 +579,7 @@ fn ask_postgres_bound_action_is_redeemed_once_and_reported() {
 
 #[test]
 fn ask_sqlite_every_operation_prints_json_and_refusals_exit_1() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     every_operation_prints_json_and_refusals_exit_1(dir.0.join("asks.db").display().to_string());
 }
 
@@ -646,7 +592,7 @@ fn ask_postgres_every_operation_prints_json_and_refusals_exit_1() {
 
 #[test]
 fn ask_sqlite_two_processes_race_and_exactly_one_wins() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     two_processes_race_and_exactly_one_wins(dir.0.join("asks.db").display().to_string());
 }
 
@@ -659,7 +605,7 @@ fn ask_postgres_two_processes_race_and_exactly_one_wins() {
 
 #[test]
 fn ask_sqlite_a_waiting_process_is_woken_by_a_response_from_another() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     a_waiting_process_is_woken_by_a_response_from_another(
         dir.0.join("asks.db").display().to_string(),
     );
@@ -674,7 +620,7 @@ fn ask_postgres_a_waiting_process_is_woken_by_a_response_from_another() {
 
 #[test]
 fn ask_a_damaged_or_foreign_database_is_refused_with_exit_1() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let bad = dir.0.join("notes.db");
     std::fs::write(&bad, "not a database\n".repeat(300)).unwrap();
     let v = forms(&[
@@ -762,7 +708,7 @@ fn ask_usage_errors_exit_2() {
             );
         }
     }
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let db = dir.0.join("asks.db").display().to_string();
     let c = Chat::new(db);
     let rid = id(&c.open_approval("o"));
@@ -834,7 +780,7 @@ fn pg_drop_schema(url: &str, schema: &str) {
 /// build's, with `req_…` replaced by the ID the last `open` printed (and, on PostgreSQL,
 /// `--db asks.db` by the URL). Every line must succeed.
 fn readme_example_runs_as_written(db: Option<&str>) {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_forms"));
     assert_eq!(bin.file_name().unwrap(), "forms");
     let path = format!(
@@ -995,7 +941,7 @@ fn retry_keys_hash_the_canonical_input(db: String) {
 
 #[test]
 fn ask_sqlite_retry_keys_hash_the_canonical_input() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     retry_keys_hash_the_canonical_input(dir.0.join("asks.db").display().to_string());
 }
 
@@ -1010,7 +956,7 @@ fn ask_postgres_retry_keys_hash_the_canonical_input() {
 
 #[test]
 fn ask_a_foreign_database_stays_byte_identical_also_through_a_symlink() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     for (name, sql) in [
         (
             "invoices.db",
@@ -1108,7 +1054,7 @@ fn forms_unprivileged(args: &[&str]) -> Run {
 
 #[test]
 fn ask_a_read_only_database_can_be_shown_logged_and_waited_on() {
-    let outer = TempDir::new();
+    let outer = TempDir::new("cli-ask");
     let dir = outer.0.join("db");
     std::fs::create_dir(&dir).unwrap();
     let path = dir.join("asks.db");
@@ -1353,7 +1299,7 @@ fn expires_takes_a_duration_or_an_offset(db: String) {
 
 #[test]
 fn ask_sqlite_expires_takes_a_duration_or_an_offset() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     expires_takes_a_duration_or_an_offset(dir.0.join("asks.db").display().to_string());
 }
 
@@ -1438,7 +1384,7 @@ fn list_shows_a_principals_requests_open_first(db: String) {
 
 #[test]
 fn ask_sqlite_list_shows_a_principals_requests_open_first() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     list_shows_a_principals_requests_open_first(dir.0.join("asks.db").display().to_string());
 }
 
@@ -1528,7 +1474,7 @@ fn membership_changes_are_audited_and_only_managers_make_them(db: String) {
 
 #[test]
 fn ask_sqlite_membership_changes_are_audited_and_only_managers_make_them() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     membership_changes_are_audited_and_only_managers_make_them(
         dir.0.join("asks.db").display().to_string(),
     );
@@ -1606,7 +1552,7 @@ fn hostile_line(c: &Chat, op: &str, who: &str, rest: &[&str]) -> Value {
 
 #[test]
 fn ask_show_escapes_terminal_controls_in_stored_text() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let c = Chat::new(dir.0.join("asks.db").display().to_string());
     let (with_form, with_choices) = hostile_requests(&c);
     let r = hostile_line(&c, "show", &c.ana, &[&with_form]);
@@ -1617,7 +1563,7 @@ fn ask_show_escapes_terminal_controls_in_stored_text() {
 
 #[test]
 fn ask_list_escapes_terminal_controls_in_stored_text() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let c = Chat::new(dir.0.join("asks.db").display().to_string());
     let (with_form, with_choices) = hostile_requests(&c);
     let list = hostile_line(&c, "list", &c.ana, &["--conversation", &c.conversation]);
@@ -1632,7 +1578,7 @@ fn ask_list_escapes_terminal_controls_in_stored_text() {
 
 #[test]
 fn ask_wait_escapes_terminal_controls_in_stored_text() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let c = Chat::new(dir.0.join("asks.db").display().to_string());
     let (with_form, with_choices) = hostile_requests(&c);
     // Open (the wait times out), and answered with the hostile choice.
@@ -1662,7 +1608,7 @@ fn ask_wait_escapes_terminal_controls_in_stored_text() {
 
 #[test]
 fn ask_log_escapes_terminal_controls_in_stored_text() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let c = Chat::new(dir.0.join("asks.db").display().to_string());
     let (with_form, _) = hostile_requests(&c);
     let said = hostile_line(
@@ -1749,7 +1695,7 @@ fn files_are_uploaded_never_named_by_path(db: String) {
     assert_eq!(stored(), 0);
 
     // Over the limit: refused before anything is read into the store.
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     let big = dir.0.join("big.csv");
     std::fs::write(&big, vec![b'x'; forms_ask::UPLOAD_BYTES_MAX + 1]).unwrap();
     let refused = respond(
@@ -1787,7 +1733,7 @@ fn files_are_uploaded_never_named_by_path(db: String) {
     assert_eq!(stored(), 1);
     // The responder's file may go away: the requester reads the store's copy.
     std::fs::remove_file(&file).unwrap();
-    let mine = TempDir::new();
+    let mine = TempDir::new("cli-ask");
     let asks = forms_ask::Asks::open_location(&db).unwrap();
     let me = asks.as_principal(&forms_ask::Principal::new(chat.agent.clone()).unwrap());
     let pending = forms_ask::FormRequest::<Report>::resume(
@@ -1807,7 +1753,7 @@ fn files_are_uploaded_never_named_by_path(db: String) {
 
 #[test]
 fn ask_sqlite_files_are_uploaded_never_named_by_path() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-ask");
     files_are_uploaded_never_named_by_path(dir.0.join("asks.db").display().to_string());
 }
 

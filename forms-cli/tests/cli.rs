@@ -3,40 +3,25 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod commands;
 mod controls;
 
+use forms_test_kit::forms::template_form;
+use forms_test_kit::process::{output_with_stdin, Run};
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
-/// The command's result: exit status, standard output and standard error.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// The failures of the `forms` command line.
+trait Failures {
+    fn contract_error(&self, code: &str) -> String;
+    fn usage_error(&self);
 }
 
-impl Run {
-    /// The single JSON line on standard output.
-    fn json(&self) -> Value {
-        assert!(
-            self.stdout.ends_with('\n'),
-            "output is not newline-terminated: {:?}",
-            self.stdout
-        );
-        let line = &self.stdout[..self.stdout.len() - 1];
-        assert!(!line.contains('\n'), "output is not one line: {line}");
-        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
+impl Failures for Run {
     /// Asserts a contract failure with `code` and returns its message.
     fn contract_error(&self, code: &str) -> String {
-        assert_eq!(
-            self.code, 1,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
+        self.assert_code(1);
         let v = self.json();
         let error = v["error"]
             .as_object()
@@ -49,11 +34,7 @@ impl Run {
 
     /// Asserts a usage error: the message, then the usage of `forms` or of the command.
     fn usage_error(&self) {
-        assert_eq!(
-            self.code, 2,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
+        self.assert_code(2);
         assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
         assert!(
             self.stderr.contains("Usage: forms"),
@@ -64,31 +45,10 @@ impl Run {
 }
 
 fn forms(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    // Write from a thread so a large input cannot dead-lock against the output pipes; the
-    // command may legitimately stop reading early, so a write error is ignored.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    Run {
-        code: status.code().expect("exited normally, not by a signal"),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    }
+    Run::of(output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_forms")).args(args),
+        stdin,
+    ))
 }
 
 /// Writes `contents` to a fresh file for this test and returns its path.
@@ -98,27 +58,6 @@ fn file(name: &str, contents: &[u8]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
     path.to_str().unwrap().to_owned()
-}
-
-/// The report-template example of the contract text.
-fn template_form() -> Value {
-    json!({
-      "message": "Choose a report template",
-      "questions": [{
-          "id": "template",
-          "type": "resource",
-          "title": "Relevant report templates",
-          "required": false,
-          "options": [{
-              "uri": "https://example.com/verified-business-review",
-              "name": "business-review",
-              "title": "Presentation · Business review",
-              "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-              "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
-              "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
-          }]
-      }]
-    })
 }
 
 fn template_file(name: &str) -> String {
@@ -361,17 +300,7 @@ fn help_prints_usage_on_stdout_with_exit_0() {
         let run = forms(args, b"");
         assert_eq!(run.code, 0, "{args:?}");
         assert!(run.stdout.contains("Usage: forms"), "{}", run.stdout);
-        for cmd in [
-            "check",
-            "native",
-            "answer",
-            "descriptor",
-            "preview",
-            "fill",
-            "ask",
-            "host",
-            "completions",
-        ] {
+        for cmd in commands::COMMANDS {
             assert!(
                 run.stdout.contains(&format!("  {cmd} ")),
                 "{cmd}: {}",

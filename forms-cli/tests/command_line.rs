@@ -4,6 +4,8 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod commands;
+
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -20,16 +22,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let out = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().expect("exited normally, not by a signal"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    forms_test_kit::process::run(Command::new(env!("CARGO_BIN_EXE_forms")).args(args))
 }
 
 fn form() -> Value {
@@ -91,17 +84,7 @@ fn every_subcommand_has_its_own_help() {
     let (code, top, _) = forms(["--help"]);
     assert_eq!(code, 0);
     let commands = listed(&top);
-    for name in [
-        "check",
-        "native",
-        "answer",
-        "descriptor",
-        "preview",
-        "fill",
-        "ask",
-        "host",
-        "completions",
-    ] {
+    for name in commands::COMMANDS {
         assert!(commands.iter().any(|c| c == name), "{name}: {commands:?}");
     }
     for name in &commands {

@@ -14,10 +14,10 @@
 #![allow(clippy::restriction)]
 
 use forms_test_kit::bins;
+use forms_test_kit::forms::template_form;
 mod common;
 
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -50,21 +50,6 @@ fn case(label: impl Into<String>, form: &Value, answer: &str) -> Case {
 fn text_form() -> Value {
     json!({"message": "Answer these", "questions": [
         {"id": "goal", "type": "text", "title": "Question goal", "required": false}]})
-}
-
-fn template_form() -> Value {
-    json!({"message": "Choose a report template", "questions": [{
-        "id": "template", "type": "resource", "title": "Relevant report templates",
-        "required": false,
-        "options": [{
-            "uri": "https://example.com/verified-business-review",
-            "name": "business-review",
-            "title": "Presentation · Business review",
-            "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-            "icons": [{"src": "https://example.com/verified-presentation-logo.png"}],
-            "thumbnail": {"src": "https://example.com/verified-slide-preview.png"}
-        }]
-    }]})
 }
 
 fn files_form(offered: &[&str]) -> Value {
@@ -270,21 +255,12 @@ use forms_test_kit::TempDir;
 fn cli_payload(dir: &TempDir, index: usize, case: &Case) -> String {
     let form = dir.0.join(format!("form-{index}.json"));
     std::fs::write(&form, case.form.to_string()).unwrap();
-    let mut child = std::process::Command::new(forms_cli())
-        .args(["answer", "--form"])
-        .arg(&form)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(case.answer.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = forms_test_kit::process::output_with_stdin(
+        std::process::Command::new(forms_cli())
+            .args(["answer", "--form"])
+            .arg(&form),
+        case.answer.as_bytes(),
+    );
     let stdout = String::from_utf8(output.stdout).unwrap();
     let payload: Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{}: forms answer printed {stdout:?}: {e}", case.label));

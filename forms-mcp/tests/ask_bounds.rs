@@ -18,8 +18,6 @@ use forms_ask::{Asks, ConversationId, NewRequest, Principal, Quotas};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, Host>;
-
 /// How many form requests the conversation holds.
 const STORED: usize = 150;
 
@@ -119,15 +117,6 @@ fn copy_request(db: &str, id: &str, copies: usize) {
             c.execute(&sql, rusqlite::params![id, copies]).unwrap();
         }
     }
-}
-
-/// Calls `tool` and returns its payload.
-async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
-    let Value::Object(map) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let params = rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(map);
-    payload(&client.call_tool(params).await.unwrap())
 }
 
 async fn lists_cost_what_they_return(db: String) {
@@ -321,9 +310,7 @@ async fn lists_cost_what_they_return(db: String) {
     )
     .await;
     assert_eq!(code(&bad), Some("invalid_arguments"), "{bad}");
-    for client in [bob_client, eve_client, ana_client, agent_client] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([bob_client, eve_client, ana_client, agent_client]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

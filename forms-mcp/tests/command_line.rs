@@ -16,17 +16,11 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let out = Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
-        .args(args)
-        .env_remove("FORMS_ASK_PRINCIPAL")
-        .env_remove("FORMS_ASK_PRINCIPAL_TOKENS")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().expect("exited normally, not by a signal"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
+    forms_test_kit::process::run(
+        Command::new(env!("CARGO_BIN_EXE_forms-mcp"))
+            .args(args)
+            .env_remove("FORMS_ASK_PRINCIPAL")
+            .env_remove("FORMS_ASK_PRINCIPAL_TOKENS"),
     )
 }
 

@@ -55,10 +55,8 @@ fn scripted(params: &Value) -> Reply {
     })
 }
 
-#[tokio::test]
-async fn example_server_asks_typed_forms_on_the_way_over_the_legacy_transport() {
-    let host = Host::new(native_caps(), scripted);
-    let client = connect_command(host.clone(), example_command()).await;
+/// Calls the example's `weekly_report` and `greet` tools, checking the text each returns.
+async fn weekly_report_then_greet(client: &rmcp::service::RunningService<rmcp::RoleClient, Host>) {
     let result = client.call_tool(tool("weekly_report")).await.unwrap();
     assert_eq!(
         text_of(&result),
@@ -66,6 +64,13 @@ async fn example_server_asks_typed_forms_on_the_way_over_the_legacy_transport() 
     );
     let result = client.call_tool(tool("greet")).await.unwrap();
     assert_eq!(text_of(&result), "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn example_server_asks_typed_forms_on_the_way_over_the_legacy_transport() {
+    let host = Host::new(native_caps(), scripted);
+    let client = connect_command(host.clone(), example_command()).await;
+    weekly_report_then_greet(&client).await;
     let result = client.call_tool(tool("pick_format")).await.unwrap();
     assert_eq!(text_of(&result), "Format: PDF.");
     let requests = host.requests();
@@ -82,13 +87,7 @@ async fn example_server_asks_typed_forms_on_the_way_over_the_legacy_transport() 
 async fn example_server_asks_typed_forms_over_multi_round_trip() {
     let host = Host::new(native_caps(), scripted).modern();
     let client = connect_command(host.clone(), example_command()).await;
-    let result = client.call_tool(tool("weekly_report")).await.unwrap();
-    assert_eq!(
-        text_of(&result),
-        "Weekly report as a web page about churn by region."
-    );
-    let result = client.call_tool(tool("greet")).await.unwrap();
-    assert_eq!(text_of(&result), "Hello, Ada!");
+    weekly_report_then_greet(&client).await;
     assert!(host
         .requests()
         .iter()

@@ -643,22 +643,7 @@ async fn a_session_belongs_to_its_token() {
 
 /// A 2026-07-28 `tools/call` of the Data tool, written by hand.
 fn modern_call(state: Option<&str>, answer: Option<Value>) -> Request {
-    let mut params = json!({
-        "name": "form_elicitation_v2_request",
-        "arguments": report_form(),
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": native_caps(),
-        }
-    });
-    if let Some(state) = state {
-        params["requestState"] = json!(state);
-    }
-    if let Some(answer) = answer {
-        params["inputResponses"] = json!({"form": answer});
-    }
-    Request::post(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}))
+    Request::post(modern_report_call(state, answer))
         .header("MCP-Protocol-Version", "2026-07-28")
         .header("Mcp-Method", "tools/call")
         .header("Mcp-Name", "form_elicitation_v2_request")

@@ -4,8 +4,6 @@
 mod common;
 
 use common::*;
-use rmcp::model::{CallToolRequest, ClientRequest};
-use rmcp::service::PeerRequestOptions;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -119,12 +117,7 @@ async fn http_a_cancelled_tool_call_cancels_the_hosts_elicitation() {
     let server = start_http(60_000).await;
     let host = Host::new(native_caps(), |_| Reply::Hang);
     let client = connect_http(host.clone(), &server).await;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(call(text_form("hang"))));
-    let handle = client
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
-    wait_for(&host, |h| !h.requests().is_empty()).await;
+    let handle = start_hanging_call(&client, &host).await;
     handle.cancel(Some("closed".into())).await.unwrap();
     wait_for(&host, |h| !h.cancelled.lock().unwrap().is_empty()).await;
     client.cancel().await.unwrap();

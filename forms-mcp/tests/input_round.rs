@@ -172,28 +172,12 @@ async fn input_round_tampered_foreign_and_replayed_states_are_invalid_responses(
     assert_eq!(code(&payload(&done)), Some("invalid_response"));
     // Missing answer, then the good answer, then the same state again.
     let done = retry(&client, report_form(), Some(state.clone()), None).await;
-    let p = payload(&done);
-    assert_eq!(code(&p), Some("invalid_response"));
-    assert!(
-        p["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("inputResponses"),
-        "{p}"
-    );
+    assert_invalid_response(&done, "inputResponses");
     let state = first_round(&client, report_form()).await.request_state;
     let done = retry(&client, report_form(), state.clone(), Some(accept_pdf())).await;
     assert_eq!(payload(&done), accept_pdf());
     let done = retry(&client, report_form(), state, Some(accept_pdf())).await;
-    let p = payload(&done);
-    assert_eq!(code(&p), Some("invalid_response"));
-    assert!(
-        p["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("already answered"),
-        "{p}"
-    );
+    assert_invalid_response(&done, "already answered");
     other_server.cancel().await.unwrap();
     client.cancel().await.unwrap();
 }
@@ -277,4 +261,14 @@ async fn input_round_http_a_state_is_bound_to_its_caller() {
     for c in [alice, bob, client, core] {
         c.cancel().await.unwrap();
     }
+}
+
+/// Checks that `done` is refused as `invalid_response` with a message naming `needle`.
+fn assert_invalid_response(done: &rmcp::model::CallToolResult, needle: &str) {
+    let p = payload(done);
+    assert_eq!(code(&p), Some("invalid_response"));
+    assert!(
+        p["error"]["message"].as_str().unwrap().contains(needle),
+        "{p}"
+    );
 }

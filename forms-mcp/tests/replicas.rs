@@ -26,22 +26,7 @@ async fn replica(args: &[&str]) -> HttpServer {
 
 /// One hand-written 2026-07-28 `tools/call` of the Data tool; returns the JSON-RPC result.
 async fn call(server: &HttpServer, state: Option<&str>, answer: Option<Value>) -> Value {
-    let mut params = json!({
-        "name": "form_elicitation_v2_request",
-        "arguments": report_form(),
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": native_caps(),
-        }
-    });
-    if let Some(state) = state {
-        params["requestState"] = json!(state);
-    }
-    if let Some(answer) = answer {
-        params["inputResponses"] = json!({"form": answer});
-    }
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+    let body = modern_report_call(state, answer);
     let response = reqwest::Client::new()
         .post(&server.url)
         .header("content-type", "application/json")

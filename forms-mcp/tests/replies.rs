@@ -12,40 +12,9 @@ use common::*;
 use forms_ask::{Asks, ConversationId, Principal};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
 use rmcp::service::PeerRequestOptions;
-use rmcp::service::RunningService;
-use rmcp::RoleClient;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot::error::TryRecvError;
-
-type Client = RunningService<RoleClient, Host>;
-
-impl Chat {
-    /// A `forms-mcp --asks DB --principal WHO` process over stdio.
-    async fn stdio_as(&self, who: &str) -> Client {
-        self.stdio_host(Host::answering(json!({"action": "decline"})), who)
-            .await
-    }
-
-    /// The same, with `host`.
-    async fn stdio_host(&self, host: Host, who: &str) -> Client {
-        let mut command = server_command(5_000);
-        command.args(["--asks", &self.db, "--principal", who]);
-        connect_command(host, command).await
-    }
-}
-
-/// Calls `tool` and returns its payload (the envelope checked by `payload`).
-async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
-    let Value::Object(map) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
-        .await
-        .unwrap();
-    payload(&result)
-}
 
 fn open_args(chat: &Chat, key: &str) -> Value {
     json!({"conversation": chat.conversation, "kind": "approval",
@@ -83,25 +52,7 @@ async fn respond_across_processes(db: String) {
     );
 
     // The requester waits in its own process; the response comes from another.
-    let waiting = {
-        let id = id.clone();
-        let agent = agent.peer().clone();
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let result = agent
-                .call_tool(
-                    CallToolRequestParams::new("ask_wait").with_arguments(
-                        json!({"id": id, "timeout_seconds": 20})
-                            .as_object()
-                            .unwrap()
-                            .clone(),
-                    ),
-                )
-                .await
-                .unwrap();
-            (payload(&result), start.elapsed())
-        })
-    };
+    let waiting = spawn_ask_wait(agent.peer().clone(), id.clone());
     tokio::time::sleep(Duration::from_millis(300)).await;
     let won = call_ask(
         &ana,
@@ -115,12 +66,7 @@ async fn respond_across_processes(db: String) {
     assert_eq!(won["responder"], chat.ana.as_str());
     assert_eq!(won["version"], 2);
 
-    let (waited, took) = waiting.await.unwrap();
-    assert_eq!(waited, won, "the waiter sees the response");
-    assert!(
-        took < Duration::from_secs(10),
-        "woken by the change: {took:?}"
-    );
+    assert_woken(waiting, &won, "the waiter sees the response").await;
 
     // The late third responder: a conflict carrying the winner's state.
     let late = call_ask(
@@ -147,23 +93,10 @@ async fn respond_across_processes(db: String) {
             ("responded", chat.ana.as_str())
         ]
     );
-    for client in [agent, ana, bob] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, bob]).await;
 }
 
-#[tokio::test]
-async fn r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state() {
-    let dir = TempDir::new("mcp-asks");
-    respond_across_processes(dir.db()).await;
-}
-
-#[tokio::test]
-async fn r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner_state() {
-    if let Some(url) = pg_url() {
-        respond_across_processes(url).await;
-    }
-}
+on_both_stores!(respond_across_processes => r1_respond_sqlite_second_process_wins_third_gets_conflict_with_winner_state, r1_respond_postgres_second_process_wins_third_gets_conflict_with_winner_state);
 
 #[tokio::test]
 async fn the_principal_is_never_an_argument_every_schema_is_closed() {
@@ -401,9 +334,7 @@ async fn r4_r5_r6_r7_cancel_replace_supersede_redeem_report_and_log_over_stdio()
     )
     .await;
     assert_eq!(code(&bad), Some("invalid_arguments"), "{bad}");
-    for client in [agent, ana] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana]).await;
 }
 
 #[tokio::test]
@@ -466,9 +397,7 @@ async fn http_two_bearer_tokens_act_as_two_principals_and_no_token_is_refused() 
     assert_eq!(won["responder"], chat.ana.as_str(), "{won}");
     assert_eq!(won["state"], "resolved");
     assert_eq!(call_ask(&agent, "ask_show", json!({"id": id})).await, won);
-    for client in [agent, ana, nobody, stranger] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, nobody, stranger]).await;
 }
 
 #[tokio::test]
@@ -535,9 +464,7 @@ async fn the_tools_work_the_same_on_protocol_2026_07_28() {
     .await;
     assert_eq!(won["outcome"], "denied", "{won}");
     assert_eq!(won["responder"], chat.ana.as_str());
-    for client in [agent, ana] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana]).await;
 }
 
 /// A cancelled `ask_wait` gives its wait back at once: with every wait the engine allows
@@ -787,20 +714,7 @@ async fn one_surface(db: String) {
     )
     .await;
     assert_eq!(code(&refused), Some("invalid_arguments"), "{refused}");
-    for client in [agent, ana, manager] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, manager]).await;
 }
 
-#[tokio::test]
-async fn one_surface_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    one_surface(dir.db()).await;
-}
-
-#[tokio::test]
-async fn one_surface_postgres() {
-    if let Some(url) = pg_url() {
-        one_surface(url).await;
-    }
-}
+on_both_stores!(one_surface => one_surface_sqlite, one_surface_postgres);

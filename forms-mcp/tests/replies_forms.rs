@@ -16,13 +16,9 @@ use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, Reques
 use forms_mcp::durable::{waiting_result, DurableForms};
 use forms_runtime::{Form, Outcome, StaticForm};
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
-use rmcp::RoleClient;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-type Client = RunningService<RoleClient, Host>;
 
 /// The release checklist, as the Rust side declares it.
 #[derive(Form, Debug, PartialEq)]
@@ -51,23 +47,28 @@ enum Platform {
     Windows,
 }
 
-impl Chat {
-    async fn stdio_as(&self, who: &str) -> Client {
-        let mut command = server_command(5_000);
-        command.args(["--asks", &self.db, "--principal", who]);
-        connect_command(Host::answering(json!({"action": "decline"})), command).await
-    }
+/// The engine on `db`, opened on a thread of its own (the synchronous PostgreSQL client
+/// runs its own runtime, which may not start inside the test's).
+fn open_asks(db: &str) -> Asks {
+    let db = db.to_owned();
+    std::thread::spawn(move || Asks::open_location(&db).unwrap())
+        .join()
+        .unwrap()
 }
 
-async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
-    let Value::Object(map) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
-        .await
-        .unwrap();
-    payload(&result)
+/// `who` answers version 1 of request `id` with `answer`, under retry key `key`; the payload.
+async fn answer_v1(
+    who: &rmcp::service::RunningService<rmcp::RoleClient, Host>,
+    id: &(impl serde::Serialize + ?Sized),
+    key: &str,
+    answer: Value,
+) -> Value {
+    call_ask(
+        who,
+        "ask_respond",
+        json!({"id": id, "version": 1, "outcome": "answered", "key": key, "answer": answer}),
+    )
+    .await
 }
 
 /// The checklist's Data form arguments, as a model would write them.
@@ -135,33 +136,16 @@ async fn forms_over_mcp(db: String) {
     let id = opened["id"].as_str().unwrap().to_owned();
 
     // The requester waits in its own process.
-    let waiting = {
-        let (id, agent) = (id.clone(), agent.peer().clone());
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let result = agent
-                .call_tool(
-                    CallToolRequestParams::new("ask_wait").with_arguments(
-                        json!({"id": id, "timeout_seconds": 20})
-                            .as_object()
-                            .unwrap()
-                            .clone(),
-                    ),
-                )
-                .await
-                .unwrap();
-            (payload(&result), start.elapsed())
-        })
-    };
+    let waiting = spawn_ask_wait(agent.peer().clone(), id.clone());
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // A wrong answer (a third platform, over max_items 2: V4) is refused with the findings.
-    let wrong = call_ask(
+    let wrong = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
-               "answer": {"action": "accept", "content": {"changelog": "Yes",
-                          "platforms": ["linux", "mac", "windows"]}}}),
+        &id,
+        "a1",
+        json!({"action": "accept", "content": {"changelog": "Yes",
+                          "platforms": ["linux", "mac", "windows"]}}),
     )
     .await;
     assert_eq!(code(&wrong), Some("invalid_response"), "{wrong}");
@@ -185,21 +169,10 @@ async fn forms_over_mcp(db: String) {
     assert_eq!(won["state"], "resolved");
     assert_eq!(won["outcome"], "answered");
     assert_eq!(won["response"], answer);
-    let (waited, took) = waiting.await.unwrap();
-    assert_eq!(waited, won, "the waiter gets the saved response");
-    assert!(
-        took < Duration::from_secs(10),
-        "woken by the change: {took:?}"
-    );
+    assert_woken(waiting, &won, "the waiter gets the saved response").await;
 
     // A late responder gets the conflict carrying the winner's saved answer.
-    let late = call_ask(
-        &bob,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "b1",
-               "answer": {"action": "decline"}}),
-    )
-    .await;
+    let late = answer_v1(&bob, &id, "b1", json!({"action": "decline"})).await;
     assert_eq!(code(&late), Some("conflict"), "{late}");
     assert_eq!(late["error"]["latest"]["response"], answer);
 
@@ -237,11 +210,11 @@ async fn forms_over_mcp(db: String) {
         json!({"conversation": chat.conversation, "key": "open-plain", "body": "Name?"}),
     )
     .await;
-    let object = call_ask(
+    let object = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": plain["id"], "version": 1, "outcome": "answered", "key": "p1",
-               "answer": {"action": "accept", "content": {}}}),
+        &plain["id"],
+        "p1",
+        json!({"action": "accept", "content": {}}),
     )
     .await;
     assert_eq!(code(&object), Some("invalid_arguments"), "{object}");
@@ -258,70 +231,45 @@ async fn forms_over_mcp(db: String) {
                "body": "Checklist again", "form": checklist_form()}),
     )
     .await;
-    let not_json = call_ask(
-        &ana,
-        "ask_respond",
-        json!({"id": second["id"], "version": 1, "outcome": "answered", "key": "t1",
-               "answer": "yes"}),
-    )
-    .await;
+    let not_json = answer_v1(&ana, &second["id"], "t1", json!("yes")).await;
     assert_eq!(code(&not_json), Some("invalid_response"), "{not_json}");
-    let declined = call_ask(
-        &ana,
-        "ask_respond",
-        json!({"id": second["id"], "version": 1, "outcome": "answered", "key": "t2",
-               "answer": "{\"action\":\"decline\"}"}),
-    )
-    .await;
+    let declined = answer_v1(&ana, &second["id"], "t2", json!("{\"action\":\"decline\"}")).await;
     assert_eq!(
         declined["response"],
         json!({"action": "decline"}),
         "{declined}"
     );
 
-    for client in [agent, ana, bob] {
-        client.cancel().await.unwrap();
-    }
+    cancel_all([agent, ana, bob]).await;
 }
 
-#[tokio::test]
-async fn forms_over_mcp_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    forms_over_mcp(dir.db()).await;
-}
-
-#[tokio::test]
-async fn forms_over_mcp_postgres() {
-    if let Some(url) = pg_url() {
-        forms_over_mcp(url).await;
-    }
-}
+on_both_stores!(forms_over_mcp => forms_over_mcp_sqlite, forms_over_mcp_postgres);
 
 /// The typed asking API's durable delivery: the form is handed to the store (the tool call
 /// returns the request ID at once), a real `forms-mcp` process answers it as the person, and
 /// a later read decodes the answer.
 async fn durable_delivery(db: String) {
     let chat = Chat::new(db.clone());
-    let asks = {
-        let db = db.clone();
-        std::thread::spawn(move || Asks::open_location(&db).unwrap())
-            .join()
-            .unwrap()
-    };
+    let asks = open_asks(&db);
     let durable = DurableForms::new(Arc::new(asks));
     let agent = Principal::new(chat.agent.as_str()).unwrap();
     let conversation = ConversationId::new(chat.conversation.as_str()).unwrap();
+    // The checklist handed over under one retry key.
+    let hand_over = || async {
+        let question = NewRequest::question("When you are back, fill in the release checklist");
+        durable
+            .hand_over(
+                &Checklist::form(),
+                &conversation,
+                &agent,
+                question,
+                "durable-1",
+            )
+            .await
+            .unwrap()
+    };
     let started = Instant::now();
-    let pending = durable
-        .hand_over(
-            &Checklist::form(),
-            &conversation,
-            &agent,
-            NewRequest::question("When you are back, fill in the release checklist"),
-            "durable-1",
-        )
-        .await
-        .unwrap();
+    let pending = hand_over().await;
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "it does not block"
@@ -349,12 +297,12 @@ async fn durable_delivery(db: String) {
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
     let ana = chat.stdio_as(&chat.ana).await;
-    let done = call_ask(
+    let done = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
-               "answer": {"action": "accept", "content": {"changelog": "Yes",
-                          "platforms": ["linux"]}}}),
+        &id,
+        "a1",
+        json!({"action": "accept", "content": {"changelog": "Yes",
+                          "platforms": ["linux"]}}),
     )
     .await;
     assert_eq!(code(&done), None, "{done}");
@@ -368,34 +316,14 @@ async fn durable_delivery(db: String) {
         }))
     );
     // A retried hand-over with the same key opens nothing new.
-    let again = durable
-        .hand_over(
-            &Checklist::form(),
-            &conversation,
-            &agent,
-            NewRequest::question("When you are back, fill in the release checklist"),
-            "durable-1",
-        )
-        .await
-        .unwrap();
+    let again = hand_over().await;
     assert_eq!(again.id(), pending.id());
     ana.cancel().await.unwrap();
     // Dropped on the runtime: the engine goes to a thread of its own.
     drop(durable);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn durable_delivery_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    durable_delivery(dir.db()).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn durable_delivery_postgres() {
-    if let Some(url) = pg_url() {
-        durable_delivery(url).await;
-    }
-}
+on_both_stores!(#[flavor = "multi_thread"] durable_delivery => durable_delivery_sqlite, durable_delivery_postgres);
 
 /// A tool server embedding the typed asking API: the tool `checklist` asks the form live or
 /// hands it to the store, as its `durable` argument says (the choice is per call); the tool
@@ -485,12 +413,7 @@ impl rmcp::ServerHandler for ChecklistTools {
 async fn delivery_chosen_per_call(db: String) {
     use rmcp::ServiceExt;
     let chat = Chat::new(db.clone());
-    let asks = {
-        let db = db.clone();
-        std::thread::spawn(move || Asks::open_location(&db).unwrap())
-            .join()
-            .unwrap()
-    };
+    let asks = open_asks(&db);
     let tools = ChecklistTools {
         asker: forms_mcp::FormAsker::new(Duration::from_secs(5)),
         durable: DurableForms::new(Arc::new(asks)),
@@ -553,12 +476,12 @@ async fn delivery_chosen_per_call(db: String) {
     let id = handed["id"].as_str().unwrap().to_owned();
 
     let ana = chat.stdio_as(&chat.ana).await;
-    let done = call_ask(
+    let done = answer_v1(
         &ana,
-        "ask_respond",
-        json!({"id": id, "version": 1, "outcome": "answered", "key": "a1",
-               "answer": {"action": "accept", "content": {"changelog": "No",
-                          "platforms": ["linux", "mac"], "notes": "tomorrow"}}}),
+        &id,
+        "a1",
+        json!({"action": "accept", "content": {"changelog": "No",
+                          "platforms": ["linux", "mac"], "notes": "tomorrow"}}),
     )
     .await;
     assert_eq!(code(&done), None, "{done}");
@@ -590,15 +513,4 @@ async fn delivery_chosen_per_call(db: String) {
     server.await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn delivery_chosen_per_call_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    delivery_chosen_per_call(dir.db()).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn delivery_chosen_per_call_postgres() {
-    if let Some(url) = pg_url() {
-        delivery_chosen_per_call(url).await;
-    }
-}
+on_both_stores!(#[flavor = "multi_thread"] delivery_chosen_per_call => delivery_chosen_per_call_sqlite, delivery_chosen_per_call_postgres);

@@ -16,7 +16,6 @@ use common::*;
 use forms_ask::upload::base64_encode;
 use forms_ask::{Asks, ConversationId, FormRequest, Principal, RequestId, UPLOAD_BYTES_MAX};
 use forms_runtime::{FileRef, Form, StaticForm};
-use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::RoleClient;
 use serde_json::{json, Value};
@@ -29,17 +28,6 @@ type Client = RunningService<RoleClient, Host>;
 struct Report {
     #[form(files, title = "The report")]
     data: Vec<FileRef>,
-}
-
-async fn call_ask(client: &Client, tool: &str, arguments: Value) -> Value {
-    let Value::Object(map) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
-        .await
-        .unwrap();
-    payload(&result)
 }
 
 async fn stdio_as(db: &str, who: &str) -> Client {
@@ -200,15 +188,4 @@ async fn uploads_over_mcp(db: String) {
     ana.cancel().await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn uploads_over_mcp_sqlite() {
-    let dir = TempDir::new("mcp-asks");
-    uploads_over_mcp(dir.db()).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn uploads_over_mcp_postgres() {
-    if let Some(url) = pg_url() {
-        uploads_over_mcp(url).await;
-    }
-}
+on_both_stores!(#[flavor = "multi_thread"] uploads_over_mcp => uploads_over_mcp_sqlite, uploads_over_mcp_postgres);

@@ -6,8 +6,7 @@
 mod common;
 
 use common::*;
-use rmcp::model::{CallToolRequest, ClientRequest, ServerResult};
-use rmcp::service::PeerRequestOptions;
+use rmcp::model::ServerResult;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -250,12 +249,7 @@ async fn a_tool_call_cancelled_while_waiting_cancels_the_hosts_elicitation() {
         }
     });
     let client = connect_stdio(host.clone(), 60_000).await;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(call(text_form("hang"))));
-    let handle = client
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
-    wait_for(&host, |h| !h.requests().is_empty()).await;
+    let handle = start_hanging_call(&client, &host).await;
     handle
         .cancel(Some("user closed the chat".into()))
         .await

@@ -3,6 +3,8 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod seeds;
+
 use forms_runtime::mcp::{id_pattern, tool_descriptor, SCHEMA_DIALECT, TOOL_NAME};
 use forms_runtime::rules::limits;
 use forms_runtime::DataForm;
@@ -189,27 +191,7 @@ fn check(args: &Value) -> Result<(), String> {
 
 /// The report-template example of the contract text, verbatim.
 fn seed_example() -> Value {
-    json!({
-      "message": "Choose a report template",
-      "questions": [
-        {
-          "id": "template",
-          "type": "resource",
-          "title": "Relevant report templates",
-          "required": false,
-          "options": [
-            {
-              "uri": "https://example.com/verified-business-review",
-              "name": "business-review",
-              "title": "Presentation · Business review",
-              "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-              "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
-              "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
-            }
-          ]
-        }
-      ]
-    })
+    serde_json::from_str(seeds::TEMPLATE_EXAMPLE).unwrap()
 }
 
 /// One question of every type, each at a limit.

@@ -2,6 +2,8 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod seeds;
+
 use forms_runtime::data::{ChoiceOption, FormSpec, Image, Question, QuestionSpec, ResourceOption};
 use forms_runtime::DataForm;
 use serde_json::{json, Value};
@@ -609,26 +611,7 @@ fn n3_preview_alias_compiles_to_thumbnail() {
 
 #[test]
 fn n5_n8_seed_example_maps_as_documented() {
-    let f = DataForm::from_json(
-        r#"{
-          "message": "Choose a report template",
-          "questions": [{
-            "id": "template",
-            "type": "resource",
-            "title": "Relevant report templates",
-            "required": false,
-            "options": [{
-              "uri": "https://example.com/verified-business-review",
-              "name": "business-review",
-              "title": "Presentation · Business review",
-              "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-              "icons": [{ "src": "https://example.com/verified-presentation-logo.png" }],
-              "thumbnail": { "src": "https://example.com/verified-slide-preview.png" }
-            }]
-          }]
-        }"#,
-    )
-    .unwrap();
+    let f = DataForm::from_json(seeds::TEMPLATE_EXAMPLE).unwrap();
     assert_eq!(
         native(&f),
         json!({

@@ -27,3 +27,16 @@ pub fn files_form() -> Value {
         {"id": "goal", "type": "text", "title": "Anything else?", "required": false}
     ]})
 }
+
+/// The report-template example of the contract text: one optional `resource` question
+/// (`template`) offering one presentation with an icon and a thumbnail.
+pub fn template_form() -> Value {
+    let option = json!({"uri": "https://example.com/verified-business-review",
+        "name": "business-review", "title": "Presentation · Business review",
+        "mimeType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "icons": [{"src": "https://example.com/verified-presentation-logo.png"}],
+        "thumbnail": {"src": "https://example.com/verified-slide-preview.png"}});
+    json!({"message": "Choose a report template", "questions": [{
+        "id": "template", "type": "resource", "title": "Relevant report templates",
+        "required": false, "options": [option]}]})
+}

@@ -23,3 +23,29 @@ pub fn pg_url() -> Option<String> {
 
 /// The run tag (also [`crate::scratch::tag`]).
 pub use crate::scratch::tag;
+
+/// The names of a conversation and of its three members (the requesting agent, Ana and Bob),
+/// unique to this run so tests on a shared store never meet.
+pub struct ChatNames {
+    /// `chat-TAG`.
+    pub conversation: String,
+    /// `agent-TAG`.
+    pub agent: String,
+    /// `ana-TAG`.
+    pub ana: String,
+    /// `bob-TAG`.
+    pub bob: String,
+}
+
+impl ChatNames {
+    /// Fresh names with one [`crate::tag`].
+    pub fn fresh() -> ChatNames {
+        let t = crate::tag();
+        ChatNames {
+            conversation: format!("chat-{t}"),
+            agent: format!("agent-{t}"),
+            ana: format!("ana-{t}"),
+            bob: format!("bob-{t}"),
+        }
+    }
+}

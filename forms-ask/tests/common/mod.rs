@@ -138,3 +138,29 @@ impl Drop for World {
         }
     }
 }
+
+/// One test module per store (`memory`, `sqlite`, `postgres`), each with a `#[test]` per
+/// named rule that runs `fn rule(&World)` (a function at the test crate's root) on a fresh
+/// world of that store; the PostgreSQL ones skip without `FORMS_ASK_PG_URL`.
+#[macro_export]
+macro_rules! on_every_store {
+    ($($rule:ident),* $(,)?) => {
+        mod memory {
+            $( #[test] fn $rule() {
+                $crate::$rule(&$crate::common::World::new($crate::common::Kind::Memory).unwrap())
+            } )*
+        }
+        mod sqlite {
+            $( #[test] fn $rule() {
+                $crate::$rule(&$crate::common::World::new($crate::common::Kind::Sqlite).unwrap())
+            } )*
+        }
+        mod postgres {
+            $( #[test] fn $rule() {
+                if let Some(w) = $crate::common::World::new($crate::common::Kind::Postgres) {
+                    $crate::$rule(&w)
+                }
+            } )*
+        }
+    };
+}

@@ -230,6 +230,44 @@ pub fn payload(result: &CallToolResult) -> Value {
     structured
 }
 
+/// The JSON-RPC body of a hand-written 2026-07-28 `tools/call` of the Data tool asking
+/// [`report_form`], with the request state and the answer to send back, if any.
+pub fn modern_report_call(state: Option<&str>, answer: Option<Value>) -> Value {
+    let mut params = json!({
+        "name": "form_elicitation_v2_request",
+        "arguments": report_form(),
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": native_caps(),
+        }
+    });
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    if let Some(answer) = answer {
+        params["inputResponses"] = json!({"form": answer});
+    }
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+}
+
+/// Calls the `ask_*` tool `tool` and returns its payload (the envelope checked by
+/// [`payload`]).
+pub async fn call_ask(
+    client: &RunningService<RoleClient, Host>,
+    tool: &str,
+    arguments: Value,
+) -> Value {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
+        .await
+        .unwrap();
+    payload(&result)
+}
+
 /// The error code of a payload, or `None` for an outcome.
 pub fn code(payload: &Value) -> Option<&str> {
     payload["error"]["code"].as_str()
@@ -332,13 +370,18 @@ pub struct Chat {
 
 impl Chat {
     pub fn new(db: String) -> Chat {
-        let t = tag();
+        let forms_test_kit::store::ChatNames {
+            conversation,
+            agent,
+            ana,
+            bob,
+        } = forms_test_kit::store::ChatNames::fresh();
         let chat = Chat {
             db,
-            conversation: format!("chat-{t}"),
-            agent: format!("agent-{t}"),
-            ana: format!("ana-{t}"),
-            bob: format!("bob-{t}"),
+            conversation,
+            agent,
+            ana,
+            bob,
         };
         // On a thread of its own: the synchronous PostgreSQL client runs its own runtime.
         let (db, conversation) = (chat.db.clone(), chat.conversation.clone());
@@ -355,4 +398,101 @@ impl Chat {
         .unwrap();
         chat
     }
+}
+
+impl Chat {
+    /// A `forms-mcp --asks DB --principal WHO` process over stdio, declining any form.
+    pub async fn stdio_as(&self, who: &str) -> RunningService<RoleClient, Host> {
+        self.stdio_host(Host::answering(json!({"action": "decline"})), who)
+            .await
+    }
+
+    /// The same, with `host`.
+    pub async fn stdio_host(&self, host: Host, who: &str) -> RunningService<RoleClient, Host> {
+        let mut command = server_command(5_000);
+        command.args(["--asks", &self.db, "--principal", who]);
+        connect_command(host, command).await
+    }
+}
+
+/// Starts `ask_wait` on request `id` (20 seconds at most) on a task of its own; the task
+/// gives the payload and how long the wait took.
+pub fn spawn_ask_wait(
+    peer: rmcp::Peer<RoleClient>,
+    id: String,
+) -> tokio::task::JoinHandle<(Value, std::time::Duration)> {
+    tokio::spawn(async move {
+        let start = std::time::Instant::now();
+        let result = peer
+            .call_tool(
+                CallToolRequestParams::new("ask_wait").with_arguments(
+                    json!({"id": id, "timeout_seconds": 20})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )
+            .await
+            .unwrap();
+        (payload(&result), start.elapsed())
+    })
+}
+
+/// Two tests of `async fn $body(db: String)`: `$sqlite` on a fresh SQLite file, `$postgres`
+/// on `FORMS_ASK_PG_URL` (skipped without it).
+#[macro_export]
+macro_rules! on_both_stores {
+    ($(#[$flavor:meta])? $body:ident => $sqlite:ident, $postgres:ident) => {
+        #[tokio::test$(($flavor))?]
+        async fn $sqlite() {
+            let dir = TempDir::new("mcp-asks");
+            $body(dir.db()).await;
+        }
+
+        #[tokio::test$(($flavor))?]
+        async fn $postgres() {
+            if let Some(url) = pg_url() {
+                $body(url).await;
+            }
+        }
+    };
+}
+
+/// Sends a cancellable call of a form the host leaves unanswered ("hang") and waits until
+/// the host has the form.
+pub async fn start_hanging_call(
+    client: &RunningService<RoleClient, Host>,
+    host: &Host,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+        call(text_form("hang")),
+    ));
+    let handle = client
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    wait_for(host, |h| !h.requests().is_empty()).await;
+    handle
+}
+
+/// Closes each client's connection (and so ends its server process).
+pub async fn cancel_all(clients: impl IntoIterator<Item = RunningService<RoleClient, Host>>) {
+    for client in clients {
+        client.cancel().await.unwrap();
+    }
+}
+
+/// Awaits a [`spawn_ask_wait`] task and checks that it gave `expected` (`what` says what the
+/// waiter should see) and was woken by the change, well before its 20 seconds.
+pub async fn assert_woken(
+    waiting: tokio::task::JoinHandle<(Value, std::time::Duration)>,
+    expected: &Value,
+    what: &str,
+) {
+    let (waited, took) = waiting.await.unwrap();
+    assert_eq!(&waited, expected, "{what}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "woken by the change: {took:?}"
+    );
 }

@@ -26,6 +26,17 @@ pub fn dir() -> PathBuf {
         .unwrap_or_else(|| panic!("no tests/corpus next to {}", here.display()))
 }
 
+/// The case files (`*.json` in [`dir`]), in file-name order.
+pub fn paths() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// Every case, in file-name order.
 pub fn cases() -> &'static [Case] {
     static CASES: OnceLock<Vec<Case>> = OnceLock::new();
@@ -33,14 +44,7 @@ pub fn cases() -> &'static [Case] {
 }
 
 fn load() -> Vec<Case> {
-    let dir = dir();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    paths
+    paths()
         .iter()
         .map(|p| {
             let v: serde_json::Value =
