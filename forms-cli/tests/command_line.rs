@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
     forms_test_kit::scratch("command-line", name)
@@ -395,7 +395,7 @@ mod host {
             .arg(format!("--args={}", form()))
             .arg("--max-file-bytes=1000")
             .env("DATA_FORMS_TIMEOUT_MS", "10000")
-            .stdin(Stdio::null())
+            .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
         drop(server);
