@@ -8,7 +8,7 @@
 //!   (not from a browser) pass.
 //! - Headers must arrive within the header time-out, which also closes idle keep-alive
 //!   connections; a body must arrive whole within the body time-out, be at most
-//!   [`MAX_BODY_BYTES`], and its bytes past the first 64 KiB come from a budget shared by all
+//!   [`BODY_BYTES_MAX`], and its bytes past the first 64 KiB come from a budget shared by all
 //!   requests (503 when spent), so unfinished bodies cannot take the memory. The host answers
 //!   kept for waiting asks ([`crate::transport`]) take from the same budget.
 //! - At most `max_connections` connections are open at once (lowered to fit the process's
@@ -47,7 +47,7 @@ pub const ENDPOINT: &str = "/mcp";
 /// The largest request body accepted, 4 MiB: well past the contract's 1 MiB argument limit,
 /// so oversized arguments get `invalid_arguments` from the contract check instead of an
 /// HTTP 413.
-pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub const BODY_BYTES_MAX: usize = 4 * 1024 * 1024;
 
 /// The default time for a request's headers to arrive, and for an idle connection to stay
 /// open: 10 seconds.
@@ -57,10 +57,10 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The default number of connections served at once: 256.
-pub const MAX_CONNECTIONS: usize = 256;
+pub const CONNECTIONS_MAX: usize = 256;
 
 /// The default number of live sessions: 256.
-pub const MAX_SESSIONS: usize = 256;
+pub const SESSIONS_MAX: usize = 256;
 
 /// The default time after which a session with nothing open is closed: 5 minutes.
 pub const SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
@@ -107,10 +107,10 @@ impl Default for HttpOptions {
             allow_hosts: Vec::new(),
             header_timeout: HEADER_TIMEOUT,
             body_timeout: BODY_TIMEOUT,
-            max_connections: MAX_CONNECTIONS,
-            max_sessions: MAX_SESSIONS,
+            max_connections: CONNECTIONS_MAX,
+            max_sessions: SESSIONS_MAX,
             session_idle: SESSION_IDLE,
-            max_body_bytes: MAX_BODY_BYTES,
+            max_body_bytes: BODY_BYTES_MAX,
             body_memory: BODY_MEMORY,
             tokens: Tokens::default(),
         }

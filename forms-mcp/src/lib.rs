@@ -107,5 +107,5 @@ pub use call::FormCall;
 pub use capability::EXTENSION;
 pub use input_round::INPUT_KEY;
 pub use legacy::ELICITATION_METHOD;
-pub use server::{call_tool_result, tool, FormsServer, MAX_PROTOCOL_VERSION};
+pub use server::{call_tool_result, tool, FormsServer, PROTOCOL_VERSION_MAX};
 pub use stop::{asking, Stop};

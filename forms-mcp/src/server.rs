@@ -24,7 +24,7 @@ use std::time::Duration;
 /// The newest protocol version this server speaks: 2026-07-28, the multi-round-trip
 /// transport. Older versions use the legacy transport, on which the server sends
 /// `openai/elicitation/create` to the host in the middle of the tool call.
-pub const MAX_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+pub const PROTOCOL_VERSION_MAX: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// The Data form tool server: one tool, `form_elicitation_v2_request`.
 ///
@@ -218,7 +218,7 @@ impl ServerHandler for FormsServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&MAX_PROTOCOL_VERSION))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&PROTOCOL_VERSION_MAX))
     }
 
     async fn list_tools(

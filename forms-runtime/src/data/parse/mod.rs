@@ -43,7 +43,7 @@ use build::Builder;
 use tree::Json;
 
 /// Deepest nesting of arrays and objects accepted, as serde_json's text parser allows.
-pub(super) const MAX_DEPTH: usize = 127;
+pub(super) const DEPTH_MAX: usize = 127;
 
 /// Parses and validates Data arguments from JSON text.
 pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
@@ -76,7 +76,7 @@ fn too_deep() -> FormError {
         JsonPath::arguments(),
         None,
         format!(
-            "not valid Data arguments: arrays and objects nest more than {MAX_DEPTH} levels deep"
+            "not valid Data arguments: arrays and objects nest more than {DEPTH_MAX} levels deep"
         ),
     ))
 }

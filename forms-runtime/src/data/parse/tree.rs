@@ -1,7 +1,7 @@
 //! Stage 2: the JSON tree, read by serde_json's deserializer into a private tree that keeps
 //! every object's key order and refuses duplicate keys (R3).
 
-use super::MAX_DEPTH;
+use super::DEPTH_MAX;
 use crate::error::{Finding, FormError, JsonPath};
 use forms_rules::{keys, Rule};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -372,7 +372,7 @@ pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool, bool), FormError
     })
 }
 
-/// Converts a `serde_json::Value`, refusing nesting deeper than [`MAX_DEPTH`]. As for text,
+/// Converts a `serde_json::Value`, refusing nesting deeper than [`DEPTH_MAX`]. As for text,
 /// at most [`KEPT`] elements or properties of each array or object are kept, none below
 /// [`KEPT_DEPTH`]; `skipped` is set when any were left out.
 pub(crate) fn tree_of_value<'v>(
@@ -394,7 +394,7 @@ pub(crate) fn tree_of_value<'v>(
         }),
         Value::String(s) => Json::Str(Cow::Borrowed(s)),
         Value::Array(items) => {
-            if depth >= MAX_DEPTH {
+            if depth >= DEPTH_MAX {
                 return None;
             }
             let rest = items.get(keep..).unwrap_or_default();
@@ -423,7 +423,7 @@ pub(crate) fn tree_of_map<'v>(
     depth: usize,
     skipped: &mut bool,
 ) -> Option<Json<'v>> {
-    if depth >= MAX_DEPTH {
+    if depth >= DEPTH_MAX {
         return None;
     }
     let keep = if depth >= KEPT_DEPTH { 0 } else { KEPT };
@@ -448,12 +448,12 @@ pub(crate) fn tree_of_map<'v>(
     ))
 }
 
-/// Whether `value`, `depth` arrays and objects deep, nests deeper than [`MAX_DEPTH`].
+/// Whether `value`, `depth` arrays and objects deep, nests deeper than [`DEPTH_MAX`].
 fn too_deep(value: &serde_json::Value, depth: usize) -> bool {
     use serde_json::Value;
     match value {
-        Value::Array(items) => depth >= MAX_DEPTH || items.iter().any(|v| too_deep(v, depth + 1)),
-        Value::Object(map) => depth >= MAX_DEPTH || map.values().any(|v| too_deep(v, depth + 1)),
+        Value::Array(items) => depth >= DEPTH_MAX || items.iter().any(|v| too_deep(v, depth + 1)),
+        Value::Object(map) => depth >= DEPTH_MAX || map.values().any(|v| too_deep(v, depth + 1)),
         _ => false,
     }
 }
