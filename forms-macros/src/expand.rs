@@ -220,7 +220,23 @@ fn form_impls(
                 #build
             }
         };
-        (build_fn, TokenStream::new())
+        // `Name::form()` on a type with run-time parts: without this, rustc says only that no
+        // `form` exists ("`from` has a similar name"). The bound is higher-ranked so that rustc
+        // checks it where the function is called, not here: the call is refused with
+        // `StaticForm`'s own message, naming the parts to build with.
+        let no_static_form = quote! {
+            #[automatically_derived]
+            impl #ident {
+                #[doc(hidden)]
+                pub fn form() -> __forms::TypedForm<Self>
+                where
+                    for<'__forms> Self: __forms::StaticForm,
+                {
+                    <Self as __forms::StaticForm>::form()
+                }
+            }
+        };
+        (build_fn, no_static_form)
     } else {
         let build_fn = quote! {
             fn build(_: Self::Parts) -> __forms::Result<__forms::TypedForm<Self>, __forms::FormError> {

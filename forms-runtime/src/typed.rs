@@ -133,6 +133,9 @@ use url::Url;
 /// [`Form::Parts`] to it: leaving one out is a compile error. [`Form::build`] validates the
 /// options with the same rules as any Data form (R14–R27). A type without run-time parts has
 /// `Parts = ()` and also implements [`StaticForm`], whose [`StaticForm::form`] cannot fail.
+/// On a type with run-time parts, `Name::form()` is a compile error that says to build the
+/// form from its parts (the derive gives such a type a hidden associated `form` for that
+/// message, so the type cannot define an inherent `form` of its own).
 ///
 /// # When errors arrive
 ///
