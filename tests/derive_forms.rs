@@ -622,3 +622,93 @@ fn r5_resource_uris_unique_in_a_question() {
     );
     assert!(err.message().contains("(R5)"), "{}", err.message());
 }
+
+/// A form whose optional run-time questions may have nothing to offer.
+#[derive(Form, Debug)]
+#[form(message = "Pick what the search found")]
+struct Found {
+    /// Goal
+    goal: String,
+    /// Template
+    #[form(resource)]
+    template: Option<Url>,
+    /// Related documents
+    #[form(resources)]
+    related: Vec<Url>,
+    /// Why
+    why: String,
+}
+
+#[test]
+fn r14_an_optional_resource_with_no_options_is_left_out_and_decodes_as_none() {
+    let form = Found::build(FoundParts {
+        template: vec![],
+        related: vec![resource("https://example.com/a")],
+    })
+    .expect("an optional question with nothing to offer is left out, not refused");
+    let ids: Vec<&str> = form
+        .data()
+        .questions()
+        .iter()
+        .map(|q| q.id.as_str())
+        .collect();
+    assert_eq!(ids, ["goal", "related", "why"]);
+    assert!(!form.data().native_json().contains("template"));
+
+    let found = accepted(
+        form.decode(
+            r#"{"action":"accept","content":{"goal":"ship","related":["https://example.com/a"],"why":"asked"}}"#,
+        )
+        .unwrap(),
+    );
+    assert_eq!(found.goal, "ship");
+    assert_eq!(found.template, None);
+    assert_eq!(
+        found.related,
+        [Url::parse("https://example.com/a").unwrap()]
+    );
+    assert_eq!(found.why, "asked");
+
+    // The left-out question cannot be answered; a finding after it still names its field.
+    let err = form
+        .decode(r#"{"action":"accept","content":{"goal":"ship","template":"https://example.com/a","why":"asked"}}"#)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidResponse);
+    assert!(err.message().contains("template"), "{}", err.message());
+    let err = form
+        .decode(r#"{"action":"accept","content":{"goal":"ship","why":" "}}"#)
+        .unwrap_err();
+    assert_eq!(err.findings()[0].field.as_deref(), Some("why"), "{err:?}");
+
+    // Both left out: the text questions alone.
+    let form = Found::build(FoundParts {
+        template: vec![],
+        related: vec![],
+    })
+    .unwrap();
+    assert_eq!(form.data().questions().len(), 2);
+    let found = accepted(
+        form.decode(r#"{"action":"accept","content":{"goal":"g","why":"w"}}"#)
+            .unwrap(),
+    );
+    assert_eq!((found.template, found.related.len()), (None, 0));
+}
+
+#[test]
+fn r15_a_required_resources_question_with_no_options_is_the_authors_error() {
+    #[derive(Form, Debug)]
+    #[form(message = "Pick")]
+    #[allow(dead_code)]
+    struct Needed {
+        #[form(resources, required, title = "Sources")]
+        sources: Vec<Url>,
+    }
+    let err = Needed::build(NeededParts { sources: vec![] }).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArguments);
+    assert!(
+        err.message().contains("field `sources`"),
+        "{}",
+        err.message()
+    );
+    assert!(err.message().contains("(R15)"), "{}", err.message());
+}

@@ -131,7 +131,11 @@ use url::Url;
 /// `<Name>Parts` (or as `#[form(parts = "…")]` says) with one public
 /// `Vec<ResourceOption>` field per such question, named after the field, and sets
 /// [`Form::Parts`] to it: leaving one out is a compile error. [`Form::build`] validates the
-/// options with the same rules as any Data form (R14–R27). A type without run-time parts has
+/// options with the same rules as any Data form (R14–R27). An optional `resource` or
+/// `resources` question given no options (a search that found nothing) is left out of the
+/// form, and its field decodes as `None` or empty; a required one given none is refused by
+/// `build` (R14, R15): the form's author must not ask it. A `files` question stays with no
+/// offered files, since the person can still add their own. A type without run-time parts has
 /// `Parts = ()` and also implements [`StaticForm`], whose [`StaticForm::form`] cannot fail.
 /// On a type with run-time parts, `Name::form()` is a compile error that says to build the
 /// form from its parts (the derive gives such a type a hidden associated `form` for that
@@ -389,6 +393,9 @@ pub(crate) struct Inner {
     pub(crate) offered: Vec<Box<[Url]>>,
     /// Per question, the Rust field that declared it.
     pub(crate) fields: Vec<String>,
+    /// Per question, the index of its field's cell among the derived type's fields; empty
+    /// when they are the same (no question was left out of the form).
+    pub(crate) cells: Vec<usize>,
 }
 
 impl<T> Clone for TypedForm<T> {
@@ -439,6 +446,7 @@ impl<T> TypedForm<T> {
                 data,
                 offered,
                 fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+                cells: Vec::new(),
             }),
             marker: PhantomData,
         })
@@ -446,6 +454,24 @@ impl<T> TypedForm<T> {
 
     pub(crate) fn inner(&self) -> &Inner {
         &self.inner
+    }
+
+    /// The form with question `q`'s answer going to the field cell `cells[q]` (questions
+    /// were left out of the form, so the two orders differ).
+    pub(crate) fn with_cells(mut self, cells: Vec<usize>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.cells = cells;
+        }
+        self
+    }
+
+    /// The question whose answer goes to the field cell `cell`, if the form has it.
+    pub(crate) fn question_of(&self, cell: usize) -> Option<usize> {
+        if self.inner.cells.is_empty() {
+            Some(cell)
+        } else {
+            self.inner.cells.iter().position(|&c| c == cell)
+        }
     }
 
     /// The validated Data form: the model-facing `{message, questions}`

@@ -50,6 +50,7 @@ pub fn decode_into<T, C: Cells>(
     let mut sink = CellSink {
         cells: &mut cells,
         offered: &inner.offered,
+        map: &inner.cells,
     };
     let checked = inner.data.check_into(response.0, &mut sink).map_err(|e| {
         e.with_answer_fields(|path| {
@@ -65,13 +66,12 @@ pub fn decode_into<T, C: Cells>(
 }
 
 /// The error for a required field left empty: the checker refuses such a response (V2), so
-/// this means the form and the type disagree.
+/// this means the form and the type disagree. `field_index` is the field's place in the type.
 #[doc(hidden)]
-pub fn missing<T>(form: &TypedForm<T>, question_index: usize) -> FormError {
+pub fn missing<T>(form: &TypedForm<T>, field_index: usize) -> FormError {
     let id = form
-        .data()
-        .questions()
-        .get(question_index)
+        .question_of(field_index)
+        .and_then(|q| form.data().questions().get(q))
         .map_or("?", |q| q.id.as_str());
     FormError::invalid_response(Finding::new(
         JsonPath::response().key("content").key(id),
@@ -198,35 +198,48 @@ tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8, C9 9);
 tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8, C9 9, C10 10);
 tuple_cells!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7, C8 8, C9 9, C10 10, C11 11);
 
-/// The checker's sink for a derived type: each question's value goes to its cell.
+/// The checker's sink for a derived type: each question's value goes to its field's cell.
 struct CellSink<'a, C> {
     cells: &'a mut C,
     offered: &'a [Box<[Url]>],
+    /// Question → cell, when questions were left out of the form; empty otherwise.
+    map: &'a [usize],
+}
+
+impl<C> CellSink<'_, C> {
+    /// The cell of question `q`.
+    fn cell(&self, q: usize) -> usize {
+        self.map.get(q).copied().unwrap_or(q)
+    }
 }
 
 impl<C: Cells> Sink for CellSink<'_, C> {
     fn text(&mut self, q: usize, v: String) -> bool {
-        self.cells.text(q, v)
+        let c = self.cell(q);
+        self.cells.text(c, v)
     }
 
     fn choice(&mut self, q: usize, option: usize) -> bool {
-        self.cells.choice(q, option)
+        let c = self.cell(q);
+        self.cells.choice(c, option)
     }
 
     fn resource(&mut self, q: usize, option: usize) -> bool {
+        let c = self.cell(q);
         let (offered, cells) = (self.offered, &mut *self.cells);
         match offered.get(q).and_then(|o| o.get(option)) {
-            Some(url) => cells.url(q, url),
+            Some(url) => cells.url(c, url),
             None => false,
         }
     }
 
     fn array(&mut self, q: usize) -> bool {
-        self.cells.is_array(q)
+        let c = self.cell(q);
+        self.cells.is_array(c)
     }
 
     fn choice_item(&mut self, q: usize, option: usize) -> bool {
-        self.cells.choice(q, option)
+        self.choice(q, option)
     }
 
     fn resource_item(&mut self, q: usize, option: usize) -> bool {
@@ -234,19 +247,21 @@ impl<C: Cells> Sink for CellSink<'_, C> {
     }
 
     fn file_offered(&mut self, q: usize, option: usize) -> bool {
+        let c = self.cell(q);
         let (offered, cells) = (self.offered, &mut *self.cells);
         match offered.get(q).and_then(|o| o.get(option)) {
-            Some(url) => cells.file_offered(q, url),
+            Some(url) => cells.file_offered(c, url),
             None => false,
         }
     }
 
     fn file_local(&mut self, q: usize, uri: String, path: String) -> bool {
-        self.cells.file_local(q, uri, path)
+        let c = self.cell(q);
+        self.cells.file_local(c, uri, path)
     }
 
     fn local_given(&self, q: usize, path: &str) -> bool {
-        self.cells.local_given(q, path)
+        self.cells.local_given(self.cell(q), path)
     }
 }
 

@@ -84,17 +84,50 @@ pub fn accept(list: Option<&[&str]>) -> Option<Vec<String>> {
 
 /// Validates the form (R1–R27) and prepares it: native request compiled, offered URIs
 /// parsed. `fields[i]` is the Rust field that declared question `i`; errors name it.
+///
+/// An optional `resource` or `resources` question whose run-time options are empty is left
+/// out of the form: there is nothing to offer, and its field decodes as `None` or empty. A
+/// required one with no options stays in and fails R14/R15, the author's error.
 pub fn build<T, const N: usize>(
     message: &str,
     questions: [Question; N],
     fields: [&str; N],
 ) -> Result<TypedForm<T>, FormError> {
+    let mut kept = Vec::with_capacity(N);
+    let mut kept_fields = Vec::with_capacity(N);
+    let mut cells = Vec::with_capacity(N);
+    for (cell, (question, field)) in questions.into_iter().zip(fields).enumerate() {
+        if !nothing_to_offer(&question) {
+            kept.push(question);
+            kept_fields.push(field);
+            cells.push(cell);
+        }
+    }
+    let identity = cells.len() == N;
     DataForm::new(FormSpec {
         message: message.to_owned(),
-        questions: Vec::from(questions),
+        questions: kept,
     })
-    .and_then(|data| TypedForm::from_data(data, &fields))
-    .map_err(|e| e.with_fields(&fields))
+    .and_then(|data| TypedForm::from_data(data, &kept_fields))
+    .map(|form| {
+        if identity {
+            form
+        } else {
+            form.with_cells(cells)
+        }
+    })
+    .map_err(|e| e.with_fields(&kept_fields))
+}
+
+/// An optional `resource` or `resources` question built with no options.
+fn nothing_to_offer(q: &Question) -> bool {
+    match &q.kind {
+        QuestionSpec::Resource { options } => !q.required && options.is_empty(),
+        QuestionSpec::Resources {
+            options, min_items, ..
+        } => !q.required && options.is_empty() && min_items.unwrap_or(0) == 0,
+        _ => false,
+    }
 }
 
 /// The form of a type without run-time parts, from its build. The derive checked every rule
