@@ -1,11 +1,12 @@
 //! An rmcp `#[tool]` server that asks typed forms, served over rmcp's stdio: README's "Ask a
 //! typed form from your own rmcp tool" shows this file (`cargo run -p forms-mcp --example rmcp_tool`).
 
-use forms_mcp::{error_response, Asked, FormAsker, FormCall};
-use forms_runtime::{data::ResourceOption, Form, Outcome, Url};
+use forms_mcp::{FormAsker, FormCall};
+use forms_runtime::{data::ResourceOption, Form, Url};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ProtocolVersion};
-use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::model::{CallToolResult, ContentBlock, ProtocolVersion};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData as McpError};
+use rmcp::{ServerHandler, ServiceExt};
 
 /// A static form: its questions are known when the crate compiles.
 #[derive(Form)]
@@ -38,39 +39,35 @@ struct Tools {
     tool_router: ToolRouter<Tools>,
 }
 
-fn text(text: String) -> CallToolResponse {
-    CallToolResult::success(vec![ContentBlock::text(text)]).into()
+/// A stand-in for a real search: two templates, none for the topic "nothing".
+fn search(topic: &str) -> Vec<ResourceOption> {
+    if topic == "nothing" {
+        return Vec::new();
+    }
+    ["report", "memo"]
+        .map(|name| {
+            let uri = format!("https://templates.example/{topic}/{name}");
+            ResourceOption::new(uri, name, format!("{topic} {name}"))
+        })
+        .to_vec()
 }
 
-/// What the model reads for each outcome of an ask.
-fn reply<T>(asked: Asked<T>, accepted: impl FnOnce(T) -> String) -> CallToolResponse {
-    match asked {
-        // Protocol 2026-07-28: the client shows the form and retries the call with the answer.
-        Asked::InputRequired(result) => result.into(),
-        Asked::Done(Ok(Outcome::Accepted(answer))) => text(accepted(answer)),
-        // "The person chose to decline the form." (or "cancel").
-        Asked::Done(Ok(outcome)) => text(format!(
-            "The person chose to {} the form.",
-            outcome.action()
-        )),
-        // A refused answer, a client without forms, a time-out: an error result with its code.
-        Asked::Done(Err(error)) => error_response(&error),
-    }
+fn text(text: String) -> Result<CallToolResult, McpError> {
+    Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
 }
 
 #[tool_router]
 impl Tools {
     /// Plans a trip, asking the person where to.
     #[tool]
-    async fn plan_trip(&self, call: FormCall) -> CallToolResponse {
-        let asked = self.forms.ask::<Trip>(&call).await;
-        reply(asked, |trip| {
-            format!(
-                "Trip to {} ({}).",
-                trip.destination,
-                trip.notes.unwrap_or_default()
-            )
-        })
+    async fn plan_trip(&self, call: FormCall) -> Result<CallToolResult, McpError> {
+        // Anything but an accepted answer leaves through `?` as the tool result the model
+        // gets: the input-required result of protocol 2026-07-28 (the client shows the form
+        // and retries the call with the answer), {"action":"decline"} or "cancel", or the
+        // error of a refused answer, a client without forms or a time-out.
+        let trip = call.ask::<Trip>(&self.forms).await?;
+        let notes = trip.notes.unwrap_or_default();
+        text(format!("Trip to {} ({notes}).", trip.destination))
     }
 
     /// Finds templates for a topic and asks the person which one to use.
@@ -79,22 +76,18 @@ impl Tools {
         &self,
         Parameters(args): Parameters<SearchArgs>,
         call: FormCall,
-    ) -> CallToolResponse {
-        let found = ["report", "memo"].map(|name| {
-            let uri = format!("https://templates.example/{}/{name}", args.topic);
-            ResourceOption::new(uri, name, format!("{} {name}", args.topic))
-        });
+    ) -> Result<CallToolResult, McpError> {
         // Built on every round, the same way: the retry is checked against the form shown.
-        let form = match Pick::build(PickParts {
-            template: found.to_vec(),
-        }) {
-            Ok(form) => form,
-            Err(error) => {
-                return CallToolResult::error(vec![ContentBlock::text(error.to_string())]).into()
-            }
-        };
-        let asked = self.forms.ask_typed(&form, &call).await;
-        reply(asked, |pick| format!("Template: {}.", pick.template))
+        // A required question with nothing to offer is this tool's error, not the model's.
+        let pick = call
+            .ask_parts::<Pick>(
+                &self.forms,
+                PickParts {
+                    template: search(&args.topic),
+                },
+            )
+            .await?;
+        text(format!("Template: {}.", pick.template))
     }
 }
 
@@ -110,7 +103,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let forms = FormAsker::new(forms_mcp::config::timeout_from_env()?);
     let tools = Tools {
         forms,
-        tool_router: Tools::tool_router(),
+        // `asking` turns an ask's `?` into the tool result the model gets.
+        tool_router: forms_mcp::asking(Tools::tool_router()),
     };
     // `keep` keeps the host's answers as sent, which asks on protocol 2025-11-25 need.
     let transport = forms_mcp::transport::keep(rmcp::transport::stdio());

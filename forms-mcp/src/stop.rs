@@ -24,8 +24,20 @@ use std::sync::{Arc, Mutex};
 /// JSON-RPC error naming [`asking`].
 #[derive(Debug)]
 pub struct Stop {
-    response: Box<CallToolResponse>,
-    slot: Option<Slot>,
+    to: To,
+}
+
+/// Who a stop is for.
+#[derive(Debug)]
+enum To {
+    /// The model: a tool result.
+    Model {
+        response: Box<CallToolResponse>,
+        slot: Option<Slot>,
+    },
+    /// The server: a form the tool could not build, a JSON-RPC error (the author's mistake,
+    /// never blamed on the model's arguments).
+    Server(McpError),
 }
 
 /// Where a stop leaves its tool result for [`asking`]'s wrapper.
@@ -41,28 +53,39 @@ pub(crate) const NOT_ROUTED: &str = "this tool asked a form with `?`, but its ro
 const ROUTED: &str = "forms-mcp: the ask stopped the tool call";
 
 impl Stop {
-    /// The tool result to return to the model.
-    pub fn into_response(self) -> CallToolResponse {
-        *self.response
+    /// The tool result to return to the model, or the JSON-RPC error of a form the tool
+    /// could not build ([`FormCall::ask_parts`]).
+    pub fn into_response(self) -> Result<CallToolResponse, McpError> {
+        match self.to {
+            To::Model { response, .. } => Ok(*response),
+            To::Server(error) => Err(error),
+        }
     }
 
-    /// The tool result, by reference.
-    pub fn response(&self) -> &CallToolResponse {
-        &self.response
+    /// The tool result, by reference; `None` for a form the tool could not build.
+    pub fn response(&self) -> Option<&CallToolResponse> {
+        match &self.to {
+            To::Model { response, .. } => Some(response),
+            To::Server(_) => None,
+        }
     }
 }
 
 impl From<Stop> for McpError {
     fn from(stop: Stop) -> McpError {
-        match stop.slot {
-            Some(Slot(slot)) => {
+        match stop.to {
+            To::Model {
+                response,
+                slot: Some(Slot(slot)),
+            } => {
                 if let Ok(mut kept) = slot.lock() {
-                    *kept = Some(*stop.response);
+                    *kept = Some(*response);
                     return McpError::internal_error(ROUTED, None);
                 }
                 McpError::internal_error(NOT_ROUTED, None)
             }
-            None => McpError::internal_error(NOT_ROUTED, None),
+            To::Model { slot: None, .. } => McpError::internal_error(NOT_ROUTED, None),
+            To::Server(error) => error,
         }
     }
 }
@@ -109,6 +132,21 @@ impl FormCall {
         self.stop_or(forms.ask_typed(form, self).await)
     }
 
+    /// Builds the form of `T` from its run-time parts and asks it, giving the accepted
+    /// answer or a [`Stop`]. A form that cannot be built (say, a required `resource`
+    /// question given no options, R14) is the tool's own error, not the model's: the stop
+    /// is a JSON-RPC internal error naming the problem, not an `invalid_arguments` result.
+    /// An optional question given no options is left out of the form (see [`Form`]).
+    pub async fn ask_parts<T: Form>(&self, forms: &FormAsker, parts: T::Parts) -> Result<T, Stop> {
+        let form = T::build(parts).map_err(|error| Stop {
+            to: To::Server(McpError::internal_error(
+                format!("the tool's form could not be built: {}", error.message()),
+                None,
+            )),
+        })?;
+        self.ask_built(forms, &form).await
+    }
+
     /// Asks one required text question and gives the text, or a [`Stop`]
     /// ([`FormAsker::ask_text`] is the explicit form).
     pub async fn ask_text(&self, forms: &FormAsker, question: &str) -> Result<String, Stop> {
@@ -128,8 +166,10 @@ impl FormCall {
             Asked::InputRequired(result) => CallToolResponse::InputRequired(result),
         };
         Err(Stop {
-            response: Box::new(response),
-            slot: self.context().extensions.get::<Slot>().cloned(),
+            to: To::Model {
+                response: Box::new(response),
+                slot: self.context().extensions.get::<Slot>().cloned(),
+            },
         })
     }
 }

@@ -55,11 +55,27 @@ fn drive(mode: &str, protocol: &str) {
             "not_offered": {"tool": "pick_template", "arguments": {"topic": "trip"},
                 "answer": {"action": "accept",
                     "content": {"template": "https://templates.example/trip/other"}}},
+            "nothing_found": {"tool": "pick_template", "arguments": {"topic": "nothing"},
+                "answer": {"action": "accept", "content": {}}},
         },
     });
     let report = run_driver(&python, "python_tool_client.py", &[], &config);
     let cases = &report["cases"];
+    // A required question with nothing to offer: the tool's own error, a JSON-RPC error
+    // naming the rule, and no form shown.
+    let nothing = &cases["nothing_found"];
+    let error = nothing["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("the tool's form could not be built") && error.contains("(R14)"),
+        "{nothing}"
+    );
+    assert!(!error.contains("invalid_arguments"), "{nothing}");
+    assert!(nothing["result"].is_null(), "{nothing}");
+    assert_eq!(nothing["host"]["requests"], json!([]), "{nothing}");
     for (name, out) in cases.as_object().unwrap() {
+        if name == "nothing_found" {
+            continue;
+        }
         assert_eq!(out["protocol"], protocol, "{name}: {out}");
         assert_eq!(
             out["host"]["requests"].as_array().unwrap().len(),
@@ -71,9 +87,11 @@ fn drive(mode: &str, protocol: &str) {
         text_of(&cases["accept"]),
         ("Trip to Lisbon (by train).".to_owned(), false)
     );
+    let (declined, is_error) = text_of(&cases["decline"]);
+    assert!(!is_error, "{declined}");
     assert_eq!(
-        text_of(&cases["decline"]),
-        ("The person chose to decline the form.".to_owned(), false)
+        serde_json::from_str::<Value>(&declined).unwrap(),
+        json!({"action": "decline"})
     );
     assert_eq!(
         text_of(&cases["options"]),
