@@ -1,5 +1,6 @@
-//! `docs/report-form.json`, the form `forms preview` shows in the README's screenshots, is the
-//! README's `ReportSetup` form: the same struct, derived and built with the same template.
+//! `docs/report-form.json`, the form `forms preview` shows in the guide's screenshots
+//! (docs/03-the-forms-command.md), is the guide's `ReportSetup` form
+//! (docs/01-forms-as-types.md): the same struct, derived and built with the same template.
 
 use forms_runtime::data::{Image, ResourceOption};
 use forms_runtime::{DataForm, FileRef, Form, Url};

@@ -737,15 +737,16 @@ fn ask_usage_errors_exit_2() {
     assert_eq!(c.ask("wait", &c.ana, &[&rid, "--timeout", "soon"]).code, 2);
 }
 
-// ------------------------------------------------------------ the README's example, as written
+// ------------------------------------------------------------ the guide's example, as written
 
-/// The `sh` block of the README's "Durable requested replies" section, line by line.
+/// The `sh` block of the guide's "Durable requested replies" section
+/// (`docs/05-requested-replies.md`), line by line.
 fn readme_ask_example() -> Vec<String> {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/05-requested-replies.md");
     let section = readme
         .split("## Durable requested replies")
         .nth(1)
-        .expect("the README has a section on durable requested replies");
+        .expect("the guide has a section on durable requested replies");
     let block = section
         .split("```sh\n")
         .nth(1)
@@ -758,7 +759,7 @@ fn readme_ask_example() -> Vec<String> {
         .collect()
 }
 
-/// A PostgreSQL URL whose connections work in a fresh schema of their own (the README uses
+/// A PostgreSQL URL whose connections work in a fresh schema of their own (the guide uses
 /// fixed names and retry keys), and the schema to drop.
 fn pg_in_fresh_schema(url: &str) -> (String, String) {
     let schema = format!("cli_{}", tag().replace('-', "_"));
@@ -776,7 +777,7 @@ fn pg_drop_schema(url: &str, schema: &str) {
     }
 }
 
-/// Runs the README's lines through `sh` in a fresh directory, `forms` on the PATH being this
+/// Runs the guide's lines through `sh` in a fresh directory, `forms` on the PATH being this
 /// build's, with `req_…` replaced by the ID the last `open` printed (and, on PostgreSQL,
 /// `--db asks.db` by the URL). Every line must succeed.
 fn readme_example_runs_as_written(db: Option<&str>) {
@@ -830,7 +831,7 @@ fn readme_example_runs_as_written(db: Option<&str>) {
             .iter()
             .find(|(o, _)| o == op)
             .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| panic!("the README runs no `forms ask {op}`"))
+            .unwrap_or_else(|| panic!("the guide runs no `forms ask {op}`"))
     };
     let joined = get("join");
     let members: Vec<&str> = joined["members"]

@@ -1,5 +1,6 @@
-//! An rmcp `#[tool]` server that asks typed forms, served over rmcp's stdio: README's "Ask a
-//! typed form from your own rmcp tool" shows this file (`cargo run -p forms-mcp --example rmcp_tool`).
+//! An rmcp `#[tool]` server that asks typed forms, served over rmcp's stdio: the guide's "Ask a
+//! typed form from your own rmcp tool" (docs/04-mcp-serving-and-asking.md) shows this file
+//! (`cargo run -p forms-mcp --example rmcp_tool`).
 
 use forms_mcp::{FormAsker, FormCall};
 use forms_runtime::{data::ResourceOption, Form, Url};

@@ -30,11 +30,11 @@ use tokio_util::sync::CancellationToken;
 /// `FormCall` before them.
 ///
 /// ```no_run
-/// use forms_mcp::{error_response, Asked, FormAsker, FormCall};
-/// use forms_runtime::{Form, Outcome};
+/// use forms_mcp::{FormAsker, FormCall};
+/// use forms_runtime::Form;
 /// use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-/// use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
-/// use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+/// use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData as McpError, ServerHandler};
 ///
 /// /// The set-up of the weekly report.
 /// #[derive(Form)]
@@ -67,6 +67,14 @@ use tokio_util::sync::CancellationToken;
 ///     tool_router: ToolRouter<Reports>,
 /// }
 ///
+/// impl Reports {
+///     fn new(forms: FormAsker) -> Self {
+///         // `asking` turns an ask's `?` into the tool result the model gets.
+///         let tool_router = forms_mcp::asking(Self::tool_router());
+///         Reports { forms, tool_router }
+///     }
+/// }
+///
 /// #[tool_router]
 /// impl Reports {
 ///     /// Plans the weekly report, asking how to set it up.
@@ -74,17 +82,14 @@ use tokio_util::sync::CancellationToken;
 ///     async fn weekly_report(
 ///         &self,
 ///         Parameters(args): Parameters<ReportArgs>,
-///         ask: FormCall,
-///     ) -> CallToolResponse {
-///         let setup = match self.forms.ask::<Setup>(&ask).await {
-///             Asked::InputRequired(result) => return result.into(),
-///             Asked::Done(Ok(Outcome::Accepted(setup))) => setup,
-///             Asked::Done(Ok(_)) => return CallToolResult::success(vec![ContentBlock::text("skipped")]).into(),
-///             Asked::Done(Err(error)) => return error_response(&error),
-///         };
+///         call: FormCall,
+///     ) -> Result<CallToolResult, McpError> {
+///         // Anything but an accepted answer (the input-required round, a decline, a refused
+///         // answer, a client without forms) leaves through `?` as the model's tool result.
+///         let setup = call.ask::<Setup>(&self.forms).await?;
 ///         let format = match setup.format { Format::Pdf => "PDF", Format::Html => "web page" };
 ///         let text = format!("{}'s report as a {format}", args.team);
-///         CallToolResult::success(vec![ContentBlock::text(text)]).into()
+///         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
 ///     }
 /// }
 ///

@@ -2,18 +2,9 @@
 //! request (the restricted schema of the MCP specification), for clients that advertise
 //! `capabilities.elicitation` (form mode) but not `extensions["openai/elicitation"].form`.
 //!
-//! | Data question   | Core `requestedSchema` property                                                   |
-//! | --------------- | --------------------------------------------------------------------------------- |
-//! | `text`          | `{"type":"string","title","description"?,"minLength":1 (required only),"maxLength"}` |
-//! | `single_select` | `{"type":"string","title","description"?,"oneOf":[{"const":id,"title"}…]}`       |
-//! | `multi_select`  | `{"type":"array","title","description"?,"minItems","maxItems","items":{"anyOf":[{"const":id,"title"}…]}}` |
-//! | `resource`      | as `single_select`, each `const` an offered URI and each `title` its title         |
-//! | `resources`     | as `multi_select`, each `const` an offered URI and each `title` its title          |
-//! | `files`         | cannot be carried: the ask ends in `unsupported_client` naming the question        |
-//!
-//! `required` lists the required questions. What the core schema has no place for is left
-//! out: option descriptions, thumbnails, icons, resource names and MIME types, the file
-//! picker and the host's card layout.
+//! How each Data question maps onto a core `requestedSchema` property, and what a core host
+//! cannot show, is stated once, in the guide: `docs/04-mcp-serving-and-asking.md`, "Forms on
+//! hosts with core elicitation only"; `params_json` below builds exactly that mapping.
 //!
 //! A core answer has the shape of a native one: `{"action":"accept","content":{id: string |
 //! [string…]}}` with option IDs for choices and offered URIs for resources, exactly the

@@ -1,5 +1,5 @@
-//! The README's complete rmcp `#[tool]` server (`examples/rmcp_tool.rs`): README shows the
-//! file as it is, and the official MCP Python SDK's `Client` drives it over stdio on both
+//! The guide's complete rmcp `#[tool]` server (`examples/rmcp_tool.rs`): chapter 4 of the guide
+//! (`docs/04-mcp-serving-and-asking.md`) shows the file as it is, and the official MCP Python SDK's `Client` drives it over stdio on both
 //! protocol generations (accept, decline, a refused answer, a form with run-time options).
 //!
 //! The Python part needs `FORMS_INTEROP_PY` from `.ci/interop-setup`; without it the test says
@@ -14,12 +14,12 @@ use interop::*;
 use serde_json::{json, Value};
 
 #[test]
-fn the_readme_shows_the_example_file_as_it_is() {
-    let readme = include_str!("../../README.md");
+fn the_guide_shows_the_example_file_as_it_is() {
+    let readme = include_str!("../../docs/04-mcp-serving-and-asking.md");
     let example = include_str!("../examples/rmcp_tool.rs");
     let at = readme
         .find("<!-- rmcp-tool-example -->\n```rust,ignore\n")
-        .expect("README's rmcp tool example");
+        .expect("the guide's rmcp tool example");
     let shown = &readme[at..];
     let shown = &shown[shown.find('\n').unwrap() + 1..];
     let shown = &shown[shown.find('\n').unwrap() + 1..];
@@ -27,7 +27,7 @@ fn the_readme_shows_the_example_file_as_it_is() {
     assert!(example.contains("fn main()"), "{example}");
     assert_eq!(
         shown, example,
-        "README's copy of examples/rmcp_tool.rs differs"
+        "the guide's copy of examples/rmcp_tool.rs differs"
     );
 }
 
