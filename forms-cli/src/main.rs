@@ -41,6 +41,8 @@ mod fill;
 #[cfg(feature = "host")]
 mod host;
 mod io;
+#[cfg(any(feature = "ask", feature = "host"))]
+mod json_arg;
 mod lint;
 mod preview;
 
