@@ -10,6 +10,11 @@
 //! `--timeout` (`timeout_seconds`), `--choice` and `--upload` (`choices`, `uploads`, one
 //! flag per item); the request ID and a membership change's principals are positional. The
 //! acting principal is `--as`, never a tool argument.
+//!
+//! The flags that take JSON (`--form`, `--action`, `--answer`, whose text may be JSON) take
+//! it inline, as `@PATH` or as `-` (standard input, for one flag per command), at most 1 MiB:
+//! [`crate::json_arg`], as `forms host` takes its own. They are read before the store is
+//! opened, so an unreadable file is a usage error that leaves no store behind.
 
 use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
@@ -407,8 +412,9 @@ pub enum Op {
 /// a form request as a person (`fill`, `page`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum AskArgs {
-    /// An operation shared with the MCP tools, and its name (for its usage).
-    Op(String, Op),
+    /// An operation shared with the MCP tools, and its name (for its usage). Boxed: the
+    /// operations with the most flags are far larger than `fill|page`.
+    Op(String, Box<Op>),
     /// `forms ask fill|page`.
     Form(crate::ask_form::Args),
 }
@@ -445,7 +451,10 @@ impl FromArgMatches for AskArgs {
         if name == "fill" || name == "page" {
             return crate::ask_form::Args::from_matches(name, m).map(AskArgs::Form);
         }
-        Ok(AskArgs::Op(name.to_owned(), Op::from_arg_matches(matches)?))
+        Ok(AskArgs::Op(
+            name.to_owned(),
+            Box::new(Op::from_arg_matches(matches)?),
+        ))
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
@@ -461,7 +470,7 @@ pub fn main(command: AskArgs) -> ExitCode {
         AskArgs::Op(name, op) => (name, op),
         AskArgs::Form(args) => return crate::ask_form::main(args),
     };
-    let (line, code) = match run(op) {
+    let (line, code) = match run(*op) {
         Ok(line) => (line, ExitCode::SUCCESS),
         Err(Failure::Refused(line)) => (line, ExitCode::from(1)),
         Err(Failure::Usage(Usage(message))) => {

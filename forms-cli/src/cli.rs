@@ -39,8 +39,10 @@ const HOST_ABOUT: &str = "A local host for an MCP server: calls a tool and answe
 const HOST_ABOUT: &str = "A local host for an MCP server: not built in (the `host` feature)";
 
 const AFTER_HELP: &str = "\
-A missing FILE or RESP, or `-`, reads standard input. Output is one line of compact JSON
-(except the page of `preview` without --out, and `completions`).
+A missing FILE or RESP, or `-`, reads standard input. A flag that takes JSON takes it inline,
+as @PATH to read a file, or as - to read standard input (one - per command); at most 1 MiB.
+Output is one line of compact JSON (except the page of `preview` without --out, and
+`completions`).
 Exit status: 0 success; 1 contract failure, with {\"error\":{\"code\":...,\"message\":...}}
 on stdout (invalid_arguments for forms, invalid_response for answers); 2 usage error, or a
 result that cannot be written.";

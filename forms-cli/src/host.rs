@@ -45,14 +45,11 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
             ))
         }
     };
-    // `--terminal` reads the keyboard on standard input.
-    if terminal
-        && [&arguments, &answer]
-            .iter()
-            .any(|a| a.as_ref().is_some_and(JsonArg::is_stdin))
-    {
+    // `--terminal` reads the keyboard on standard input (and clap keeps `--answer` from it).
+    if terminal && arguments == Some(JsonArg::Stdin) {
         return Err(Usage(
-            "`--terminal` reads the keyboard on standard input: give the JSON inline or as @PATH"
+            "`--terminal` reads the keyboard on standard input: give `--args` inline or as \
+             @PATH"
                 .into(),
         ));
     }

@@ -68,11 +68,6 @@ impl JsonArg {
             None => Ok(JsonArg::Inline(text.to_owned())),
         }
     }
-
-    /// Whether the value is read from standard input.
-    pub fn is_stdin(&self) -> bool {
-        *self == JsonArg::Stdin
-    }
 }
 
 /// Reads the JSON arguments of one command: standard input at most once.

@@ -380,7 +380,7 @@ fn an_unreadable_file_is_a_usage_error_naming_it() {
         ),
     ];
     for (run, usage, flag, file) in &cases {
-        assert_usage_error(run, usage, &[flag, &format!("{file}")]);
+        assert_usage_error(run, usage, &[flag, file]);
     }
     // `@` alone names no file.
     let run = forms(&open_args(&db, "k", &["--form", "@"]));
