@@ -10,7 +10,7 @@
 //! are usage errors (exit 2) naming the flag, the file and the limit.
 
 use crate::io::Usage;
-use clap::builder::{NonEmptyStringValueParser, TypedValueParser};
+use clap::builder::{StringValueParser, TypedValueParser};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -54,7 +54,7 @@ impl JsonArg {
     /// The value parser of every JSON argument: `-`, `@PATH` (a path that is not empty), or
     /// the value inline.
     pub fn parser() -> impl TypedValueParser<Value = JsonArg> {
-        NonEmptyStringValueParser::new().try_map(|text: String| JsonArg::parse(&text))
+        StringValueParser::new().try_map(|text: String| JsonArg::parse(&text))
     }
 
     /// What `text` on the command line names.
