@@ -10,9 +10,15 @@
 //! `--timeout` (`timeout_seconds`), `--choice` and `--upload` (`choices`, `uploads`, one
 //! flag per item); the request ID and a membership change's principals are positional. The
 //! acting principal is `--as`, never a tool argument.
+//!
+//! The flags that take JSON (`--form`, `--action`, `--answer`, whose text may be JSON) take
+//! it inline, as `@PATH` or as `-` (standard input, for one flag per command), at most 1 MiB:
+//! [`crate::json_arg`], as `forms host` takes its own. They are read before the store is
+//! opened, so an unreadable file is a usage error that leaves no store behind.
 
 use crate::cli::usage_error;
 use crate::io::{print_line, Usage};
+use crate::json_arg::{self, JsonArg, Reader};
 use clap::error::ErrorKind;
 use clap::{ArgAction, ArgMatches, FromArgMatches, Subcommand};
 use forms_ask::args::{
@@ -160,10 +166,10 @@ pub struct Open {
     audience: Vec<String>,
     #[arg(long = "expires", value_name = "TIME|DURATION", allow_hyphen_values = true, help = help::<OpenArgs>("expires_at"))]
     expires_at: Option<String>,
-    #[arg(long, value_name = "JSON", allow_hyphen_values = true, help = help::<OpenArgs>("action"))]
-    action: Option<String>,
-    #[arg(long, value_name = "FORM", allow_hyphen_values = true, help = help::<OpenArgs>("form"))]
-    form: Option<String>,
+    #[arg(long, value_name = json_arg::value_name("JSON"), value_parser = JsonArg::parser(), allow_hyphen_values = true, help = json_arg::help(&help::<OpenArgs>("action")))]
+    action: Option<JsonArg>,
+    #[arg(long, value_name = json_arg::value_name("JSON"), value_parser = JsonArg::parser(), allow_hyphen_values = true, help = json_arg::help(&help::<OpenArgs>("form")))]
+    form: Option<JsonArg>,
     #[arg(long, allow_hyphen_values = true, help = help::<OpenArgs>("key"))]
     key: String,
 }
@@ -188,8 +194,8 @@ pub struct Respond {
     version: u64,
     #[arg(long, allow_hyphen_values = true, value_parser = word::<Outcome>, help = help::<RespondArgs>("outcome"))]
     outcome: Outcome,
-    #[arg(long, allow_hyphen_values = true, help = help::<RespondArgs>("answer"))]
-    answer: Option<String>,
+    #[arg(long, value_name = json_arg::value_name("TEXT|JSON"), value_parser = JsonArg::parser(), allow_hyphen_values = true, help = json_arg::help(&format!("{}; an answer that is - or starts with @ is given as @PATH or -", help::<RespondArgs>("answer"))))]
+    answer: Option<JsonArg>,
     #[arg(long = "upload", value_name = "PATH", allow_hyphen_values = true, action = ArgAction::Append, help = help::<RespondArgs>("uploads"))]
     uploads: Vec<PathBuf>,
     #[arg(long, allow_hyphen_values = true, help = help::<RespondArgs>("key"))]
@@ -285,8 +291,8 @@ pub struct Redeem {
     who: Acting,
     #[arg(value_name = "ID", help = help::<RedeemArgs>("id"))]
     id: String,
-    #[arg(long, value_name = "JSON", allow_hyphen_values = true, help = help::<RedeemArgs>("action"))]
-    action: String,
+    #[arg(long, value_name = json_arg::value_name("JSON"), value_parser = JsonArg::parser(), allow_hyphen_values = true, help = json_arg::help(&help::<RedeemArgs>("action")))]
+    action: JsonArg,
     #[arg(long, allow_hyphen_values = true, help = help::<RedeemArgs>("key"))]
     key: String,
 }
@@ -406,8 +412,9 @@ pub enum Op {
 /// a form request as a person (`fill`, `page`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum AskArgs {
-    /// An operation shared with the MCP tools, and its name (for its usage).
-    Op(String, Op),
+    /// An operation shared with the MCP tools, and its name (for its usage). Boxed: the
+    /// operations with the most flags are far larger than `fill|page`.
+    Op(String, Box<Op>),
     /// `forms ask fill|page`.
     Form(crate::ask_form::Args),
 }
@@ -444,7 +451,10 @@ impl FromArgMatches for AskArgs {
         if name == "fill" || name == "page" {
             return crate::ask_form::Args::from_matches(name, m).map(AskArgs::Form);
         }
-        Ok(AskArgs::Op(name.to_owned(), Op::from_arg_matches(matches)?))
+        Ok(AskArgs::Op(
+            name.to_owned(),
+            Box::new(Op::from_arg_matches(matches)?),
+        ))
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
@@ -460,7 +470,7 @@ pub fn main(command: AskArgs) -> ExitCode {
         AskArgs::Op(name, op) => (name, op),
         AskArgs::Form(args) => return crate::ask_form::main(args),
     };
-    let (line, code) = match run(op) {
+    let (line, code) = match run(*op) {
         Ok(line) => (line, ExitCode::SUCCESS),
         Err(Failure::Refused(line)) => (line, ExitCode::from(1)),
         Err(Failure::Usage(Usage(message))) => {
@@ -553,13 +563,13 @@ fn expiry(text: Option<String>, now: Timestamp) -> Result<Option<String>, Usage>
     .transpose()
 }
 
-/// Reads `--action JSON`: the bound action at `open`, what is presented at `redeem`.
-fn action_json(text: &str) -> Result<ActionArg, Usage> {
-    let a: Action = serde_json::from_str(text).map_err(|e| {
-        Usage(format!(
-            "`--action` must be JSON {{\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}}: {e}"
-        ))
-    })?;
+/// Reads `--action`: the bound action at `open`, what is presented at `redeem`.
+fn action_json(reader: &mut Reader, arg: JsonArg) -> Result<ActionArg, Usage> {
+    let a: Action = reader.json(
+        "--action",
+        arg,
+        "JSON {\"executor\",\"resource_version\",\"arguments\",\"operation_key\"}",
+    )?;
     Ok(ActionArg {
         executor: a.executor,
         resource_version: a.resource_version,
@@ -569,35 +579,42 @@ fn action_json(text: &str) -> Result<ActionArg, Usage> {
 }
 
 impl Open {
-    fn args(self, now: Timestamp) -> Result<OpenArgs, Usage> {
+    /// The arguments, with the JSON of `--form` and `--action` read (before the store is
+    /// opened, so a file that cannot be read creates no store) and `--expires` left to read
+    /// against the store's clock.
+    fn args(self) -> Result<(OpenArgs, Option<String>), Usage> {
         let non_empty = |v: Vec<String>| (!v.is_empty()).then_some(v);
+        let mut reader = Reader::new();
         let form = self
             .form
-            .map(|f| {
-                serde_json::from_str(&f).map_err(|e| {
-                    Usage(format!(
-                        "`--form` must be JSON {{\"message\",\"questions\"}}: {e}"
-                    ))
-                })
-            })
+            .map(|f| reader.json("--form", f, "JSON {\"message\",\"questions\"}"))
             .transpose()?;
-        Ok(OpenArgs {
+        let action = self
+            .action
+            .map(|a| action_json(&mut reader, a))
+            .transpose()?;
+        let args = OpenArgs {
             conversation: self.conversation,
             kind: self.kind,
             body: self.body,
             title: self.title,
             choices: non_empty(self.choices),
             audience: non_empty(self.audience),
-            expires_at: expiry(self.expires_at, now)?,
-            action: self.action.as_deref().map(action_json).transpose()?,
+            expires_at: None,
+            action,
             form,
             key: self.key,
-        })
+        };
+        Ok((args, self.expires_at))
     }
 }
 
 impl Respond {
     fn args(self) -> Result<RespondArgs, Failure> {
+        let answer = self
+            .answer
+            .map(|a| Reader::new().text("--answer", a))
+            .transpose()?;
         // Files sent with a form's answer: each local file's bytes, named in the answer as
         // `upload:<file name>` (a path in the answer is refused).
         let uploads = self
@@ -609,7 +626,7 @@ impl Respond {
             id: self.id,
             version: self.version,
             outcome: self.outcome,
-            answer: self.answer.map(Answer::Text),
+            answer: answer.map(Answer::Text),
             uploads,
             key: self.key,
         })
@@ -638,9 +655,11 @@ fn change<A>(
 pub(crate) fn run(op: Op) -> Result<Value, Failure> {
     match op {
         Op::Open(c) => {
-            let asks = open_store(&c.who.db)?;
             let acting = c.who.acting.clone();
-            let args = c.args(asks.now())?;
+            let db = c.who.db.clone();
+            let (mut args, expires) = c.args()?;
+            let asks = open_store(&db)?;
+            args.expires_at = expiry(expires, asks.now())?;
             run_as(&asks, &acting, args)
         }
         Op::Show(c) => run_checked::<Show, _>(&c.who, ShowArgs { id: c.id }),
@@ -700,7 +719,7 @@ pub(crate) fn run(op: Op) -> Result<Value, Failure> {
             },
         ),
         Op::Redeem(c) => {
-            let action = action_json(&c.action)?;
+            let action = action_json(&mut Reader::new(), c.action)?;
             run_checked::<Redeem, _>(
                 &c.who,
                 RedeemArgs {

@@ -137,7 +137,7 @@ pub fn main(args: Args) -> ExitCode {
     if args.surface == Surface::Terminal && !std::io::stdin().is_terminal() {
         return usage(Usage(
             "`ask fill` needs a terminal on standard input to read the answers from; to answer \
-             from a script use `forms ask respond --answer JSON`"
+             from a script use `forms ask respond --answer JSON|@PATH|-`"
                 .into(),
         ));
     }

@@ -39,8 +39,10 @@ const HOST_ABOUT: &str = "A local host for an MCP server: calls a tool and answe
 const HOST_ABOUT: &str = "A local host for an MCP server: not built in (the `host` feature)";
 
 const AFTER_HELP: &str = "\
-A missing FILE or RESP, or `-`, reads standard input. Output is one line of compact JSON
-(except the page of `preview` without --out, and `completions`).
+A missing FILE or RESP, or `-`, reads standard input. A flag that takes JSON takes it inline,
+as @PATH to read a file, or as - to read standard input (one - per command); at most 1 MiB.
+Output is one line of compact JSON (except the page of `preview` without --out, and
+`completions`).
 Exit status: 0 success; 1 contract failure, with {\"error\":{\"code\":...,\"message\":...}}
 on stdout (invalid_arguments for forms, invalid_response for answers); 2 usage error, or a
 result that cannot be written.";
@@ -205,13 +207,26 @@ pub struct HostArgs {
     /// Call the tool NAME (without it, the tool list is printed)
     #[arg(long, value_name = "NAME")]
     pub call: Option<String>,
-    /// The tool's arguments, a JSON object (default {}), or @FILE holding it
-    #[arg(long = "args", value_name = "JSON|@FILE")]
-    pub arguments: Option<String>,
-    /// Answer forms from FILE: a host response object, or an array of them answering the
-    /// forms in order
-    #[arg(long, value_name = "FILE", conflicts_with = "terminal")]
-    pub answer: Option<String>,
+    #[arg(
+        long = "args",
+        value_name = crate::json_arg::value_name("JSON"),
+        value_parser = crate::json_arg::JsonArg::parser(),
+        allow_hyphen_values = true,
+        help = crate::json_arg::help("The tool's arguments, a JSON object (default {})")
+    )]
+    pub arguments: Option<crate::json_arg::JsonArg>,
+    #[arg(
+        long,
+        value_name = crate::json_arg::value_name("JSON"),
+        value_parser = crate::json_arg::JsonArg::parser(),
+        allow_hyphen_values = true,
+        conflicts_with = "terminal",
+        help = crate::json_arg::help(
+            "Answer forms with a host response object, or an array of them answering the \
+             forms in order"
+        )
+    )]
+    pub answer: Option<crate::json_arg::JsonArg>,
     /// Answer forms in the terminal (`forms fill`)
     #[arg(long)]
     pub terminal: bool,

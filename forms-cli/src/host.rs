@@ -4,16 +4,13 @@
 
 use crate::cli::{usage_error, HostArgs};
 use crate::io::{print_line, Usage};
+use crate::json_arg::{JsonArg, Reader};
 use forms_host::{self as host, Answerer, HostOptions, PageOptions, Target};
 use forms_runtime::native::NativeView;
 use forms_runtime::rules::visible::visible;
 use serde_json::{Map, Value};
 use std::process::ExitCode;
 use std::sync::Arc;
-
-fn read(path: &str, what: &str) -> Result<String, Usage> {
-    std::fs::read_to_string(path).map_err(|e| Usage(format!("cannot read {what} {path}: {e}")))
-}
 
 /// The session `args` describe: what clap checked, and the files and JSON it names.
 fn options(args: HostArgs) -> Result<HostOptions, Usage> {
@@ -48,19 +45,18 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
             ))
         }
     };
+    // `--terminal` reads the keyboard on standard input (and clap keeps `--answer` from it).
+    if terminal && arguments == Some(JsonArg::Stdin) {
+        return Err(Usage(
+            "`--terminal` reads the keyboard on standard input: give `--args` inline or as \
+             @PATH"
+                .into(),
+        ));
+    }
+    let mut reader = Reader::new();
     let arguments: Map<String, Value> = match arguments {
         None => Map::new(),
-        Some(text) => {
-            let text = match text.strip_prefix('@') {
-                Some(path) => read(path, "the arguments file")?,
-                None => text,
-            };
-            match serde_json::from_str(&text) {
-                Ok(Value::Object(map)) => map,
-                Ok(_) => return Err(Usage("`--args` must be a JSON object".into())),
-                Err(e) => return Err(Usage(format!("`--args` is not JSON: {e}"))),
-            }
-        }
+        Some(arg) => reader.json("--args", arg, "a JSON object")?,
     };
     let answerer = match (answer, terminal) {
         (Some(_), true) => {
@@ -68,8 +64,8 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
                 "give either `--answer` or `--terminal`, not both".into(),
             ))
         }
-        (Some(path), false) => Answerer::from_answer_file(&read(&path, "the answer file")?)
-            .map_err(|e| Usage(format!("the answer file {path} {e}")))?,
+        (Some(arg), false) => Answerer::from_answer_file(&reader.text("--answer", arg)?)
+            .map_err(|e| Usage(format!("`--answer` {e}")))?,
         // Each form is asked in the terminal, as `forms fill` asks it.
         (None, true) => Answerer::Custom(Arc::new(|form: &NativeView| {
             crate::fill::fill_view(form).map_err(|e| e.to_string())

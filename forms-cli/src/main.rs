@@ -14,7 +14,10 @@
 //!
 //! Every command and every `ask` operation has its own `--help`; `forms --version` prints
 //! the version. Flags take their value as `--flag VALUE` or `--flag=VALUE`. A missing `FILE`
-//! (or `-`) means standard input. Every result is one line of compact JSON on standard
+//! (or `-`) means standard input. A flag that takes JSON (`ask open --form` and `--action`,
+//! `ask respond --answer`, `ask redeem --action`, `host --args` and `--answer`) takes it
+//! inline, as `@PATH` (the file's contents) or as `-` (standard input, for one flag per
+//! command), at most 1 MiB (1,048,576 bytes) however it is given. Every result is one line of compact JSON on standard
 //! output, followed by a newline; inside its strings and keys, control characters (C0, DEL,
 //! C1) and bidirectional controls are written as `\uXXXX`, so text from a form, a server or
 //! a store reaches the terminal as text, never as a command to it.
@@ -27,8 +30,9 @@
 //!   report `invalid_arguments`; the response of `answer` reports `invalid_response`. Input
 //!   that is not UTF-8 is such a failure too.
 //! - `2`: a usage error (unknown command or flag, a missing or bad value, extra arguments,
-//!   an argument that is not UTF-8 where text is expected, an unreadable file, a command
-//!   this build leaves out) or a failure to write the output; a message and the usage of the
+//!   an argument that is not UTF-8 where text is expected, an unreadable file, a JSON flag's
+//!   value over 1 MiB or two JSON flags reading standard input, a command this build leaves
+//!   out) or a failure to write the output; a message and the usage of the
 //!   command go to standard error.
 #![forbid(unsafe_code)]
 
@@ -41,6 +45,8 @@ mod fill;
 #[cfg(feature = "host")]
 mod host;
 mod io;
+#[cfg(any(feature = "ask", feature = "host"))]
+mod json_arg;
 mod lint;
 mod preview;
 

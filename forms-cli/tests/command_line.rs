@@ -390,7 +390,7 @@ mod host {
             .arg("host")
             .arg(format!("--url={url}"))
             .arg("--protocol=2026-07-28")
-            .arg(format!("--answer={}", answer.display()))
+            .arg(format!("--answer=@{}", answer.display()))
             .arg("--call=form_elicitation_v2_request")
             .arg(format!("--args={}", form()))
             .arg("--max-file-bytes=1000")
@@ -411,7 +411,7 @@ mod host {
         for args in [
             &["host"][..],
             &["host", "--url=http://127.0.0.1:1/mcp", "--", "server"],
-            &["host", "--answer=a.json", "--terminal", "--", "server"],
+            &["host", "--answer=@a.json", "--terminal", "--", "server"],
             &["host", "--protocol=2024-01-01", "--", "server"],
             &["host", "--max-file-bytes=lots", "--", "server"],
             &["host", "--args={", "--", "server"],

@@ -30,7 +30,7 @@ fn forms_host(dir: &Path, answer: &Value, args: &[&str]) -> Command {
     command
         .arg("host")
         .arg("--answer")
-        .arg(&file)
+        .arg(format!("@{}", file.display()))
         .args(args)
         .env("DATA_FORMS_TIMEOUT_MS", "10000");
     command

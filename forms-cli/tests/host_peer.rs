@@ -56,7 +56,7 @@ fn peer_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../forms-mcp/tests/interop/peer_server.py")
 }
 
-/// `forms host --trace --protocol PROTOCOL --answer FILE --call choose_project` and the server
+/// `forms host --trace --protocol PROTOCOL --answer @FILE --call choose_project` and the server
 /// arguments; the tool result (stdout) and the trace (stderr).
 fn host(
     dir: &Path,
@@ -72,7 +72,7 @@ fn host(
     std::fs::write(&file, answer.to_string()).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_forms"))
         .args(["host", "--trace", "--protocol", protocol, "--answer"])
-        .arg(&file)
+        .arg(format!("@{}", file.display()))
         .args(["--call", "choose_project"])
         .args(server)
         .env("DATA_FORMS_TIMEOUT_MS", "20000")
