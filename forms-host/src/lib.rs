@@ -67,7 +67,7 @@ pub enum Answerer {
 }
 
 impl Answerer {
-    /// Reads `--answer FILE`: a host response object, or an array of them.
+    /// Reads the JSON of `--answer`: a host response object, or an array of them.
     pub fn from_answer_file(text: &str) -> Result<Answerer, String> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Array(list)) => Ok(Answerer::Scripted(list, false)),
