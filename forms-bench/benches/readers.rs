@@ -19,6 +19,8 @@
 //!
 //! Run with `cargo bench -p forms-bench --bench readers --features readers`; each line prints
 //! the median of interleaved rounds, each figure the fastest round.
+// Benchmark code: a failed unwrap, expect or index is a failed run.
+#![allow(clippy::restriction)]
 
 use forms_test_kit::inputs;
 
