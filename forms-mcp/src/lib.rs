@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! The Data form tool server on [rmcp](https://crates.io/crates/rmcp) 3.11: the MCP tool
 //! `form_elicitation_v2_request`, which sends a Data form to the person through the host's
 //! native `openai/elicitation/create` request and returns the checked answer.
