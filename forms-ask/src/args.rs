@@ -46,6 +46,7 @@ use serde_json::{json, Map, Value};
 /// Why an operation's arguments were refused: an engine refusal, or arguments the surface
 /// could not read (code `invalid_arguments`).
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Refused {
     /// The engine's refusal.
     Ask(AskError),
@@ -393,11 +394,11 @@ pub struct RespondArgs {
     /// the answer (one of the choices, if offered); for a question carrying a form, the host
     /// response {"action":"accept","content":{...}}, {"action":"decline"} or
     /// {"action":"cancel"}, checked against the form; a files answer names each file sent
-    /// as "upload:<name>" (never a file:// path)
+    /// as `"upload:<name>"` (never a file:// path)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "answer")]
     pub answer: Option<Answer>,
-    /// files sent with a form's answer, each named in its files value as "upload:<name>";
+    /// files sent with a form's answer, each named in its files value as `"upload:<name>"`;
     /// stored with the response, and the requester gets its own copy
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "uploads")]

@@ -6,6 +6,7 @@ use serde::Serialize;
 /// Why an operation was refused. Nothing was written when an operation returns an error
 /// (except that a request found past its expiry is marked expired first).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AskError {
     /// No request with this ID.
     #[error("no request {0}")]
@@ -199,6 +200,7 @@ impl AskError {
 /// Why a principal is not eligible to respond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Ineligible {
     /// Not in the audience fixed when the request was opened (a later member never is).
     #[error("not in the request's original audience")]
@@ -220,6 +222,7 @@ pub enum Ineligible {
 /// Why a bound-action operation was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ActionRefusal {
     /// The request has no bound action.
     #[error("the request has no bound action")]
@@ -266,6 +269,7 @@ pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
 
 /// A store failure.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The file or database is not a forms-ask database, or it is damaged.
     #[error("{location} {problem}")]

@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! Durable requested replies: questions, approvals and tasks that live inside a
 //! conversation and survive restarts, with a saved final outcome anyone allowed can inspect
 //! later.

@@ -90,6 +90,7 @@ impl RequestId {
     Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Kind {
     /// An answer, optionally from exact choices. Outcome: `answered`.
     #[default]
@@ -136,6 +137,7 @@ impl fmt::Display for Kind {
 /// The typed final outcome of a resolved request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// A question's answer was saved.
     Answered,
@@ -188,6 +190,7 @@ impl fmt::Display for Outcome {
 /// Where a request is in its life. `Open` is the only state a request ever leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum State {
     /// Waiting for a response.
     Open,
@@ -251,6 +254,7 @@ pub struct Redemption {
 /// What an executor reports about a redeemed action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ExecutionStatus {
     /// The external effect happened.
     Succeeded,
@@ -582,6 +586,7 @@ pub struct Redeem {
 /// What happened to a request, as recorded in its audit log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum EventKind {
     /// It was opened.
     Opened,
@@ -645,6 +650,7 @@ impl Member {
 /// A change to a conversation's membership, as recorded in its membership log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MemberEventKind {
     /// Joined (or rejoined) as a member.
     Joined,

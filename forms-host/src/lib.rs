@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! A local host for any MCP server (`forms host`, `forms ask page`): connects to a server over stdio or
 //! streamable HTTP as a host that advertises native forms, lists the tools, calls one, and
 //! answers every form the server asks on the way.

@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! The `#[derive(Form)]` and `form!` macros. Use them through `forms_runtime`, which
 //! re-exports both; this crate's items are not meant to be named directly.
 //!

@@ -28,6 +28,7 @@ pub const TOKEN_CHARS_MIN: usize = 16;
 
 /// A token table that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TokenError {
     /// A token shorter than [`TOKEN_CHARS_MIN`] characters.
     #[error(
@@ -50,6 +51,7 @@ pub enum TokenError {
 
 /// A request whose `Authorization` header cannot be read as one credential.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthError {
     /// Two or more `Authorization` headers.
     #[error("the request carries more than one Authorization header")]

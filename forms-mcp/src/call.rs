@@ -219,32 +219,3 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for FormCall {
         })
     }
 }
-
-#[cfg(test)]
-mod tests {
-
-    /// The code block of `text` that starts after the line `start`, up to the closing fence.
-    fn block<'a>(text: &'a str, start: &str, prefix: &str) -> Vec<&'a str> {
-        text.lines()
-            .skip_while(|line| line.trim_end() != start)
-            .skip(1)
-            .take_while(|line| line.trim_end() != format!("{prefix}```").trim_end())
-            .map(|line| {
-                line.strip_prefix(prefix)
-                    .unwrap_or(line.trim_start_matches(prefix.trim_end()))
-            })
-            .collect()
-    }
-
-    #[test]
-    fn the_readme_shows_the_compiled_doc_example() {
-        let readme = include_str!("../../README.md");
-        let at = readme
-            .find("<!-- form-call-example -->")
-            .expect("the README's FormCall example");
-        let shown = block(&readme[at..], "```rust,ignore", "");
-        let compiled = block(include_str!("call.rs"), "/// ```no_run", "/// ");
-        assert!(compiled.len() > 20, "{compiled:?}");
-        assert_eq!(shown, compiled);
-    }
-}

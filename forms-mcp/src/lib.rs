@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! The Data form tool server on [rmcp](https://crates.io/crates/rmcp) 3.11: the MCP tool
 //! `form_elicitation_v2_request`, which sends a Data form to the person through the host's
 //! native `openai/elicitation/create` request and returns the checked answer.
@@ -42,7 +47,8 @@
 //! `FORMS_STATE_KEY` (hex, at least 32 bytes) or is random per process.
 //!
 //! # Requested replies
-//! With the `asks` feature (on by default, and needed by the binary) and `--asks DB` (a SQLite path or a `postgres://` URL) the server also lists the tools of
+//! With the `asks` feature (off by default; the binary's `cli` feature turns it on) and `--asks DB`
+//! (a SQLite path or a `postgres://` URL) the server also lists the tools of
 //! [`forms_ask`]'s durable requested replies, `ask_open` … `ask_restore` ([`replies`]). The
 //! principal comes from the session, never from the arguments: over stdio the one fixed at
 //! start (`--principal NAME` or `FORMS_ASK_PRINCIPAL`), over HTTP the one the bearer token

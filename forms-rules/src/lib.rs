@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! The Data form contract's limits and syntax rules, as plain functions.
 //!
 //! This crate has no dependencies. The `forms-macros` crate calls it at compile time and
@@ -14,14 +19,6 @@
 //!
 //! Lengths are counted in Unicode scalar values (`str::chars`), except the 1 MiB argument
 //! limit of R4, which counts UTF-16 code units as the host's adapter does.
-//!
-//! ```
-//! use forms_rules::{check_id, Rule};
-//! assert!(check_id("goal").is_ok());
-//! let v = check_id("9x").unwrap_err();
-//! assert_eq!(v.rule, Rule::R6);
-//! assert_eq!(v.problem, "must start with an ASCII letter");
-//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -163,6 +160,7 @@ pub const SHOWN_CHARS_MAX: usize = 40;
 /// it. The native request's rules `N1`–`N10` are defined there too; they have no variant,
 /// because compiling a valid form to its native request cannot fail, so no message cites them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Rule {
     /// The form's `message` is a required string of 1–80 characters that is not blank (not empty or
     /// only whitespace).

@@ -64,6 +64,7 @@ pub enum Options<'a> {
 /// make it wrong. [`SelectionProblem::violation`] words it, the one wording used by the
 /// derive, `form!` and the runtime; [`SelectionProblem::limit`] names the limit to point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SelectionProblem {
     /// R12–R16: fewer options than the kind needs.
     TooFewOptions {

@@ -11,6 +11,7 @@ use std::fmt;
 /// The six error codes of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Input failed the advertised contract, uniqueness, size, or selection-limit checks.
     InvalidArguments,

@@ -1,3 +1,8 @@
+// The front page opens with the crate's README (its example a doctest), then the details.
+#![doc = include_str!("../README.md")]
+//!
+//! # In detail
+//!
 //! Typed Data forms for Rust agents and MCP tools.
 //!
 //! The runtime holds the Data contract (model-facing `{message, questions}` arguments, rules
@@ -17,12 +22,6 @@ mod typed;
 
 #[doc(hidden)]
 pub mod __private;
-
-/// The Rust examples of the workspace's README, compiled and run as doctests of this crate, so
-/// they cannot drift and need no dependency but this one.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
 
 pub use answer::{Answers, FileRefView, Outcome};
 pub use data::DataForm;
