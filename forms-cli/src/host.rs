@@ -4,7 +4,7 @@
 
 use crate::cli::{usage_error, HostArgs};
 use crate::io::{print_line, Usage};
-use forms_host::{self as host, Answerer, HostOptions, PageOptions, Target};
+use forms_host::{self as host, Answerer, Asker, HostOptions, PageOptions, Target};
 use forms_runtime::native::NativeView;
 use forms_runtime::rules::visible::visible;
 use serde_json::{Map, Value};
@@ -71,13 +71,13 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         (Some(path), false) => Answerer::from_answer_file(&read(&path, "the answer file")?)
             .map_err(|e| Usage(format!("the answer file {path} {e}")))?,
         // Each form is asked in the terminal, as `forms fill` asks it.
-        (None, true) => Answerer::Custom(Arc::new(|form: &NativeView| {
-            crate::fill::fill_view(form).map_err(|e| e.to_string())
+        (None, true) => Answerer::Custom(Arc::new(|form: &NativeView, asker: &Asker| {
+            crate::fill::fill_view(form, &asker.lines).map_err(|e| e.to_string())
         })),
+        // The person's page: who asks, the form, and nothing meant for its author.
         (None, false) => Answerer::Page(
-            Arc::new(|form: &NativeView| {
-                crate::preview::render_view(form, "forms host")
-                    .map(|page| page.html)
+            Arc::new(|form: &NativeView, asker: &Asker| {
+                crate::preview::render_answer(form, &asker.lines)
                     .map_err(|e| format!("cannot make the page: {e}"))
             }),
             page,

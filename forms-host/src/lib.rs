@@ -43,15 +43,57 @@ use serde_json::{json, Map, Value};
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
-/// Renders a form (the host's [`NativeView`] of the request) as an HTML page whose Submit,
-/// Decline and Cancel POST the host response JSON to the URL in the `<body data-forms-post>`
-/// attribute; an error says why the page could not be made.
-pub type RenderPage = Arc<dyn Fn(&NativeView) -> Result<String, String> + Send + Sync>;
+/// Renders a form (the host's [`NativeView`] of the request, and who asks it) as an HTML
+/// page whose Submit, Decline and Cancel POST the host response JSON to the URL in the
+/// `<body data-forms-post>` attribute; an error says why the page could not be made.
+pub type RenderPage = Arc<dyn Fn(&NativeView, &Asker) -> Result<String, String> + Send + Sync>;
 
-/// Answers one form (the host's [`NativeView`] of the request) with a host response such as
-/// `{"action":"accept","content":{…}}`, blocking (it runs on a blocking thread); an error
-/// says why the form was not answered.
-pub type AnswerFn = Arc<dyn Fn(&NativeView) -> Result<Value, String> + Send + Sync>;
+/// Answers one form (the host's [`NativeView`] of the request, and who asks it) with a host
+/// response such as `{"action":"accept","content":{…}}`, blocking (it runs on a blocking
+/// thread); an error says why the form was not answered.
+pub type AnswerFn = Arc<dyn Fn(&NativeView, &Asker) -> Result<Value, String> + Send + Sync>;
+
+/// Who asks a form, as the person answering it is shown above the form (the page's header,
+/// the top of every terminal screen): lines of a label and a text, in order, such as
+/// `("Asked by", "forms-mcp 0.1.0")`. The texts are the peer's own: a page shows them as
+/// text, a terminal through `visible`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Asker {
+    /// The lines, label and text.
+    pub lines: Vec<(String, String)>,
+}
+
+impl Asker {
+    /// The server that asks, from its `serverInfo`: `Asked by` its title, name and version
+    /// (`Files (files-server 1.2.0)`, or `files-server 1.2.0` without a title); a server
+    /// that gave none is named as such. The MCP specification has the client show which
+    /// server requests the information.
+    pub fn server(info: Option<&Implementation>) -> Asker {
+        let text = match info {
+            None => "a server that did not give its name".to_owned(),
+            Some(i) => {
+                let plain = if i.version.is_empty() {
+                    i.name.clone()
+                } else {
+                    format!("{} {}", i.name, i.version)
+                };
+                match i.title.as_deref().map(str::trim) {
+                    Some(title) if !title.is_empty() && title != i.name => {
+                        format!("{title} ({plain})")
+                    }
+                    _ => plain,
+                }
+            }
+        };
+        Asker::default().line("Asked by", text)
+    }
+
+    /// Adds a line.
+    pub fn line(mut self, label: impl Into<String>, text: impl Into<String>) -> Asker {
+        self.lines.push((label.into(), text.into()));
+        self
+    }
+}
 
 /// How the host answers a form.
 #[derive(Clone)]
@@ -139,8 +181,8 @@ struct HostClient {
 }
 
 impl HostClient {
-    /// Shows the form `view` and returns the host response.
-    async fn answer(&self, view: NativeView) -> Result<Value, String> {
+    /// Shows the form `view`, asked by `asker`, and returns the host response.
+    async fn answer(&self, view: NativeView, asker: Asker) -> Result<Value, String> {
         let index = {
             let mut next = self.next.lock().map_err(|_| "poisoned".to_owned())?;
             let index = *next;
@@ -168,12 +210,12 @@ impl HostClient {
                     .get_or_try_init(|| PageServer::start(*options))
                     .await
                     .map_err(|e| format!("cannot serve the page: {e}"))?;
-                let html = render(&view)?;
+                let html = render(&view, &asker)?;
                 page.ask(Arc::new(view), html).await
             }
             Answerer::Custom(answer) => {
                 let answer = Arc::clone(answer);
-                tokio::task::spawn_blocking(move || answer(&view))
+                tokio::task::spawn_blocking(move || answer(&view, &asker))
                     .await
                     .map_err(|e| e.to_string())?
             }
@@ -189,6 +231,12 @@ pub fn check_native(params: &Value) -> Result<NativeView, String> {
     NativeView::from_request(params).map_err(|e| e.to_string())
 }
 
+/// The server asking, from the handshake of the session `ctx` belongs to.
+fn asker_of(ctx: &RequestContext<RoleClient>) -> Asker {
+    let info = ctx.peer.peer_info();
+    Asker::server(info.as_ref().and_then(|i| i.server_info.as_ref()))
+}
+
 fn malformed(method: &str, why: &str) -> McpError {
     let message = format!("malformed {method} request: {why}");
     eprintln!(
@@ -202,7 +250,7 @@ impl ClientHandler for HostClient {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _ctx: RequestContext<RoleClient>,
+        ctx: RequestContext<RoleClient>,
     ) -> Result<CustomResult, McpError> {
         if request.method != forms_mcp::ELICITATION_METHOD || self.core_only {
             return Err(McpError::new(
@@ -214,7 +262,7 @@ impl ClientHandler for HostClient {
         let params = request.params.unwrap_or(Value::Null);
         let view =
             check_native(&params).map_err(|why| malformed(forms_mcp::ELICITATION_METHOD, &why))?;
-        match self.answer(view).await {
+        match self.answer(view, asker_of(&ctx)).await {
             Ok(answer) => Ok(CustomResult::new(answer)),
             Err(why) => {
                 eprintln!(
@@ -248,7 +296,7 @@ impl ClientHandler for HostClient {
             object.remove("_meta");
         }
         let view = check_native(&params).map_err(|why| malformed("elicitation/create", &why))?;
-        let answer = match self.answer(view).await {
+        let answer = match self.answer(view, asker_of(&ctx)).await {
             Ok(answer) => answer,
             Err(why) => {
                 eprintln!(

@@ -59,7 +59,7 @@ pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
         Ok(read) => read,
         Err(e) => return Ok(Printed::Failed(e)),
     };
-    let response = fill_view(&read.view).map_err(|e| Usage(e.to_string()))?;
+    let response = fill_view(&read.view, &[]).map_err(|e| Usage(e.to_string()))?;
     if let Some(form) = read.data {
         // The runtime's own check: a response this command builds must pass it.
         if let Err(e) = form.check_response(&response.to_string()) {
@@ -86,8 +86,12 @@ pub use forms_runtime::rules::visible::visible;
 
 /// Asks the form `view` in the terminal on standard input and returns the host response:
 /// `{"action":"accept","content":{…}}`, `{"action":"decline"}` or `{"action":"cancel"}`.
-pub fn fill_view(view: &NativeView) -> Result<Value, FillError> {
-    let form = Form::from_view(view)?;
+/// `asker` (label and text, in order: the server that asks, or a request's requester, title
+/// and deadline) heads every screen, so the person always sees who asks; `forms fill` of a
+/// file has none.
+pub fn fill_view(view: &NativeView, asker: &[(String, String)]) -> Result<Value, FillError> {
+    let mut form = Form::from_view(view)?;
+    form.asker = asker.to_vec();
     if !std::io::stdin().is_terminal() {
         return Err(FillError(
             "answering in the terminal needs a terminal on standard input".into(),
