@@ -231,6 +231,10 @@ pub struct HostArgs {
     /// Log every JSON-RPC message on standard error
     #[arg(long)]
     pub trace: bool,
+    /// With --answer: open in the browser ($BROWSER, else xdg-open) a URL-mode request's URL
+    /// that the answer file accepts (without it the URL is only printed)
+    #[arg(long)]
+    pub open_urls: bool,
     /// The largest file the page takes, in bytes
     #[arg(long, value_name = "N", default_value_t = forms_host::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_bytes: u64,

@@ -26,6 +26,7 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         protocol,
         core_only,
         trace,
+        open_urls,
         max_file_bytes,
         command,
     } = args;
@@ -83,6 +84,22 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
             page,
         ),
     };
+    // In the terminal, a URL-mode request asks y/n, and only a yes opens the URL.
+    let consent: Option<host::ConsentFn> = terminal.then(|| {
+        Arc::new(|request: &host::UrlRequest, asker: &Asker| {
+            let answer = crate::fill::consent_url(
+                &asker.lines,
+                &request.message,
+                request.split(),
+                &request.warnings,
+            )
+            .map_err(|e| e.to_string())?;
+            if answer.get("action").and_then(Value::as_str) == Some("accept") {
+                host::open_in_browser(&request.url)?;
+            }
+            Ok(answer)
+        }) as host::ConsentFn
+    });
     Ok(HostOptions {
         target,
         protocol,
@@ -90,6 +107,8 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         answerer,
         trace,
         core_only,
+        consent,
+        open_urls,
     })
 }
 

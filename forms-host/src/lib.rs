@@ -27,19 +27,22 @@
 
 mod page;
 mod trace;
+mod url_mode;
 pub mod visible;
 
 pub use page::{accepts, PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
+pub use url_mode::{open_in_browser, url_response, UrlRequest};
 
 use forms_runtime::native::NativeView;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, CustomRequest, CustomResult,
-    ElicitRequestParams, ElicitResult, Implementation, ProtocolVersion,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, CustomNotification, CustomRequest,
+    CustomResult, ElicitRequestParams, ElicitResult, Implementation, ProtocolVersion,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::Transport;
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
@@ -52,6 +55,12 @@ pub type RenderPage = Arc<dyn Fn(&NativeView, &Asker) -> Result<String, String> 
 /// response such as `{"action":"accept","content":{…}}`, blocking (it runs on a blocking
 /// thread); an error says why the form was not answered.
 pub type AnswerFn = Arc<dyn Fn(&NativeView, &Asker) -> Result<Value, String> + Send + Sync>;
+
+/// Answers a URL-mode request (who asks it, the message, the URL with its host apart) with
+/// `{"action":"accept"}` (the person consented to open the URL, and it was opened),
+/// `{"action":"decline"}` or `{"action":"cancel"}`, blocking; an error says why it was not
+/// answered.
+pub type ConsentFn = Arc<dyn Fn(&UrlRequest, &Asker) -> Result<Value, String> + Send + Sync>;
 
 /// Who asks a form, as the person answering it is shown above the form (the page's header,
 /// the top of every terminal screen): lines of a label and a text, in order, such as
@@ -146,15 +155,23 @@ pub struct HostOptions {
     /// Whether the host withholds the `openai/elicitation` extension and advertises core
     /// form elicitation only.
     pub core_only: bool,
+    /// How a URL-mode request is answered besides the [`Answerer`]'s own way: the terminal's
+    /// y/n question. Without it, scripted answers answer it (the next response of the file),
+    /// the page answerer serves a consent page, and a custom answerer declines it.
+    pub consent: Option<ConsentFn>,
+    /// Whether a URL-mode request that a scripted answer accepts is opened in the browser
+    /// ([`open_in_browser`]); without it the URL is only printed.
+    pub open_urls: bool,
 }
 
-/// The capabilities the host advertises: core form elicitation and, unless `core_only`, the
-/// `openai/elicitation` extension's forms.
+/// The capabilities the host advertises: core elicitation in form and URL mode and, unless
+/// `core_only`, the `openai/elicitation` extension's forms.
 pub fn host_capabilities(core_only: bool) -> Value {
     if core_only {
-        json!({"elicitation": {"form": {}}})
+        json!({"elicitation": {"form": {}, "url": {}}})
     } else {
-        json!({"elicitation": {"form": {}}, "extensions": {forms_mcp::EXTENSION: {"form": {}}}})
+        json!({"elicitation": {"form": {}, "url": {}},
+               "extensions": {forms_mcp::EXTENSION: {"form": {}}}})
     }
 }
 
@@ -178,38 +195,109 @@ struct HostClient {
     core_only: bool,
     next: Arc<Mutex<usize>>,
     page: Arc<tokio::sync::OnceCell<PageServer>>,
+    consent: Option<ConsentFn>,
+    open_urls: bool,
+    /// The `elicitationId`s of URL-mode requests the person accepted, until the server says
+    /// they are complete.
+    opened: Arc<Mutex<HashSet<String>>>,
 }
 
 impl HostClient {
+    /// The index of the next request answered (forms and URL requests in one count).
+    fn next_index(&self) -> Result<usize, String> {
+        let mut next = self.next.lock().map_err(|_| "poisoned".to_owned())?;
+        let index = *next;
+        *next += 1;
+        Ok(index)
+    }
+
+    /// The scripted response number `index`.
+    fn scripted(list: &[Value], every: bool, index: usize) -> Result<Value, String> {
+        let chosen = if every { list.first() } else { list.get(index) };
+        chosen.cloned().ok_or_else(|| {
+            format!(
+                "the answer file holds {} responses; request {} has none",
+                list.len(),
+                index + 1
+            )
+        })
+    }
+
+    async fn page_server(&self, options: PageOptions) -> Result<&PageServer, String> {
+        self.page
+            .get_or_try_init(|| PageServer::start(options))
+            .await
+            .map_err(|e| format!("cannot serve the page: {e}"))
+    }
+
+    /// Asks the person about the URL-mode request `request` and returns the host response
+    /// (accept, decline or cancel, without content). Nothing is opened without consent.
+    async fn answer_url(&self, request: UrlRequest, asker: Asker) -> Result<Value, String> {
+        let index = self.next_index()?;
+        let (before, host, after) = request.split();
+        eprintln!(
+            "forms host: {} asks you to open {}[{}]{} ({})",
+            visible::visible(
+                asker
+                    .lines
+                    .first()
+                    .map_or("the server", |(_, t)| t.as_str())
+            ),
+            visible::visible(before),
+            visible::visible(host),
+            visible::visible(after),
+            visible::visible(&request.message),
+        );
+        for warning in &request.warnings {
+            eprintln!("forms host: warning: {warning}");
+        }
+        let answer = if let Some(consent) = &self.consent {
+            let consent = Arc::clone(consent);
+            tokio::task::spawn_blocking(move || consent(&request, &asker))
+                .await
+                .map_err(|e| e.to_string())??
+        } else {
+            match &self.answerer {
+                Answerer::Scripted(list, every) => {
+                    let answer = url_response(Self::scripted(list, *every, index)?)?;
+                    if accepted(&answer) {
+                        if self.open_urls {
+                            open_in_browser(&request.url)?;
+                            eprintln!("forms host: opened {}", visible::visible(&request.url));
+                        } else {
+                            eprintln!(
+                                "forms host: accepted but not opened (give --open-urls to open it): {}",
+                                visible::visible(&request.url)
+                            );
+                        }
+                    }
+                    answer
+                }
+                Answerer::Page(_, options) => {
+                    let page = self.page_server(*options).await?;
+                    let html = url_mode::consent_page(&request, &asker.lines);
+                    let empty = NativeView::from_request(
+                        &json!({"message": "", "requestedSchema": {"type": "object", "properties": {}}}),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    page.ask(Arc::new(empty), html).await?
+                }
+                Answerer::Custom(_) => {
+                    eprintln!("forms host: declined: this answerer cannot ask about a URL");
+                    json!({"action": "decline"})
+                }
+            }
+        };
+        url_response(answer)
+    }
+
     /// Shows the form `view`, asked by `asker`, and returns the host response.
     async fn answer(&self, view: NativeView, asker: Asker) -> Result<Value, String> {
-        let index = {
-            let mut next = self.next.lock().map_err(|_| "poisoned".to_owned())?;
-            let index = *next;
-            *next += 1;
-            index
-        };
+        let index = self.next_index()?;
         match &self.answerer {
-            Answerer::Scripted(list, every) => {
-                let chosen = if *every {
-                    list.first()
-                } else {
-                    list.get(index)
-                };
-                chosen.cloned().ok_or_else(|| {
-                    format!(
-                        "the answer file holds {} responses; form {} has none",
-                        list.len(),
-                        index + 1
-                    )
-                })
-            }
+            Answerer::Scripted(list, every) => Self::scripted(list, *every, index),
             Answerer::Page(render, options) => {
-                let page = self
-                    .page
-                    .get_or_try_init(|| PageServer::start(*options))
-                    .await
-                    .map_err(|e| format!("cannot serve the page: {e}"))?;
+                let page = self.page_server(*options).await?;
                 let html = render(&view, &asker)?;
                 page.ask(Arc::new(view), html).await
             }
@@ -229,6 +317,11 @@ impl HostClient {
 /// of that shape too).
 pub fn check_native(params: &Value) -> Result<NativeView, String> {
     NativeView::from_request(params).map_err(|e| e.to_string())
+}
+
+/// Whether a host response accepts.
+fn accepted(answer: &Value) -> bool {
+    answer.get("action").and_then(Value::as_str) == Some("accept")
 }
 
 /// The server asking, from the handshake of the session `ctx` belongs to.
@@ -279,6 +372,32 @@ impl ClientHandler for HostClient {
         request: ElicitRequestParams,
         ctx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
+        if let ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } = &request
+        {
+            let read = UrlRequest::read(message, url, elicitation_id)
+                .map_err(|why| malformed("elicitation/create", &why))?;
+            let id = read.elicitation_id.clone();
+            let answer = self.answer_url(read, asker_of(&ctx)).await.map_err(|why| {
+                eprintln!(
+                    "forms host: the URL request was not answered: {}",
+                    visible::visible(&why)
+                );
+                McpError::internal_error(why, None)
+            })?;
+            if accepted(&answer) && !id.is_empty() {
+                if let Ok(mut opened) = self.opened.lock() {
+                    opened.insert(id);
+                }
+            }
+            return serde_json::from_value(answer).map_err(|e| {
+                McpError::internal_error(format!("the answer is not a host response: {e}"), None)
+            });
+        }
         let mut params = serde_json::to_value(&request)
             .map_err(|e| malformed("elicitation/create", &e.to_string()))?;
         let meta = serde_json::to_value(&ctx.meta).unwrap_or(Value::Null);
@@ -315,6 +434,32 @@ impl ClientHandler for HostClient {
         })
     }
 
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method != "notifications/elicitation/complete" {
+            return;
+        }
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(Value::as_str);
+        // Unknown and already completed IDs are ignored, as the specification requires.
+        let known = match (id, self.opened.lock()) {
+            (Some(id), Ok(mut opened)) => opened.remove(id),
+            _ => false,
+        };
+        if let (true, Some(id)) = (known, id) {
+            eprintln!(
+                "forms host: the server says the interaction you opened is complete (elicitation {})",
+                visible::visible(id)
+            );
+        }
+    }
+
     fn get_info(&self) -> ClientConfig {
         let caps: ClientCapabilities =
             serde_json::from_value(host_capabilities(self.core_only)).unwrap_or_default();
@@ -343,6 +488,9 @@ async fn run_async(options: HostOptions) -> Result<Value, String> {
         core_only: options.core_only,
         next: Arc::default(),
         page: Arc::default(),
+        consent: options.consent.clone(),
+        open_urls: options.open_urls,
+        opened: Arc::default(),
     };
     match &options.target {
         Target::Command(argv) => {
