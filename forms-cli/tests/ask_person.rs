@@ -1,6 +1,7 @@
-//! `forms ask page` is the person's page: it shows who asks (the requester, the request's
-//! title and body, its deadline) above the form, and nothing meant for the form's author (no
-//! preview banner, no lint panel), in headless Chromium against the real `forms` binary.
+//! `forms ask page` and `forms ask fill` are the person's: they show who asks (the
+//! requester, the request's title and body, its deadline) above the form, and nothing meant
+//! for the form's author (no preview banner, no lint panel), in headless Chromium and in a
+//! tmux pseudo-terminal against the real `forms` binary.
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
@@ -15,9 +16,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-#[test]
-fn ask_page_shows_the_requester_title_body_and_deadline_and_no_author_panels() {
-    let dir = forms_test_kit::scratch("ask-person", "page");
+/// A SQLite store in `dir` with an open form request of an agent to Ana: the store's path,
+/// the request's id, the agent's and Ana's names, and the deadline as shown.
+fn open_request(dir: &std::path::Path) -> (String, String, String, String, String) {
     let db = dir.join("asks.db").display().to_string();
     let t = tag();
     let asks = Asks::open_location(&db).unwrap();
@@ -55,9 +56,15 @@ fn ask_page_shows_the_requester_title_body_and_deadline_and_no_author_panels() {
         )
         .unwrap();
     drop(asks);
+    (db, opened.id.as_str().to_owned(), agent, ana, deadline)
+}
 
+#[test]
+fn ask_page_shows_the_requester_title_body_and_deadline_and_no_author_panels() {
+    let dir = forms_test_kit::scratch("ask-person", "page");
+    let (db, id, agent, ana, deadline) = open_request(&dir);
     let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["ask", "page", opened.id.as_str(), "--db", &db, "--as", &ana])
+        .args(["ask", "page", &id, "--db", &db, "--as", &ana])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -122,4 +129,50 @@ fn ask_page_shows_the_requester_title_body_and_deadline_and_no_author_panels() {
         json!({"action": "accept", "content": {"format": "html"}})
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ask_fill_shows_the_requester_title_body_and_deadline_on_every_screen() {
+    let dir = forms_test_kit::scratch("ask-person", "fill");
+    let (db, id, agent, ana, deadline) = open_request(&dir);
+    let pane = forms_test_kit::tmux::Pane::new(
+        format!("forms-ask-person-{}", std::process::id()),
+        dir.clone(),
+        Duration::from_secs(20),
+    );
+    let command = format!(
+        "{} ask fill {} --db {} --as {} > {} ; echo $? > {}",
+        forms_test_kit::tmux::quote(env!("CARGO_BIN_EXE_forms")),
+        forms_test_kit::tmux::quote(&id),
+        forms_test_kit::tmux::quote(&db),
+        forms_test_kit::tmux::quote(&ana),
+        pane.file("out.json"),
+        pane.file("rc"),
+    );
+    pane.run("set -g remain-on-exit on\n", &command);
+    let lines = [
+        format!("From: {agent}"),
+        "Request: Weekly report".to_owned(),
+        "Message: The weekly report <i>needs</i> a format".to_owned(),
+        format!("Answer by: {deadline}"),
+    ];
+    let screen = pane.wait_for("Question 1 of 2");
+    for line in &lines {
+        assert!(screen.contains(line.as_str()), "{line:?}: {screen}");
+    }
+    pane.keys(&["2", "Enter"]);
+    let screen = pane.wait_for("Question 2 of 2");
+    for line in &lines {
+        assert!(screen.contains(line.as_str()), "{line:?}: {screen}");
+    }
+    pane.keys(&["Enter"]);
+    pane.wait_for("Review your answers");
+    pane.keys(&["Enter"]);
+    assert_eq!(pane.exit_code(), Some(0), "{}", pane.screen());
+    let saved: serde_json::Value = serde_json::from_str(&pane.read("out.json")).unwrap();
+    assert_eq!(
+        saved["response"],
+        json!({"action": "accept", "content": {"format": "html"}}),
+        "{saved}"
+    );
 }
