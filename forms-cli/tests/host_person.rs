@@ -157,6 +157,12 @@ fn the_host_page_shows_the_server_prefills_defaults_bounds_numbers_and_hides_aut
         .unwrap();
     assert!(child.wait().unwrap().success(), "{out}");
     assert_eq!(seen(&out), defaults());
+    // The page says so in words, not as the host response's JSON.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while b.text_of("#forms-result") != "Your answer was sent." {
+        assert!(Instant::now() < deadline, "{}", b.text_of("#forms-result"));
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]
