@@ -231,3 +231,50 @@ fn the_page_shows_the_url_with_its_host_apart_and_answers_the_person_s_choice() 
         assert_eq!(answer, json!({"action": action}));
     }
 }
+
+#[test]
+fn on_2026_07_28_an_accepted_url_asked_again_is_not_put_to_the_person_again() {
+    // The server asks again, round after round, until the interaction is done: the person
+    // (here an answer file holding exactly one response) consents once.
+    let dir = forms_test_kit::scratch("url", "modern");
+    let start = std::time::Instant::now();
+    let (answer, caps, stderr) = scripted(
+        &dir,
+        "open",
+        &json!([{"action": "accept"}]),
+        &["--protocol", "2026-07-28", "--open-urls"],
+    );
+    let accept = json!({"action": "accept"});
+    assert_eq!(answer, json!([accept, accept, accept]), "{stderr}");
+    assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
+    assert_eq!(stderr.matches("asks you to open").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("url-server 1.0 asks you to open https://[pay.example.com]/checkout"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr
+            .matches("still waiting for you to finish on pay.example.com")
+            .count(),
+        2,
+        "{stderr}"
+    );
+    // Paced: the host waits before answering a repeat.
+    assert!(
+        start.elapsed() >= Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(opened(&dir), format!("{URL}\n"));
+
+    // Declined: the server is answered once and completes.
+    let dir = forms_test_kit::scratch("url", "modern-declined");
+    let (answer, _, stderr) = scripted(
+        &dir,
+        "open",
+        &json!([{"action": "decline"}]),
+        &["--protocol", "2026-07-28", "--open-urls"],
+    );
+    assert_eq!(answer, json!([{"action": "decline"}]), "{stderr}");
+    assert_eq!(opened(&dir), "");
+}

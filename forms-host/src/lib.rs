@@ -56,6 +56,15 @@ pub type RenderPage = Arc<dyn Fn(&NativeView, &Asker) -> Result<String, String> 
 /// thread); an error says why the form was not answered.
 pub type AnswerFn = Arc<dyn Fn(&NativeView, &Asker) -> Result<Value, String> + Send + Sync>;
 
+/// The input-required rounds one tool call may take (2026-07-28): enough for a URL-mode
+/// interaction the person takes half an hour over, asked again every [`URL_REPEAT_PAUSE`].
+pub const ROUNDS_MAX: usize = 900;
+
+/// How long the host waits before answering again, without asking the person again, a
+/// URL-mode request they already accepted in this call (2026-07-28: the server asks again
+/// until the interaction is done).
+pub const URL_REPEAT_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Answers a URL-mode request (who asks it, the message, the URL with its host apart) with
 /// `{"action":"accept"}` (the person consented to open the URL, and it was opened),
 /// `{"action":"decline"}` or `{"action":"cancel"}`, blocking; an error says why it was not
@@ -200,6 +209,9 @@ struct HostClient {
     /// The `elicitationId`s of URL-mode requests the person accepted, until the server says
     /// they are complete.
     opened: Arc<Mutex<HashSet<String>>>,
+    /// The URLs of URL-mode requests the person accepted in this session (2026-07-28: a
+    /// request asked again before the interaction is done is not put to the person again).
+    accepted_urls: Arc<Mutex<HashSet<String>>>,
 }
 
 impl HostClient {
@@ -233,7 +245,24 @@ impl HostClient {
     /// Asks the person about the URL-mode request `request` and returns the host response
     /// (accept, decline or cancel, without content). Nothing is opened without consent.
     async fn answer_url(&self, request: UrlRequest, asker: Asker) -> Result<Value, String> {
+        // 2026-07-28: the server asks again, in the next input-required round, until the
+        // person has finished; they consented once, so they are not asked again.
+        let repeat = !self.protocol.has_initialize()
+            && self
+                .accepted_urls
+                .lock()
+                .map_err(|_| "poisoned".to_owned())?
+                .contains(&request.url);
+        if repeat {
+            eprintln!(
+                "forms host: still waiting for you to finish on {} (the server asked again; not asking you again)",
+                visible::visible(&request.host)
+            );
+            tokio::time::sleep(URL_REPEAT_PAUSE).await;
+            return Ok(json!({"action": "accept"}));
+        }
         let index = self.next_index()?;
+        let request_url = request.url.clone();
         let (before, host, after) = request.split();
         eprintln!(
             "forms host: {} asks you to open {}[{}]{} ({})",
@@ -288,7 +317,13 @@ impl HostClient {
                 }
             }
         };
-        url_response(answer)
+        let answer = url_response(answer)?;
+        if accepted(&answer) {
+            if let Ok(mut urls) = self.accepted_urls.lock() {
+                urls.insert(request_url);
+            }
+        }
+        Ok(answer)
     }
 
     /// Shows the form `view`, asked by `asker`, and returns the host response.
@@ -491,6 +526,7 @@ async fn run_async(options: HostOptions) -> Result<Value, String> {
         consent: options.consent.clone(),
         open_urls: options.open_urls,
         opened: Arc::default(),
+        accepted_urls: Arc::default(),
     };
     match &options.target {
         Target::Command(argv) => {
@@ -559,7 +595,7 @@ async fn drive(
     eprintln!("forms host: calling `{}`", visible::visible(name));
     let params = CallToolRequestParams::new(name.clone()).with_arguments(arguments.clone());
     let result = running
-        .call_tool(params)
+        .call_tool_with_mrtr_max_rounds(params, ROUNDS_MAX)
         .await
         .map_err(|e| format!("tools/call `{name}` failed: {e}"))?;
     serde_json::to_value(&result).map_err(|e| e.to_string())
