@@ -196,12 +196,14 @@ fn run(args: &Args) -> Result<Result<Value, Value>, Usage> {
         Ok(view) => view,
         Err(e) => return refused(unreadable(&e)),
     };
+    // Who asks, above the form: the requester, the request's title and body, its deadline.
+    let asker = asker(&request);
     let response = match args.surface {
-        Surface::Terminal => crate::fill::fill_view(&view)
+        Surface::Terminal => crate::fill::fill_view(&view, &asker)
             .map_err(|e| Usage(e.to_string()))?
             .to_string(),
         #[cfg(feature = "host")]
-        Surface::Page => page(&form, view).map_err(Usage)?,
+        Surface::Page => page(view, &asker).map_err(Usage)?,
         #[cfg(not(feature = "host"))]
         Surface::Page => {
             return Err(Usage(
@@ -246,18 +248,31 @@ fn run(args: &Args) -> Result<Result<Value, Value>, Usage> {
     }
 }
 
+/// Who asks the form of `request`, as the person answering it is shown: the requester, the
+/// request's title and body (when it has them) and its deadline.
+fn asker(request: &forms_ask::Request) -> Vec<(String, String)> {
+    let mut lines = vec![("From".to_owned(), request.requester.to_string())];
+    if let Some(title) = request.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        lines.push(("Request".to_owned(), title.to_owned()));
+    }
+    if !request.body.trim().is_empty() {
+        lines.push(("Message".to_owned(), request.body.clone()));
+    }
+    lines.push(("Answer by".to_owned(), request.expires_at.to_string()));
+    lines
+}
+
 /// The retry key used when `--key` is not given.
 fn default_key(id: &RequestId, version: u64) -> String {
     format!("fill-{id}-v{version}")
 }
 
 #[cfg(feature = "host")]
-/// Serves the form's page (the preview page, as `forms host` serves it) and waits for its
-/// submit; the host response as JSON text. The store is not touched while the runtime runs.
-fn page(form: &DataForm, view: NativeView) -> Result<String, String> {
-    let html = crate::preview::render(&form.to_json(), "forms ask")
-        .map_err(|e| e.to_string())?
-        .html;
+/// Serves the form's page (the person's page, as `forms host` serves it, headed by `asker`)
+/// and waits for its submit; the host response as JSON text. The store is not touched while
+/// the runtime runs.
+fn page(view: NativeView, asker: &[(String, String)]) -> Result<String, String> {
+    let html = crate::preview::render_answer(&view, asker).map_err(|e| e.to_string())?;
     let view = Arc::new(view);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

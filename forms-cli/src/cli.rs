@@ -191,10 +191,14 @@ pub enum Shell {
 #[cfg(feature = "host")]
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Without --answer or --terminal each form is served as the preview page on 127.0.0.1 at a
-secret URL, printed on standard error; the host waits for the submit. Files added on the page
-are copied into a private directory (printed when created) and answered by the copy's path.
-The result goes to stdout.")]
+Without --answer or --terminal each form is served as a page on 127.0.0.1 at a secret URL,
+printed on standard error; the host waits for the submit. The page and the terminal show which
+server asks (its serverInfo) and start from the fields' defaults. Files added on the page are
+copied into a private directory (printed when created) and answered by the copy's path.
+A URL-mode request (elicitation.url is advertised) shows the server, its message and the full
+URL with its host set apart, and opens nothing without consent: the terminal asks y/n, the
+page has an Open button, an answer file's accept opens it only with --open-urls. The result
+goes to stdout.")]
 pub struct HostArgs {
     /// A streamable HTTP server, such as http://127.0.0.1:PORT/mcp
     #[arg(
@@ -246,6 +250,10 @@ pub struct HostArgs {
     /// Log every JSON-RPC message on standard error
     #[arg(long)]
     pub trace: bool,
+    /// With --answer: open in the browser ($BROWSER, else xdg-open) a URL-mode request's URL
+    /// that the answer file accepts (without it the URL is only printed)
+    #[arg(long)]
+    pub open_urls: bool,
     /// The largest file the page takes, in bytes
     #[arg(long, value_name = "N", default_value_t = forms_host::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_bytes: u64,

@@ -5,7 +5,7 @@
 use crate::cli::{usage_error, HostArgs};
 use crate::io::{print_line, Usage};
 use crate::json_arg::{JsonArg, Reader};
-use forms_host::{self as host, Answerer, HostOptions, PageOptions, Target};
+use forms_host::{self as host, Answerer, Asker, HostOptions, PageOptions, Target};
 use forms_runtime::native::NativeView;
 use forms_runtime::rules::visible::visible;
 use serde_json::{Map, Value};
@@ -23,6 +23,7 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         protocol,
         core_only,
         trace,
+        open_urls,
         max_file_bytes,
         command,
     } = args;
@@ -67,18 +68,34 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         (Some(arg), false) => Answerer::from_answer_file(&reader.text("--answer", arg)?)
             .map_err(|e| Usage(format!("`--answer` {e}")))?,
         // Each form is asked in the terminal, as `forms fill` asks it.
-        (None, true) => Answerer::Custom(Arc::new(|form: &NativeView| {
-            crate::fill::fill_view(form).map_err(|e| e.to_string())
+        (None, true) => Answerer::Custom(Arc::new(|form: &NativeView, asker: &Asker| {
+            crate::fill::fill_view(form, &asker.lines).map_err(|e| e.to_string())
         })),
+        // The person's page: who asks, the form, and nothing meant for its author.
         (None, false) => Answerer::Page(
-            Arc::new(|form: &NativeView| {
-                crate::preview::render_view(form, "forms host")
-                    .map(|page| page.html)
+            Arc::new(|form: &NativeView, asker: &Asker| {
+                crate::preview::render_answer(form, &asker.lines)
                     .map_err(|e| format!("cannot make the page: {e}"))
             }),
             page,
         ),
     };
+    // In the terminal, a URL-mode request asks y/n, and only a yes opens the URL.
+    let consent: Option<host::ConsentFn> = terminal.then(|| {
+        Arc::new(|request: &host::UrlRequest, asker: &Asker| {
+            let answer = crate::fill::consent_url(
+                &asker.lines,
+                &request.message,
+                request.split(),
+                &request.warnings,
+            )
+            .map_err(|e| e.to_string())?;
+            if answer.get("action").and_then(Value::as_str) == Some("accept") {
+                host::open_in_browser(&request.url)?;
+            }
+            Ok(answer)
+        }) as host::ConsentFn
+    });
     Ok(HostOptions {
         target,
         protocol,
@@ -86,6 +103,8 @@ fn options(args: HostArgs) -> Result<HostOptions, Usage> {
         answerer,
         trace,
         core_only,
+        consent,
+        open_urls,
     })
 }
 

@@ -158,29 +158,31 @@ pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
         None => ("native", PathStyle::Native),
     };
     let warnings = lint::lint_native(&read.view, style);
-    page(&read.view, source, name, warnings)
+    page(&read.view, source, name, warnings, None)
         .map_err(|e| arguments_error(format!("cannot serialize the page data: {e}")))
 }
 
-/// The page of a native request a server sent (`forms host`'s browser answerer), with the
-/// author's warnings in native paths.
+/// The page a person answers a form on (`forms host`'s browser answerer, `forms ask page`):
+/// the form, headed by who asks it (`asker`: label and text, in order), and nothing meant for
+/// the form's author (no preview banner, no lint warnings: those are `forms preview`'s).
 #[cfg(feature = "host")]
-pub fn render_view(view: &NativeView, name: &str) -> Result<Page, serde_json::Error> {
-    page(
-        view,
-        "native",
-        name,
-        lint::lint_native(view, PathStyle::Native),
-    )
+pub fn render_answer(
+    view: &NativeView,
+    asker: &[(String, String)],
+) -> Result<String, serde_json::Error> {
+    page(view, "native", "", Vec::new(), Some(asker)).map(|page| page.html)
 }
 
-/// The page: the template with `{"source","file","view","warnings"}` embedded, where `view`
-/// is the [`NativeView`] as it serializes (the one shape the page's script reads).
+/// The page: the template with `{"source","file","view","warnings","asker"}` embedded, where
+/// `view` is the [`NativeView`] as it serializes (the one shape the page's script reads), and
+/// `asker`, when given, makes it the person's page (see [`render_answer`]) rather than the
+/// author's preview.
 fn page(
     view: &NativeView,
     source: &str,
     name: &str,
     warnings: Vec<Warning>,
+    asker: Option<&[(String, String)]>,
 ) -> Result<Page, serde_json::Error> {
     #[derive(serde::Serialize)]
     struct PageData<'a> {
@@ -188,6 +190,8 @@ fn page(
         file: &'a str,
         view: &'a NativeView,
         warnings: &'a [Warning],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        asker: Option<Vec<[&'a str; 2]>>,
     }
     // A JSON line, as every command prints one: the page printed on standard output holds
     // no character of the form a terminal would obey.
@@ -196,6 +200,12 @@ fn page(
         file: name,
         view,
         warnings: &warnings,
+        asker: asker.map(|lines| {
+            lines
+                .iter()
+                .map(|(label, text)| [label.as_str(), text.as_str()])
+                .collect()
+        }),
     })?;
     let html = TEMPLATE.replacen(SLOT, &escape_script_json(&data), 1);
     Ok(Page { html, warnings })

@@ -59,7 +59,7 @@ pub fn run(args: &FillArgs) -> Result<Printed, Usage> {
         Ok(read) => read,
         Err(e) => return Ok(Printed::Failed(e)),
     };
-    let response = fill_view(&read.view).map_err(|e| Usage(e.to_string()))?;
+    let response = fill_view(&read.view, &[]).map_err(|e| Usage(e.to_string()))?;
     if let Some(form) = read.data {
         // The runtime's own check: a response this command builds must pass it.
         if let Err(e) = form.check_response(&response.to_string()) {
@@ -86,8 +86,12 @@ pub use forms_runtime::rules::visible::visible;
 
 /// Asks the form `view` in the terminal on standard input and returns the host response:
 /// `{"action":"accept","content":{…}}`, `{"action":"decline"}` or `{"action":"cancel"}`.
-pub fn fill_view(view: &NativeView) -> Result<Value, FillError> {
-    let form = Form::from_view(view)?;
+/// `asker` (label and text, in order: the server that asks, or a request's requester, title
+/// and deadline) heads every screen, so the person always sees who asks; `forms fill` of a
+/// file has none.
+pub fn fill_view(view: &NativeView, asker: &[(String, String)]) -> Result<Value, FillError> {
+    let mut form = Form::from_view(view)?;
+    form.asker = asker.to_vec();
     if !std::io::stdin().is_terminal() {
         return Err(FillError(
             "answering in the terminal needs a terminal on standard input".into(),
@@ -95,6 +99,58 @@ pub fn fill_view(view: &NativeView) -> Result<Value, FillError> {
     }
     let mut term = Terminal::open()?;
     let result = session(&form, &mut term);
+    term.restore();
+    result
+}
+
+/// A URL-mode request, as the terminal asks the person's consent to open it: who asks
+/// (`asker`), the server's message, the full URL in three parts with its host (`url.1`)
+/// highlighted, and warnings. `y` consents (`{"action":"accept"}`; the caller opens the URL),
+/// `n` or Ctrl-D declines, Ctrl-C cancels; any other key asks again.
+#[cfg(feature = "host")]
+pub fn consent_url(
+    asker: &[(String, String)],
+    message: &str,
+    url: (&str, &str, &str),
+    warnings: &[String],
+) -> Result<Value, FillError> {
+    if !std::io::stdin().is_terminal() {
+        return Err(FillError(
+            "answering in the terminal needs a terminal on standard input".into(),
+        ));
+    }
+    let mut s = Screen::default();
+    for (label, text) in asker {
+        s.code("\x1b[2m")
+            .text(label)
+            .code(": ")
+            .text(text)
+            .code("\x1b[0m\n");
+    }
+    s.code("\n\x1b[1m").text(message).code("\x1b[0m\n\n");
+    s.code("The server asks you to open this page, on \x1b[1m")
+        .text(url.1)
+        .code("\x1b[0m:\n\n  ");
+    s.text(url.0)
+        .code("\x1b[1;4;7m")
+        .text(url.1)
+        .code("\x1b[0m")
+        .text(url.2)
+        .code("\n\n");
+    for warning in warnings {
+        s.code("\x1b[33mWarning: ").text(warning).code("\x1b[0m\n");
+    }
+    s.code("Open it in your browser? y yes · n no (decline) · Ctrl-C cancel\n");
+    let mut term = Terminal::open()?;
+    let result = (|| loop {
+        term.draw(&s)?;
+        match term.key()? {
+            Key::Char('y' | 'Y') => return Ok(json!({"action": "accept"})),
+            Key::Char('n' | 'N') | Key::Decline => return Ok(json!({"action": "decline"})),
+            Key::Interrupt => return Ok(json!({"action": "cancel"})),
+            _ => {}
+        }
+    })();
     term.restore();
     result
 }

@@ -67,6 +67,8 @@ pub(super) struct Question {
 
 /// A form, as the terminal asks it.
 pub(super) struct Form {
+    /// Who asks: label and text, shown above the message on every screen.
+    pub(super) asker: Vec<(String, String)>,
     pub(super) message: String,
     pub(super) questions: Vec<Question>,
 }
@@ -83,6 +85,7 @@ impl Form {
             return Err(FillError("the form has no questions".into()));
         }
         Ok(Form {
+            asker: Vec::new(),
             message: view.message().to_owned(),
             questions,
         })
@@ -279,6 +282,27 @@ impl Question {
                 if let Some(i) = self.options(&state).iter().position(|o| &o.value == value) {
                     state.selected = vec![i];
                     state.cursor = i;
+                }
+            }
+            (
+                Kind::Choice {
+                    multi: true, max, ..
+                },
+                Some(Value::Array(values)),
+            ) => {
+                let offered = self.options(&state);
+                let picked: Vec<usize> = values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter_map(|v| offered.iter().position(|o| o.value == v))
+                    .fold(Vec::new(), |mut picked, i| {
+                        if !picked.contains(&i) {
+                            picked.push(i);
+                        }
+                        picked
+                    });
+                if picked.len() <= max.unwrap_or(usize::MAX) {
+                    state.selected = picked;
                 }
             }
             (
@@ -773,9 +797,19 @@ fn accepted(accept: &[String], path: &Path) -> bool {
     forms_runtime::rules::accepts(accept, &name, None)
 }
 
-/// The form's message in bold, the top of every screen.
+/// Who asks (dim, one line each) and the form's message in bold, the top of every screen.
 fn header(form: &Form) -> Screen {
     let mut s = Screen::default();
+    for (label, text) in &form.asker {
+        s.code("\x1b[2m")
+            .text(label)
+            .code(": ")
+            .text(text)
+            .code("\x1b[0m\n");
+    }
+    if !form.asker.is_empty() {
+        s.code("\n");
+    }
     if !form.message.is_empty() {
         s.code("\x1b[1m").text(&form.message).code("\x1b[0m\n\n");
     }
