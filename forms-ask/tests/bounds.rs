@@ -183,12 +183,18 @@ fn capped(w: &World, limit: usize) -> Asks {
         .with_wait_limit(limit)
 }
 
-fn wait_a_dropped_handle_is_released_at_once(w: &World) {
-    let asks = capped(w, 1);
+/// [`capped`], with a question the agent opened on it.
+fn capped_with_question(w: &World, limit: usize) -> (Asks, Request) {
+    let asks = capped(w, limit);
     let r = asks
         .as_principal(&w.agent)
         .open(&w.chat, NewRequest::question("q"), "o")
         .unwrap();
+    (asks, r)
+}
+
+fn wait_a_dropped_handle_is_released_at_once(w: &World) {
+    let (asks, r) = capped_with_question(w, 1);
     let agent = asks.as_principal(&w.agent);
     let handle = agent.start_wait(&r.id, Duration::from_secs(600)).unwrap();
     assert_eq!(asks.waits_in_progress(), 1);
@@ -214,11 +220,7 @@ fn wait_a_dropped_handle_is_released_at_once(w: &World) {
 }
 
 fn wait_the_cap_is_per_principal_and_refused_clearly(w: &World) {
-    let asks = capped(w, 3);
-    let r = asks
-        .as_principal(&w.agent)
-        .open(&w.chat, NewRequest::question("q"), "o")
-        .unwrap();
+    let (asks, r) = capped_with_question(w, 3);
     let agent = asks.as_principal(&w.agent);
     let held: Vec<_> = (0..3)
         .map(|_| agent.start_wait(&r.id, Duration::from_secs(600)).unwrap())

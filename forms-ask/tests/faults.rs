@@ -11,12 +11,12 @@
 
 mod common;
 
-use common::{pg_drop_schema, pg_schema, pg_url, TempDir};
+use common::{kinds, log_of, new_body, pg_drop_schema, pg_schema, pg_url, TempDir};
 use forms_ask::store::sqlite::SqliteOptions;
 use forms_ask::{
     AskError, Asks, Clock, ConversationId, EventKind, FormRequest, ManualClock, NewRequest,
-    Outcome, PostgresStore, Principal, Quotas, Replacement, Request, RequestId, SqliteStore, State,
-    Store, StoreError, Timestamp,
+    Outcome, PostgresStore, Principal, Quotas, Request, RequestId, SqliteStore, State, Store,
+    StoreError, Timestamp,
 };
 use forms_runtime::{Form, StaticForm};
 use serde_json::{json, Value};
@@ -226,15 +226,9 @@ fn child_process() {
         "replace-paused" => {
             let asks = open_from(cfg, Some(Duration::from_secs(30)));
             emit("STARTING");
-            let _ = asks.as_principal(&p("agent")).replace(
-                &id,
-                1,
-                Replacement {
-                    body: Some("Deploy 1.5?".into()),
-                    ..Default::default()
-                },
-                key,
-            );
+            let _ = asks
+                .as_principal(&p("agent"))
+                .replace(&id, 1, new_body("Deploy 1.5?"), key);
             emit("FINISHED"); // never reached: killed inside the transaction
         }
         "race" => {
@@ -436,13 +430,8 @@ fn sigkill_right_after_a_committed_response_keeps_it_and_replays_the_retry(db: &
         .respond(&r.id, 1, Outcome::Approved, Some("ship it"), "respond-1")
         .unwrap();
     assert_eq!(retried, committed);
-    let log = asks
-        .as_principal(&p("agent"))
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events;
     assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
+        kinds(&log_of(&asks, &p("agent"), &r.id)),
         [EventKind::Opened, EventKind::Responded]
     );
 }
@@ -468,15 +457,7 @@ fn sigkill_mid_transaction_leaves_nothing_half_written(db: &Db) {
     assert_eq!(db.count("SELECT count(*) FROM idempotency"), 1); // the open's key only
                                                                  // The retry key was not recorded: the same replace now runs, once.
     let pair = me
-        .replace(
-            &r.id,
-            1,
-            Replacement {
-                body: Some("Deploy 1.5?".into()),
-                ..Default::default()
-            },
-            "replace-1",
-        )
+        .replace(&r.id, 1, new_body("Deploy 1.5?"), "replace-1")
         .unwrap();
     assert_eq!(pair.previous.state, State::Superseded);
     assert_eq!(db.count("SELECT count(*) FROM requests"), 2);

@@ -10,10 +10,9 @@
 
 mod common;
 
-use common::World;
+use common::{kinds, log_of, new_body, World};
 use forms_ask::{
-    wire, AskError, Clock, EventKind, FormRequest, Kind, NewRequest, Outcome, Replacement, Request,
-    State,
+    wire, AskError, Clock, EventKind, FormRequest, Kind, NewRequest, Outcome, Request, State,
 };
 use forms_runtime::data::ResourceOption;
 use forms_runtime::{DataForm, Form, Outcome as Answer, StaticForm, Url};
@@ -197,15 +196,8 @@ fn form_opened_and_answered_saves_the_response_exactly_as_given(w: &World) {
     let printed = wire::request(&shown);
     assert_eq!(printed["response"], given);
     assert_eq!(printed["form"]["questions"][0]["id"], "changelog");
-    let log = other
-        .as_principal(&w.agent)
-        .log(&opened.id, None, 50)
-        .unwrap()
-        .events;
-    assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
-        [EventKind::Opened, EventKind::Responded]
-    );
+    let log = log_of(&other, &w.agent, &opened.id);
+    assert_eq!(kinds(&log), [EventKind::Opened, EventKind::Responded]);
     assert_eq!(log[1].detail.as_ref().unwrap()["action"], "accept");
     // The same retry key with the same response returns the first result.
     let again = w
@@ -425,10 +417,7 @@ fn form_replace_keeps_the_form_and_the_audience(w: &World) {
         .replace(
             pending.id(),
             1,
-            Replacement {
-                body: Some("Checklist for 1.5, please".into()),
-                ..Default::default()
-            },
+            new_body("Checklist for 1.5, please"),
             "replace-1",
         )
         .unwrap();

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{start_time, World};
+use common::{kinds, log_of, new_body, start_time, World};
 use forms_ask::store::{Commit, Committed, Recorded, Write};
 use forms_ask::{
     Action, ActionRefusal, AskError, AuditEvent, EventKind, ExecutionStatus, Expiry, Ineligible,
@@ -388,12 +388,7 @@ fn expiry_past_deadline_is_expired_even_if_the_clock_jumps_back(w: &World) {
         w.asks.as_principal(&w.bob).show(&r.id).unwrap().state,
         State::Expired
     );
-    let log = w
-        .asks
-        .as_principal(&w.agent)
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events;
+    let log = log_of(&w.asks, &w.agent, &r.id);
     assert_eq!(
         log.iter().filter(|e| e.event == EventKind::Expired).count(),
         1
@@ -520,10 +515,7 @@ fn replace_supersedes_and_opens_with_the_original_audience_and_options(w: &World
         .replace(
             &r.id,
             1,
-            Replacement {
-                body: Some("Which region, for the EU launch?".into()),
-                ..Default::default()
-            },
+            new_body("Which region, for the EU launch?"),
             "rep",
         )
         .unwrap();
@@ -659,11 +651,8 @@ fn supersede_only_marks_the_old_request(w: &World) {
         (s.state, s.version, &s.replaced_by),
         (State::Superseded, 2, &None)
     );
-    let log = me.log(&r.id, None, 200).unwrap().events;
-    assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
-        [EventKind::Opened, EventKind::Superseded]
-    );
+    let log = log_of(&w.asks, &w.agent, &r.id);
+    assert_eq!(kinds(&log), [EventKind::Opened, EventKind::Superseded]);
     assert!(log.iter().all(|e| e.request == r.id));
 }
 
@@ -882,9 +871,8 @@ fn audit_every_transition_appends_one_event(w: &World) {
         .respond(&r.id, 1, Outcome::Denied, None, "b");
     me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
     let log = me.log(&r.id, None, 200).unwrap().events;
-    let kinds: Vec<_> = log.iter().map(|e| e.event).collect();
     assert_eq!(
-        kinds,
+        kinds(&log),
         [
             EventKind::Opened,
             EventKind::Message,
@@ -1258,15 +1246,8 @@ fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &Worl
         )
         .unwrap();
     assert_eq!(reported.execution.as_ref().unwrap().by, deployer);
-    let events: Vec<EventKind> = ex
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events
-        .iter()
-        .map(|e| e.event)
-        .collect();
     assert_eq!(
-        events,
+        kinds(&ex.log(&r.id, None, 200).unwrap().events),
         [
             EventKind::Opened,
             EventKind::Responded,
@@ -1328,13 +1309,8 @@ fn expiry_an_unread_request_past_its_deadline_stays_expired_for_a_clock_behind(w
         )
         .unwrap_err();
     assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
-    let log = other
-        .as_principal(&w.agent)
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events;
     assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
+        kinds(&log_of(&other, &w.agent, &r.id)),
         [EventKind::Opened, EventKind::Expired]
     );
 }

@@ -4,7 +4,8 @@
 
 use forms_ask::store::PostgresStore;
 use forms_ask::{
-    Asks, Clock, ConversationId, ManualClock, Principal, SqliteStore, Store, Timestamp,
+    Asks, AuditEvent, Clock, ConversationId, EventKind, ManualClock, Principal, Replacement,
+    RequestId, SqliteStore, Store, Timestamp,
 };
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -63,6 +64,24 @@ pub struct World {
 /// The time every world starts at.
 pub fn start_time() -> Timestamp {
     Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+}
+
+/// `id`'s audit log (its first 200 events), oldest first, as `who` reads it on `asks`.
+pub fn log_of(asks: &Asks, who: &Principal, id: &RequestId) -> Vec<AuditEvent> {
+    asks.as_principal(who).log(id, None, 200).unwrap().events
+}
+
+/// The kinds of a log's events, in order.
+pub fn kinds(log: &[AuditEvent]) -> Vec<EventKind> {
+    log.iter().map(|e| e.event).collect()
+}
+
+/// A replacement that changes the body only.
+pub fn new_body(body: &str) -> Replacement {
+    Replacement {
+        body: Some(body.into()),
+        ..Default::default()
+    }
 }
 
 impl World {
