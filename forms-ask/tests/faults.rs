@@ -19,6 +19,7 @@ use forms_ask::{
     StoreError, Timestamp,
 };
 use forms_runtime::{Form, StaticForm};
+use forms_test_kit::unprivileged::{copy_for_nobody, is_root};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -327,27 +328,11 @@ fn spawn_child(task: Value) -> (Child, BufReader<ChildStdout>) {
     spawn_child_as(task, false)
 }
 
-/// Whether this process runs as root (which may write any file, read-only or not).
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
-/// A copy of this test binary that `nobody` may run: the build directory may sit under a
-/// directory only its owner can enter (a checkout in a `mktemp -d` folder).
+/// A copy of this test binary that `nobody` may run.
 fn exe_for_nobody() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     static EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    EXE.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("forms-ask-faults-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let exe = dir.join("faults");
-        std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
-    })
-    .clone()
+    EXE.get_or_init(|| copy_for_nobody(&std::env::current_exe().unwrap(), "forms-ask-faults"))
+        .clone()
 }
 
 /// Spawns a child; with `unprivileged` and as root, as the user `nobody` (65534), so that

@@ -10,6 +10,7 @@ use forms_test_kit::store;
 mod controls;
 
 use forms_test_kit::process::Run;
+use forms_test_kit::unprivileged::{copy_for_nobody, is_root};
 use forms_test_kit::TempDir;
 use serde_json::Value;
 use std::process::{Command, Stdio};
@@ -995,31 +996,16 @@ fn ask_a_foreign_database_stays_byte_identical_also_through_a_symlink() {
     }
 }
 
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
 fn chmod(path: &std::path::Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-/// A copy of `forms` that `nobody` may run: the build directory may sit under a directory
-/// only its owner can enter (a checkout in a `mktemp -d` folder).
+/// A copy of `forms` that `nobody` may run.
 fn forms_for_nobody() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     static EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    EXE.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("forms-cli-ask-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let exe = dir.join("forms");
-        std::fs::copy(env!("CARGO_BIN_EXE_forms"), &exe).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
-    })
-    .clone()
+    EXE.get_or_init(|| copy_for_nobody(env!("CARGO_BIN_EXE_forms").as_ref(), "forms-cli-ask"))
+        .clone()
 }
 
 /// `forms` run by a user the file permissions bind (as root: `nobody`).

@@ -16,6 +16,7 @@ pub mod process;
 pub mod scratch;
 pub mod store;
 pub mod tmux;
+pub mod unprivileged;
 
 pub use bins::{bin, example, forms_mcp};
 pub use scratch::{scratch, tag, TempDir};
