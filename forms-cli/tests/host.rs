@@ -73,18 +73,34 @@ fn data_call(dir: &Path, protocol: &str, answer: &Value) -> Command {
     command
 }
 
+/// Runs the data call on `protocol` (in a scratch folder named `name`), checks that the
+/// answer came back as its result, and returns the host's trace.
+fn trace_of_answered_call(name: &str, protocol: &str, answer: &Value) -> String {
+    let dir = scratch(name);
+    let (result, stderr, _) = run(data_call(&dir, protocol, answer));
+    assert_eq!(payload(&result), *answer);
+    stderr
+}
+
+/// The messages of the trace on `stderr` that go the way `arrow` says (`>> ` sent, `<< `
+/// received) and contain `needle`, in order.
+fn traced(stderr: &str, arrow: &str, needle: &str) -> Vec<Value> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with(arrow) && l.contains(needle))
+        .map(|l| serde_json::from_str(&l[arrow.len()..]).unwrap())
+        .collect()
+}
+
 #[test]
 fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
-    let dir = scratch("legacy");
     let answer = json!({"action": "accept", "content": {"format": "html", "goal": "churn"}});
-    let (result, stderr, _) = run(data_call(&dir, LEGACY, &answer));
-    assert_eq!(payload(&result), answer);
+    let stderr = trace_of_answered_call("legacy", LEGACY, &answer);
     // The trace shows the advertised capabilities and the mid-call request.
-    let init = stderr
-        .lines()
-        .find(|l| l.starts_with(">> ") && l.contains("\"initialize\""))
+    let init = traced(&stderr, ">> ", "\"initialize\"")
+        .into_iter()
+        .next()
         .unwrap_or_else(|| panic!("no initialize in the trace: {stderr}"));
-    let init: Value = serde_json::from_str(&init[3..]).unwrap();
     assert_eq!(init["params"]["protocolVersion"], LEGACY);
     assert_eq!(
         init["params"]["capabilities"]["elicitation"]["form"],
@@ -105,15 +121,12 @@ fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
 
 #[test]
 fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
-    let dir = scratch("modern");
     let answer = json!({"action": "accept", "content": {"format": "pdf"}});
-    let (result, stderr, _) = run(data_call(&dir, MODERN, &answer));
-    assert_eq!(payload(&result), answer);
-    let round = stderr
-        .lines()
-        .find(|l| l.starts_with("<< ") && l.contains("input_required"))
+    let stderr = trace_of_answered_call("modern", MODERN, &answer);
+    let round = traced(&stderr, "<< ", "input_required")
+        .into_iter()
+        .next()
         .unwrap_or_else(|| panic!("no input-required round in the trace: {stderr}"));
-    let round: Value = serde_json::from_str(&round[3..]).unwrap();
     let request = &round["result"]["inputRequests"]["form"]["params"];
     assert_eq!(
         request["_meta"]["openai/elicitation"]["requestedSchema"]["properties"]["format"]["oneOf"]
@@ -121,11 +134,9 @@ fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
         "html"
     );
     // The retry carries the answer as sent.
-    let retry = stderr
-        .lines()
-        .rfind(|l| l.starts_with(">> ") && l.contains("inputResponses"))
+    let retry = traced(&stderr, ">> ", "inputResponses")
+        .pop()
         .unwrap_or_else(|| panic!("no retry in the trace: {stderr}"));
-    let retry: Value = serde_json::from_str(&retry[3..]).unwrap();
     assert_eq!(retry["params"]["inputResponses"]["form"], answer);
     assert!(
         !stderr.contains("\"openai/elicitation/create\""),
