@@ -10,13 +10,12 @@
 mod browser;
 mod controls;
 
-use forms_test_kit::store;
+use forms_test_kit::{http, store};
 
 use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, RequestId};
 use forms_runtime::{DataForm, Form, Outcome, StaticForm};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -46,7 +45,6 @@ fn report_form() -> DataForm {
 
 /// A raw HTTP/1.1 request to the page server; the status code.
 fn status_of(port: u16, target: &str, headers: &[(&str, &str)], body: &str) -> u16 {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     let mut head = format!(
         "POST {target} HTTP/1.1\r\nconnection: close\r\ncontent-length: {}\r\n",
         body.len()
@@ -55,11 +53,8 @@ fn status_of(port: u16, target: &str, headers: &[(&str, &str)], body: &str) -> u
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
-    let mut reply = String::new();
-    let _ = s.read_to_string(&mut reply);
-    reply
+    let (reply, _) = http::exchange(port, &head, body.as_bytes(), Duration::from_secs(30));
+    String::from_utf8_lossy(&reply)
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())

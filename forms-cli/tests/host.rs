@@ -82,13 +82,11 @@ fn trace_of_answered_call(name: &str, protocol: &str, answer: &Value) -> String 
     stderr
 }
 
-/// The messages of the trace on `stderr` that go the way `arrow` says (`>> ` sent, `<< `
-/// received) and contain `needle`, in order.
-fn traced(stderr: &str, arrow: &str, needle: &str) -> Vec<Value> {
-    stderr
-        .lines()
-        .filter(|l| l.starts_with(arrow) && l.contains(needle))
-        .map(|l| serde_json::from_str(&l[arrow.len()..]).unwrap())
+/// The messages of a `--trace` log sent in `direction` whose text contains `needle`.
+fn traced_with(stderr: &str, direction: &str, needle: &str) -> Vec<Value> {
+    traced(stderr, direction)
+        .into_iter()
+        .filter(|m| m.to_string().contains(needle))
         .collect()
 }
 
@@ -97,7 +95,7 @@ fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
     let answer = json!({"action": "accept", "content": {"format": "html", "goal": "churn"}});
     let stderr = trace_of_answered_call("legacy", LEGACY, &answer);
     // The trace shows the advertised capabilities and the mid-call request.
-    let init = traced(&stderr, ">> ", "\"initialize\"")
+    let init = traced_with(&stderr, ">>", "\"initialize\"")
         .into_iter()
         .next()
         .unwrap_or_else(|| panic!("no initialize in the trace: {stderr}"));
@@ -123,7 +121,7 @@ fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
 fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
     let answer = json!({"action": "accept", "content": {"format": "pdf"}});
     let stderr = trace_of_answered_call("modern", MODERN, &answer);
-    let round = traced(&stderr, "<< ", "input_required")
+    let round = traced_with(&stderr, "<<", "input_required")
         .into_iter()
         .next()
         .unwrap_or_else(|| panic!("no input-required round in the trace: {stderr}"));
@@ -134,7 +132,7 @@ fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
         "html"
     );
     // The retry carries the answer as sent.
-    let retry = traced(&stderr, ">> ", "inputResponses")
+    let retry = traced_with(&stderr, ">>", "inputResponses")
         .pop()
         .unwrap_or_else(|| panic!("no retry in the trace: {stderr}"));
     assert_eq!(retry["params"]["inputResponses"]["form"], answer);

@@ -11,7 +11,7 @@ mod browser;
 
 use forms_runtime::Url;
 use forms_test_kit::forms::{files_form, report_form};
-use forms_test_kit::forms_mcp;
+use forms_test_kit::{forms_mcp, http};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -174,10 +174,6 @@ impl Reply {
 
 /// One HTTP/1.1 exchange over a fresh connection, with exactly the headers given.
 fn send(port: u16, method: &str, target: &str, headers: &[(&str, String)], body: &[u8]) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
     let mut head = format!("{method} {target} HTTP/1.1\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -189,10 +185,8 @@ fn send(port: u16, method: &str, target: &str, headers: &[(&str, String)], body:
         head.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
     head.push_str("Connection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
+    let (raw, ended) = http::exchange(port, &head, body, Duration::from_secs(30));
+    ended.unwrap();
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -584,10 +578,6 @@ fn added_files_are_copied_privately_checked_against_accept_and_the_size_limit() 
         "y".repeat(40),
         "y".repeat(40)
     );
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
     let mut head = format!(
         "POST {} HTTP/1.1\r\n",
         file("question=data&name=streamed.csv")
@@ -596,10 +586,7 @@ fn added_files_are_copied_privately_checked_against_accept_and_the_size_limit() 
         head.push_str(&format!("{n}: {v}\r\n"));
     }
     head.push_str("Connection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
+    let (raw, _) = http::exchange(port, &head, body.as_bytes(), Duration::from_secs(30));
     let raw = String::from_utf8_lossy(&raw);
     assert!(raw.starts_with("HTTP/1.1 413"), "{raw}");
     // Nothing refused was left behind.

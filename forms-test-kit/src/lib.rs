@@ -11,6 +11,7 @@ pub mod bins;
 pub mod forms;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+pub mod http;
 pub mod inputs;
 pub mod process;
 pub mod scratch;
