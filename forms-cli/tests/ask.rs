@@ -8,6 +8,9 @@
 use forms_test_kit::store;
 
 mod controls;
+mod conversation;
+
+use conversation::answer_v1;
 
 use forms_test_kit::process::Run;
 use forms_test_kit::unprivileged::{copy_for_nobody, is_root};
@@ -1574,17 +1577,7 @@ fn ask_wait_escapes_terminal_controls_in_stored_text() {
         &c,
         "respond",
         &c.ana,
-        &[
-            &with_choices,
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--answer",
-            controls::CHOICES[1],
-            "--key",
-            "r1",
-        ],
+        &answer_v1(&with_choices, controls::CHOICES[1], "r1"),
     );
     assert_eq!(answered["answer"], controls::CHOICES[1], "{answered}");
     let r = hostile_line(&c, "wait", &c.agent, &[&with_choices, "--timeout", "5"]);
@@ -1649,17 +1642,7 @@ fn files_are_uploaded_never_named_by_path(db: String) {
         asks.store().uploads(&rid).unwrap().len()
     };
     let respond = |answer: &str, uploads: &[&str], key: &str| {
-        let mut rest = vec![
-            rid.as_str(),
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--answer",
-            answer,
-            "--key",
-            key,
-        ];
+        let mut rest = answer_v1(&rid, answer, key);
         for u in uploads {
             rest.extend_from_slice(&["--upload", u]);
         }

@@ -183,10 +183,7 @@ fn answer_on_the_page(db: &str) {
 
 #[test]
 fn ask_page_answers_a_form_request_in_chromium_sqlite() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    answer_on_the_page(&dir.join("asks.db").display().to_string());
-    let _ = std::fs::remove_dir_all(&dir);
+    answer_on_the_page(&TempDir::new("ask-page-db").db());
 }
 
 #[test]
@@ -231,9 +228,8 @@ fn ask_page_run(db: &str, id: &RequestId, acting: &str) -> (i32, Value, String) 
 /// page is served, with the refusal `respond` would give (exit 1), and nothing is written.
 #[test]
 fn ask_page_refuses_before_serving_the_page() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-refused-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
+    let dir = TempDir::new("ask-page-refused");
+    let db = dir.db();
     let t = tag();
     let asks = Asks::open_location(&db).unwrap();
     let chat = ConversationId::new(format!("chat-{t}")).unwrap();
@@ -296,15 +292,13 @@ fn ask_page_refuses_before_serving_the_page() {
     assert_eq!(agent.show(&answered.id).unwrap(), saved);
     let now = agent.show(&for_ana.id).unwrap();
     assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The page server names `forms ask page` on standard error, not `forms host`.
 #[test]
 fn ask_page_names_itself_on_standard_error() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-label-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
+    let dir = TempDir::new("ask-page-label");
+    let db = dir.db();
     let t = tag();
     let asks = Asks::open_location(&db).unwrap();
     let chat = ConversationId::new(format!("chat-{t}")).unwrap();
@@ -343,16 +337,14 @@ fn ask_page_names_itself_on_standard_error() {
         line.starts_with("forms ask page: answer the form at http://127.0.0.1:"),
         "{line}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A stored form the runtime refuses (here: no questions) is the store's failure, refused
 /// with exit 1 before the page is served, not a usage error.
 #[test]
 fn ask_page_with_an_unreadable_stored_form_is_refused() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-corrupt-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
+    let dir = TempDir::new("ask-page-corrupt");
+    let db = dir.db();
     let t = tag();
     let asks = Asks::open_location(&db).unwrap();
     let chat = ConversationId::new(format!("chat-{t}")).unwrap();
@@ -400,7 +392,6 @@ fn ask_page_with_an_unreadable_stored_form_is_refused() {
         .show(&corrupt.id)
         .unwrap();
     assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The attack of issue 22: a request whose title, body and form hold CSI, OSC … ST, RLO and
@@ -408,9 +399,8 @@ fn ask_page_with_an_unreadable_stored_form_is_refused() {
 /// holds none of them raw and parses back to the stored text.
 #[test]
 fn ask_page_final_line_escapes_terminal_controls_in_stored_text() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-controls-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
+    let dir = TempDir::new("ask-page-controls");
+    let db = dir.db();
     let t = tag();
     let asks = Asks::open_location(&db).unwrap();
     let chat = ConversationId::new(format!("chat-{t}")).unwrap();
@@ -476,5 +466,4 @@ fn ask_page_final_line_escapes_terminal_controls_in_stored_text() {
     let saved = controls::assert_escaped("ask page", &out);
     controls::assert_holds_payload("ask page", &saved, true);
     assert_eq!(saved["state"], "resolved", "{saved}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
