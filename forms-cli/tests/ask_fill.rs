@@ -472,14 +472,7 @@ fn ask_fill_final_line_escapes_terminal_controls_in_stored_text() {
     let (_dir, c) = Conversation::in_scratch("ask-fill-controls", &["agent", "ana"]);
     let db = &c.db;
     let ana = c.name("ana");
-    let form = DataForm::from_value(&controls::form()).unwrap();
-    let opened = c.open(
-        "agent",
-        NewRequest::question(controls::BODY)
-            .title(controls::TITLE)
-            .form(&form),
-        "open-1",
-    );
+    let opened = c.open_hostile_form();
     let p = Pane::fill("controls", opened.id.as_str(), &db, &ana);
     // The form's own text is on the screen as escapes.
     p.wait_for(r"Pick\u{9b}2K\u{202e}\u{7f}");

@@ -61,6 +61,16 @@ impl Conversation {
     pub fn open(&self, who: &str, new: NewRequest, key: &str) -> Request {
         self.by(who).open(&self.chat, new, key).unwrap()
     }
+
+    /// The attack of issue 22, opened by agent: a form request whose title, body and form
+    /// hold terminal controls (see `controls`).
+    pub fn open_hostile_form(&self) -> Request {
+        let form = forms_runtime::DataForm::from_value(&super::controls::form()).unwrap();
+        let new = NewRequest::question(super::controls::BODY)
+            .title(super::controls::TITLE)
+            .form(&form);
+        self.open("agent", new, "open-1")
+    }
 }
 
 /// The arguments of `forms ask respond` after `--as WHO`: `answer` to version 1 of `id`, as
