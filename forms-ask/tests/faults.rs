@@ -54,13 +54,11 @@ impl Db {
         open_from(&self.cfg, None)
     }
 
-    /// Runs SQL straight on the database, past the store.
-    fn exec(&self, sql: &str) {
+    /// A connection straight to the database, past the store: SQLite's, or PostgreSQL's
+    /// with the test's schema first on the search path.
+    fn connect(&self) -> Result<rusqlite::Connection, ::postgres::Client> {
         match self.cfg["store"].as_str().unwrap() {
-            "sqlite" => {
-                let c = rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap();
-                c.execute_batch(sql).unwrap();
-            }
+            "sqlite" => Ok(rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap()),
             _ => {
                 let mut c = ::postgres::Client::connect(
                     self.cfg["url"].as_str().unwrap(),
@@ -68,9 +66,18 @@ impl Db {
                 )
                 .unwrap();
                 let schema = self.cfg["schema"].as_str().unwrap();
-                c.batch_execute(&format!("SET search_path TO \"{schema}\"; {sql}"))
+                c.batch_execute(&format!("SET search_path TO \"{schema}\""))
                     .unwrap();
+                Err(c)
             }
+        }
+    }
+
+    /// Runs SQL straight on the database, past the store.
+    fn exec(&self, sql: &str) {
+        match self.connect() {
+            Ok(c) => c.execute_batch(sql).unwrap(),
+            Err(mut c) => c.batch_execute(sql).unwrap(),
         }
     }
 
@@ -90,22 +97,9 @@ impl Db {
     }
 
     fn count(&self, sql: &str) -> i64 {
-        match self.cfg["store"].as_str().unwrap() {
-            "sqlite" => {
-                let c = rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap();
-                c.query_row(sql, [], |r| r.get(0)).unwrap()
-            }
-            _ => {
-                let mut c = ::postgres::Client::connect(
-                    self.cfg["url"].as_str().unwrap(),
-                    ::postgres::NoTls,
-                )
-                .unwrap();
-                let schema = self.cfg["schema"].as_str().unwrap();
-                c.batch_execute(&format!("SET search_path TO \"{schema}\""))
-                    .unwrap();
-                c.query_one(sql, &[]).unwrap().get(0)
-            }
+        match self.connect() {
+            Ok(c) => c.query_row(sql, [], |r| r.get(0)).unwrap(),
+            Err(mut c) => c.query_one(sql, &[]).unwrap().get(0),
         }
     }
 }
@@ -174,11 +168,16 @@ fn chat() -> ConversationId {
 }
 
 /// A conversation with agent, ana and bob, and an open approval in it.
-fn setup(db: &Db, key: &str) -> Request {
-    let asks = db.asks();
+/// Joins agent, ana and bob to the conversation.
+fn join_members(asks: &Asks) {
     for m in ["agent", "ana", "bob"] {
         asks.join(&chat(), &p(m)).unwrap();
     }
+}
+
+fn setup(db: &Db, key: &str) -> Request {
+    let asks = db.asks();
+    join_members(&asks);
     asks.as_principal(&p("agent"))
         .open(&chat(), NewRequest::approval("Deploy 1.4?"), key)
         .unwrap()
@@ -239,11 +238,7 @@ fn child_process() {
             let go = std::path::PathBuf::from(task["go"].as_str().unwrap());
             let me = asks.as_principal(&who);
             me.show(&id).unwrap(); // connection warm before the start
-            emit("READY");
-            let give_up = Instant::now() + Duration::from_secs(60);
-            while !go.exists() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_micros(200));
-            }
+            ready_then_wait_for(&go);
             let out = match me.respond(&id, 1, outcome, None, key) {
                 Ok(r) => json!({ "ok": r }),
                 Err(e) => json!({ "code": e.code(), "latest": e.latest() }),
@@ -307,11 +302,7 @@ fn child_process() {
             let go = std::path::PathBuf::from(task["go"].as_str().unwrap());
             let me = asks.as_principal(&who);
             me.show(&id).unwrap(); // connection warm before the start
-            emit("READY");
-            let give_up = Instant::now() + Duration::from_secs(60);
-            while !go.exists() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_micros(200));
-            }
+            ready_then_wait_for(&go);
             let answer = json!({"action": "accept",
                 "content": {"region": "eu", "notes": format!("by {who}")}});
             let out = match me.respond_form(&id, 1, &answer.to_string(), key) {
@@ -448,6 +439,42 @@ fn sigkill_mid_transaction_leaves_nothing_half_written(db: &Db) {
     assert_eq!(db.count("SELECT count(*) FROM requests"), 2);
 }
 
+/// In a child: says READY, then waits (at most 60 s) for the file `go` to exist.
+fn ready_then_wait_for(go: &std::path::Path) {
+    emit("READY");
+    let give_up = Instant::now() + Duration::from_secs(60);
+    while !go.exists() && Instant::now() < give_up {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Starts the racing children at once (when all are READY, by writing `go`) and reads their
+/// results: exactly one wins, the other is refused with a conflict. The winner's request and
+/// the loser's refusal.
+fn race_results(
+    round: usize,
+    children: &mut [(Child, BufReader<ChildStdout>)],
+    go: &std::path::Path,
+) -> (Value, Value) {
+    for (_, out) in children.iter_mut() {
+        read_marker(out, "READY");
+    }
+    std::fs::write(go, b"go").unwrap();
+    let results: Vec<Value> = children
+        .iter_mut()
+        .map(|(child, out)| {
+            let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
+            child.wait().unwrap();
+            v
+        })
+        .collect();
+    let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
+    assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+    let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
+    assert_eq!(loser["code"], "conflict", "{loser}");
+    (winners[0].clone(), loser.clone())
+}
+
 fn race_two_processes_exactly_one_wins_and_the_other_sees_the_winner(db: &Db) {
     let go_dir = TempDir::new("go");
     for round in 0..3 {
@@ -462,25 +489,10 @@ fn race_two_processes_exactly_one_wins_and_the_other_sees_the_winner(db: &Db) {
                 }))
             })
             .collect();
-        for (_, out) in &mut children {
-            read_marker(out, "READY");
-        }
-        std::fs::write(&go, b"go").unwrap();
-        let results: Vec<Value> = children
-            .iter_mut()
-            .map(|(child, out)| {
-                let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
-                child.wait().unwrap();
-                v
-            })
-            .collect();
-        let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
-        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
-        let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
-        assert_eq!(loser["code"], "conflict", "{loser}");
-        assert_eq!(&loser["latest"], winners[0]);
+        let (winner, loser) = race_results(round, &mut children, &go);
+        assert_eq!(loser["latest"], winner);
         let stored = db.asks().as_principal(&p("agent")).show(&r.id).unwrap();
-        assert_eq!(&serde_json::to_value(&stored).unwrap(), winners[0]);
+        assert_eq!(serde_json::to_value(&stored).unwrap(), winner);
     }
 }
 
@@ -565,26 +577,11 @@ fn form_race_two_processes_the_loser_gets_the_winners_saved_answer(db: &Db) {
                 }))
             })
             .collect();
-        for (_, out) in &mut children {
-            read_marker(out, "READY");
-        }
-        std::fs::write(&go, b"go").unwrap();
-        let results: Vec<Value> = children
-            .iter_mut()
-            .map(|(child, out)| {
-                let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
-                child.wait().unwrap();
-                v
-            })
-            .collect();
-        let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
-        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
-        let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
-        assert_eq!(loser["code"], "conflict", "{loser}");
-        assert_eq!(&loser["latest"], winners[0]);
+        let (winner, loser) = race_results(round, &mut children, &go);
+        assert_eq!(loser["latest"], winner);
         assert_eq!(loser["latest"]["response"]["content"]["region"], "eu");
         let stored = db.asks().as_principal(&p("agent")).show(&r.id).unwrap();
-        assert_eq!(&serde_json::to_value(&stored).unwrap(), winners[0]);
+        assert_eq!(serde_json::to_value(&stored).unwrap(), winner);
     }
 }
 
@@ -657,9 +654,7 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     let later = t0.plus(Duration::from_secs(7200));
     let r = {
         let asks = db.asks_with_clock(&clock);
-        for m in ["agent", "ana", "bob"] {
-            asks.join(&chat(), &p(m)).unwrap();
-        }
+        join_members(&asks);
         let me = asks.as_principal(&p("agent"));
         let r = me
             .open(
@@ -973,9 +968,7 @@ fn a_read_only_forms_ask_file_can_be_read_but_not_written() {
         let path = dir.join("asks.db");
         let (r, expired) = {
             let asks = Asks::new(SqliteStore::open(&path).unwrap());
-            for m in ["agent", "ana", "bob"] {
-                asks.join(&chat(), &p(m)).unwrap();
-            }
+            join_members(&asks);
             let me = asks.as_principal(&p("agent"));
             let r = me
                 .open(&chat(), NewRequest::approval("Deploy 1.4?"), "o1")
@@ -984,13 +977,8 @@ fn a_read_only_forms_ask_file_can_be_read_but_not_written() {
             let soon = forms_ask::SystemClock
                 .now()
                 .plus(Duration::from_millis(1500));
-            let expired = me
-                .open(
-                    &chat(),
-                    NewRequest::question("Lunch?").expires_at(soon),
-                    "o2",
-                )
-                .unwrap();
+            let lunch = NewRequest::question("Lunch?").expires_at(soon);
+            let expired = me.open(&chat(), lunch, "o2").unwrap();
             (r, expired)
         }; // closed: the log is folded into the file
         std::thread::sleep(Duration::from_millis(1600)); // `expired` is past its deadline, unread
