@@ -6,6 +6,7 @@
 
 mod commands;
 
+use forms_test_kit::checks::assert_usage_error;
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -186,11 +187,7 @@ fn arguments_that_are_not_utf8_are_refused_cleanly() {
     }
     for args in cases {
         let (code, stdout, stderr) = forms(&args);
-        assert_eq!(code, 2, "{args:?}: {stdout} {stderr}");
-        assert!(stdout.is_empty(), "{args:?}: {stdout}");
-        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-        assert!(stderr.contains("Usage: forms"), "{args:?}: {stderr}");
+        assert_usage_error("forms", &args, (code, &stdout, &stderr));
     }
 }
 

@@ -20,8 +20,7 @@ fn scratch(name: &str) -> PathBuf {
     forms_test_kit::scratch("host", name)
 }
 
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
+use forms_test_kit::interop::{LEGACY, MODERN};
 
 fn forms_host(dir: &Path, answer: &Value, args: &[&str]) -> Command {
     let file = dir.join("answer.json");

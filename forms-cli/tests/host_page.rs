@@ -10,6 +10,7 @@
 mod browser;
 
 use forms_runtime::Url;
+use forms_test_kit::checks::assert_contains_all;
 use forms_test_kit::forms::{files_form, report_form};
 use forms_test_kit::{forms_mcp, http};
 use serde_json::{json, Value};
@@ -24,8 +25,7 @@ fn scratch(name: &str) -> PathBuf {
     forms_test_kit::scratch("page", name)
 }
 
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
+use forms_test_kit::interop::{LEGACY, MODERN};
 
 /// A `forms host` process answering through the page: its URL, and its standard error
 /// as it arrives.
@@ -404,14 +404,15 @@ fn only_the_page_itself_can_answer_the_waiting_form() {
         host.still_waiting();
 
         let stderr = host.stderr();
-        for reason in [
-            "refused a request to the page: foreign Host \"attacker.example:",
-            "refused a request to the page: foreign Origin \"http://127.0.0.1:9\"",
-            "refused a request to the page: foreign Origin \"null\"",
-            "refused a request to the page: the page's secret is missing or wrong",
-        ] {
-            assert!(stderr.contains(reason), "{reason}: {stderr}");
-        }
+        assert_contains_all(
+            &stderr,
+            &[
+                "refused a request to the page: foreign Host \"attacker.example:",
+                "refused a request to the page: foreign Origin \"http://127.0.0.1:9\"",
+                "refused a request to the page: foreign Origin \"null\"",
+                "refused a request to the page: the page's secret is missing or wrong",
+            ],
+        );
 
         // The person's answer is taken, once.
         let taken = send(port, "POST", &answer, &own, person.to_string().as_bytes());
