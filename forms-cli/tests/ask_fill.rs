@@ -169,16 +169,18 @@ fn open_checklists(c: &Conversation, n: usize) -> Vec<RequestId> {
 }
 
 /// A conversation with agent, ana and bob in a fresh SQLite store, and `n` checklist
-/// requests opened by agent.
+/// requests opened by agent; its engine closed.
 fn setup(prefix: &str, n: usize) -> (TempDir, Conversation, Vec<RequestId>) {
-    let (dir, c) = Conversation::in_scratch(prefix, &["agent", "ana", "bob"]);
+    let (dir, mut c) = Conversation::in_scratch(prefix, &["agent", "ana", "bob"]);
     let ids = open_checklists(&c, n);
+    c.close();
     (dir, c, ids)
 }
 
 fn fill_in_the_terminal(db: &str, name: &str) {
-    let c = Conversation::new(db, &["agent", "ana", "bob"]);
+    let mut c = Conversation::new(db, &["agent", "ana", "bob"]);
     let ids = open_checklists(&c, 3);
+    c.close();
     let (ana, bob) = (c.name("ana"), c.name("bob"));
 
     // Answered in the terminal, submitted with the version read.

@@ -11,7 +11,8 @@ use forms_test_kit::{tag, TempDir};
 pub struct Conversation {
     /// Where the store is (a path or a PostgreSQL URL), as `--db` takes it.
     pub db: String,
-    pub asks: Asks,
+    /// The engine that set the conversation up, until [`Conversation::close`].
+    asks: Option<Asks>,
     pub chat: ConversationId,
     pub t: String,
 }
@@ -24,12 +25,12 @@ impl Conversation {
         let chat = ConversationId::new(format!("chat-{t}")).unwrap();
         let c = Conversation {
             db: db.to_owned(),
-            asks,
+            asks: Some(asks),
             chat,
             t,
         };
         for name in names {
-            c.asks.join(&c.chat, &c.principal(name)).unwrap();
+            c.by_engine().join(&c.chat, &c.principal(name)).unwrap();
         }
         c
     }
@@ -40,6 +41,19 @@ impl Conversation {
         let dir = TempDir::new(prefix);
         let c = Conversation::new(&dir.db(), names);
         (dir, c)
+    }
+
+    /// The engine that set the conversation up.
+    fn by_engine(&self) -> &Asks {
+        self.asks
+            .as_ref()
+            .expect("the conversation's engine was closed")
+    }
+
+    /// Closes the engine that set the conversation up (its connection to the store), as a
+    /// program that opened requests and exited would; the names stay.
+    pub fn close(&mut self) {
+        self.asks = None;
     }
 
     /// `who`'s name in this conversation: `WHO-T`.
@@ -54,7 +68,7 @@ impl Conversation {
 
     /// The engine, as `who`.
     pub fn by(&self, who: &str) -> AsPrincipal<'_> {
-        self.asks.as_principal(&self.principal(who))
+        self.by_engine().as_principal(&self.principal(who))
     }
 
     /// `new`, opened by `who` in this conversation with the retry key `key`.
