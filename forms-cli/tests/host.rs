@@ -6,12 +6,14 @@
 #![allow(clippy::restriction)]
 
 mod browser;
+mod page_host;
+
+use page_host::Host;
 
 use forms_test_kit::forms::report_form;
 use forms_test_kit::process::Server;
 use forms_test_kit::{example, forms_mcp};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -244,42 +246,16 @@ fn host_survives_a_malformed_elicitation_with_a_clear_message() {
 fn host_answers_through_the_page_in_headless_chromium() {
     let b = browser::Browser::start();
     for (protocol, option) in [(LEGACY, "html"), (MODERN, "pdf")] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-            .args([
-                "host",
-                "--protocol",
-                protocol,
-                "--call",
-                "form_elicitation_v2_request",
-            ])
-            .args(["--args", &report_form().to_string(), "--"])
-            .arg(forms_mcp())
-            .env("DATA_FORMS_TIMEOUT_MS", "60000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("no page URL on stderr").unwrap();
-            if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-                break url.to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let host = Host::start(protocol, &report_form(), &[]);
+        let url = host.url.clone();
         assert!(url.starts_with("http://127.0.0.1:"), "{url}");
         b.open_url(&url);
         assert_eq!(b.text_of("h1"), "Set up your weekly report", "{protocol}");
         b.click_on(&format!("label[data-option={option}]"));
         b.type_into(&b.find("textarea"), "churn");
         b.click_on("#forms-submit");
-        let mut out = String::new();
-        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
-        assert!(child.wait().unwrap().success(), "{protocol}");
-        let result: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
-            payload(&result),
+            host.result(),
             json!({"action": "accept", "content": {"goal": "churn", "format": option}}),
             "{protocol}"
         );

@@ -8,17 +8,18 @@
 #![allow(clippy::restriction)]
 
 mod browser;
+mod page_host;
+
+use page_host::Host;
 
 use forms_runtime::Url;
 use forms_test_kit::checks::assert_contains_all;
 use forms_test_kit::forms::{files_form, report_form};
-use forms_test_kit::{forms_mcp, http};
+use forms_test_kit::http;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn scratch(name: &str) -> PathBuf {
@@ -26,127 +27,6 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 use forms_test_kit::interop::{LEGACY, MODERN};
-
-/// A `forms host` process answering through the page: its URL, and its standard error
-/// as it arrives.
-struct Host {
-    child: Child,
-    url: String,
-    port: u16,
-    key: String,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Host {
-    fn start(protocol: &str, form: &Value, extra: &[&str]) -> Host {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-            .args(["host", "--protocol", protocol])
-            .args(["--call", "form_elicitation_v2_request"])
-            .args(["--args", &form.to_string()])
-            .args(extra)
-            .arg("--")
-            .arg(forms_mcp())
-            .env("DATA_FORMS_TIMEOUT_MS", "120000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = mpsc::channel();
-        let lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let log = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in lines {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-                    let _ = tx.send(url.to_owned());
-                }
-                let mut log = log.lock().unwrap();
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("no page URL on stderr");
-        let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
-        let (port, key) = rest.split_once('/').unwrap();
-        let key = key.trim_end_matches('/').to_owned();
-        // The secret: 256 random bits, in hex.
-        assert_eq!(key.len(), 64, "{url}");
-        assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
-        Host {
-            port: port.parse().unwrap(),
-            url,
-            key,
-            stderr,
-            child,
-        }
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    fn still_waiting(&mut self) {
-        assert!(
-            self.child.try_wait().unwrap().is_none(),
-            "forms host ended early: {}",
-            self.stderr()
-        );
-    }
-
-    /// Waits for stderr to hold `count` lines containing `text`.
-    fn wait_for_stderr(&self, text: &str, count: usize) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let stderr = self.stderr();
-            if stderr.matches(text).count() >= count {
-                return stderr;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "expected {count} × {text:?} on stderr: {stderr}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The tool result's `structuredContent` once the host ends.
-    fn result(mut self) -> Value {
-        let mut out = String::new();
-        self.child
-            .stdout
-            .as_mut()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "forms host failed: {}", self.stderr());
-        let result: Value = serde_json::from_str(&out).unwrap();
-        let text: Value =
-            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text, result["structuredContent"]);
-        text
-    }
-
-    /// The headers the page itself sends with a POST.
-    fn own(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("Host", format!("127.0.0.1:{}", self.port)),
-            ("Origin", format!("http://127.0.0.1:{}", self.port)),
-            ("Content-Type", "application/json".to_owned()),
-        ]
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Request headers, name and value, sent as given.
 type Headers = Vec<(&'static str, String)>;
