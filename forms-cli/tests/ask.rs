@@ -6,6 +6,7 @@
 #![allow(clippy::restriction)]
 
 use forms_test_kit::store;
+use forms_test_kit::store::ChatNames;
 
 mod controls;
 mod conversation;
@@ -30,29 +31,25 @@ fn forms(args: &[&str]) -> Run {
     )
 }
 
-/// A conversation with three members whose names are unique to this run.
+/// A conversation with three members whose names are unique to this run (the names are
+/// the chat's own: `chat.agent`, …).
 struct Chat {
     db: String,
-    conversation: String,
-    agent: String,
-    ana: String,
-    bob: String,
+    names: ChatNames,
+}
+
+impl std::ops::Deref for Chat {
+    type Target = ChatNames;
+    fn deref(&self) -> &ChatNames {
+        &self.names
+    }
 }
 
 impl Chat {
     fn new(db: String) -> Chat {
-        let forms_test_kit::store::ChatNames {
-            conversation,
-            agent,
-            ana,
-            bob,
-        } = forms_test_kit::store::ChatNames::fresh();
         let chat = Chat {
             db,
-            conversation,
-            agent,
-            ana,
-            bob,
+            names: ChatNames::fresh(),
         };
         let joined = forms(&[
             "ask",
