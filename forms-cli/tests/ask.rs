@@ -648,53 +648,21 @@ fn ask_a_damaged_or_foreign_database_is_refused_with_exit_1() {
 
 #[test]
 fn ask_usage_errors_exit_2() {
-    for args in [
-        &["ask"][..],
-        &["ask", "frobnicate", "--db", "x.db"],
-        &["ask", "show", "--as", "ana", "req_x"],
-        &["ask", "show", "--db", "x.db", "--as", "ana"],
-        &["ask", "show", "--db", "x.db", "--as", "ana", "a", "b"],
-        &[
-            "ask",
-            "respond",
-            "--db",
-            "x.db",
-            "--as",
-            "ana",
-            "req_x",
-            "--outcome",
-            "approved",
-            "--key",
-            "k",
-        ],
-        &[
-            "ask",
-            "open",
-            "--db",
-            "x.db",
-            "--as",
-            "ana",
-            "--conversation",
-            "c",
-            "--body",
-            "b",
-        ],
-        &[
-            "ask",
-            "show",
-            "--db",
-            "x.db",
-            "--as",
-            "ana",
-            "req_x",
-            "--verbose",
-        ],
-        &[
-            "ask", "show", "--db", "x.db", "--db", "y.db", "--as", "ana", "req_x",
-        ],
-        &["ask", "join", "--db", "x.db", "--conversation", "c"],
+    // Each command line, its words separated by single spaces.
+    for line in [
+        "ask",
+        "ask frobnicate --db x.db",
+        "ask show --as ana req_x",
+        "ask show --db x.db --as ana",
+        "ask show --db x.db --as ana a b",
+        "ask respond --db x.db --as ana req_x --outcome approved --key k",
+        "ask open --db x.db --as ana --conversation c --body b",
+        "ask show --db x.db --as ana req_x --verbose",
+        "ask show --db x.db --db y.db --as ana req_x",
+        "ask join --db x.db --conversation c",
     ] {
-        let run = forms(args);
+        let args: Vec<&str> = line.split(' ').collect();
+        let run = forms(&args);
         assert_eq!(run.code, 2, "{args:?}: {} {}", run.stdout, run.stderr);
         assert!(run.stdout.is_empty(), "{args:?}");
         // The message, then the usage of `forms ask` or of the one operation: never the
