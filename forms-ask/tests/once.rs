@@ -42,7 +42,7 @@ fn once_a_key_is_claimed_once_until_it_expires() {
         let s = &w.store;
         let other = other_store(w);
         // (step, instance, key, expires, now, claimed)
-        let steps: [(&str, &Arc<dyn Store>, &str, i64, i64, bool); 6] = [
+        let steps = [
             ("first claim", s, "state:a", 10_000, 1_000, true),
             ("second claim", s, "state:a", 10_000, 1_000, false),
             // Another instance on the same database sees it.
