@@ -56,9 +56,11 @@ impl Db {
 
     /// A connection straight to the database, past the store: SQLite's, or PostgreSQL's
     /// with the test's schema first on the search path.
-    fn connect(&self) -> Result<rusqlite::Connection, ::postgres::Client> {
+    fn connect(&self) -> Direct {
         match self.cfg["store"].as_str().unwrap() {
-            "sqlite" => Ok(rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap()),
+            "sqlite" => Direct::Sqlite(
+                rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap(),
+            ),
             _ => {
                 let mut c = ::postgres::Client::connect(
                     self.cfg["url"].as_str().unwrap(),
@@ -68,7 +70,7 @@ impl Db {
                 let schema = self.cfg["schema"].as_str().unwrap();
                 c.batch_execute(&format!("SET search_path TO \"{schema}\""))
                     .unwrap();
-                Err(c)
+                Direct::Postgres(Box::new(c))
             }
         }
     }
@@ -76,8 +78,8 @@ impl Db {
     /// Runs SQL straight on the database, past the store.
     fn exec(&self, sql: &str) {
         match self.connect() {
-            Ok(c) => c.execute_batch(sql).unwrap(),
-            Err(mut c) => c.batch_execute(sql).unwrap(),
+            Direct::Sqlite(c) => c.execute_batch(sql).unwrap(),
+            Direct::Postgres(mut c) => c.batch_execute(sql).unwrap(),
         }
     }
 
@@ -98,10 +100,16 @@ impl Db {
 
     fn count(&self, sql: &str) -> i64 {
         match self.connect() {
-            Ok(c) => c.query_row(sql, [], |r| r.get(0)).unwrap(),
-            Err(mut c) => c.query_one(sql, &[]).unwrap().get(0),
+            Direct::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).unwrap(),
+            Direct::Postgres(mut c) => c.query_one(sql, &[]).unwrap().get(0),
         }
     }
+}
+
+/// A connection straight to a test database, past the store.
+enum Direct {
+    Sqlite(rusqlite::Connection),
+    Postgres(Box<::postgres::Client>),
 }
 
 impl Drop for Db {

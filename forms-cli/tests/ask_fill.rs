@@ -312,11 +312,11 @@ fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
             "ask",
             "open",
             "--db",
-            &db,
+            db,
             "--as",
             &agent,
             "--conversation",
-            &chat,
+            chat,
             "--body",
             body,
             "--form",
@@ -326,7 +326,7 @@ fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
         ])
     };
     let respond = |id: &str, answer: &str, key: &str| {
-        let head = ["ask", "respond", "--db", &db, "--as", &ana];
+        let head = ["ask", "respond", "--db", db, "--as", &ana];
         forms(&[&head[..], &answer_v1(id, answer, key)].concat())
     };
     let (code, bad) = open("b", r#"{"message":"Pick","questions":[]}"#, "k0");
@@ -351,7 +351,7 @@ fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
     let answer = r#"{"action":"accept","content":{"changelog":"yes"}}"#;
     let (code, saved) = respond(&id, answer, "r2");
     assert_eq!(code, 0, "{saved}");
-    let (_, shown) = forms(&["ask", "show", "--db", &db, "--as", &agent, &id]);
+    let (_, shown) = forms(&["ask", "show", "--db", db, "--as", &agent, &id]);
     assert_eq!(shown, saved);
     assert_eq!(
         shown["response"],
@@ -368,7 +368,7 @@ fn ask_fill_whose_terminal_goes_away_submits_nothing() {
 
     let p = Pane::start_ignoring_hangup(
         "hangup",
-        &["ask", "fill", ids[0].as_str(), "--db", &db, "--as", &ana],
+        &["ask", "fill", ids[0].as_str(), "--db", db, "--as", &ana],
     );
     p.wait_for("Changelog written?");
     p.keys(&["2"]);
@@ -380,7 +380,7 @@ fn ask_fill_whose_terminal_goes_away_submits_nothing() {
     drop(p);
 
     // Ctrl-C is still the person's cancel, saved as such.
-    let p = Pane::fill("interrupt", ids[1].as_str(), &db, &ana);
+    let p = Pane::fill("interrupt", ids[1].as_str(), db, &ana);
     assert_eq!(p.end_with("C-c")["response"], json!({"action": "cancel"}));
     drop(p);
 
@@ -412,7 +412,7 @@ fn ask_fill_refuses_before_showing_the_form() {
     );
 
     // bob is not in the audience.
-    let p = Pane::fill("not-eligible", opened.id.as_str(), &db, &bob);
+    let p = Pane::fill("not-eligible", opened.id.as_str(), db, &bob);
     let (code, refused) = p.finish();
     assert_eq!(code, 1, "{refused}");
     assert_eq!(refused["error"]["code"], "not_eligible", "{refused}");
@@ -423,7 +423,7 @@ fn ask_fill_refuses_before_showing_the_form() {
 
     // Cancelled by its requester: no longer open.
     let cancelled = c.by("agent").cancel(&opened.id, 1, "cancel-1").unwrap();
-    let p = Pane::fill("closed", opened.id.as_str(), &db, &ana);
+    let p = Pane::fill("closed", opened.id.as_str(), db, &ana);
     let (code, refused) = p.finish();
     assert_eq!(code, 1, "{refused}");
     assert_eq!(refused["error"]["code"], "conflict", "{refused}");
@@ -444,7 +444,7 @@ fn ask_fill_refuses_before_showing_the_form() {
 fn ask_fill_second_run_under_the_default_key_is_a_conflict() {
     let (_dir, c, ids) = setup("ask-fill-db", 1);
     let (db, ana) = (&c.db, c.name("ana"));
-    let args = ["ask", "fill", ids[0].as_str(), "--db", &db, "--as", &ana];
+    let args = ["ask", "fill", ids[0].as_str(), "--db", db, "--as", &ana];
     let first = Pane::start("first", &args);
     let second = Pane::start("second", &args);
     first.wait_for("Changelog written?");
@@ -475,7 +475,7 @@ fn ask_fill_final_line_escapes_terminal_controls_in_stored_text() {
     let db = &c.db;
     let ana = c.name("ana");
     let opened = c.open_hostile_form();
-    let p = Pane::fill("controls", opened.id.as_str(), &db, &ana);
+    let p = Pane::fill("controls", opened.id.as_str(), db, &ana);
     // The form's own text is on the screen as escapes.
     p.wait_for(r"Pick\u{9b}2K\u{202e}\u{7f}");
     p.keys(&["1", "Enter"]);
@@ -524,7 +524,7 @@ fn ask_fill_sends_the_file_the_person_names_as_an_upload() {
     let local = dir.path().join("q3 sales.csv");
     std::fs::write(&local, &sent).unwrap();
 
-    let p = Pane::fill("upload", id.as_str(), &db, &ana);
+    let p = Pane::fill("upload", id.as_str(), db, &ana);
     p.wait_for("The report");
     p.keys(&["a"]);
     p.wait_for("Path:");
