@@ -10,8 +10,9 @@ mod common;
 use common::{conflict_latest, kinds, log_of, new_body, race, start_time, World};
 use forms_ask::store::{Commit, Committed, Recorded, Write};
 use forms_ask::{
-    Action, ActionRefusal, AskError, AuditEvent, EventKind, ExecutionStatus, Expiry, Ineligible,
-    Kind, NewRequest, Outcome, Redeem, Replacement, Request, RequestId, State, Timestamp,
+    Action, ActionRefusal, AsPrincipal, AskError, AuditEvent, EventKind, ExecutionStatus, Expiry,
+    Ineligible, Kind, NewRequest, Outcome, Redeem, Replacement, Request, RequestId, State,
+    Timestamp,
 };
 use forms_runtime::Form;
 use serde_json::json;
@@ -49,6 +50,57 @@ fn redeem_of(a: &Action) -> Redeem {
     }
 }
 
+/// Asserts that a response was refused as not eligible, for `reason`.
+fn assert_not_eligible(result: Result<Request, AskError>, reason: Ineligible) {
+    match result {
+        Err(AskError::NotEligible { reason: r, .. }) if r == reason => {}
+        other => panic!("expected not eligible ({reason:?}), got {other:?}"),
+    }
+}
+
+/// Asserts that a bound-action operation was refused for `refusal`.
+fn assert_action_refused<T: std::fmt::Debug>(result: Result<T, AskError>, refusal: ActionRefusal) {
+    match result {
+        Err(AskError::ActionRefused(r)) if r == refusal => {}
+        other => panic!("expected the refusal {refusal:?}, got {other:?}"),
+    }
+}
+
+/// An approval bound to `a`, opened with `key` and decided by ana (`outcome`, her key
+/// `response_key`).
+fn decided(
+    w: &World,
+    body: &str,
+    a: &Action,
+    key: &str,
+    outcome: Outcome,
+    response_key: &str,
+) -> Request {
+    let r = open(w, NewRequest::approval(body).action(a.clone()), key);
+    w.by(&w.ana)
+        .respond(&r.id, 1, outcome, None, response_key)
+        .unwrap();
+    r
+}
+
+/// The replacement of version 1 of `id` that changes nothing it names (no body, title or
+/// expiry of its own).
+fn replaced_as_is(me: &AsPrincipal<'_>, id: &RequestId, key: &str) -> Request {
+    me.replace(id, 1, Replacement::default(), key)
+        .unwrap()
+        .replacement
+}
+
+/// The refusal of `new`, opened by agent in the world's conversation with `key`.
+fn open_refused(w: &World, new: NewRequest, key: &str) -> AskError {
+    w.by(&w.agent).open(&w.chat, new, key).unwrap_err()
+}
+
+/// Asserts that a response resolved its request.
+fn assert_resolved(result: Result<Request, AskError>) {
+    assert_eq!(result.unwrap().state, State::Resolved);
+}
+
 // ---------------------------------------------------------------- respond
 
 fn respond_saves_the_typed_outcome_answer_and_responder(w: &World) {
@@ -76,67 +128,31 @@ fn respond_by_a_member_who_joined_later_is_not_eligible(w: &World) {
     let r = approval(w);
     let carol = w.p("carol");
     w.asks.join(&w.chat, &carol).unwrap();
-    let e = w
-        .by(&carol)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::NotInAudience,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&carol).respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::NotInAudience,
     );
     // The later member may read it (a member of the conversation), but nothing changed.
     assert_eq!(w.by(&carol).show(&r.id).unwrap(), r);
     // The requester never decides its own approval.
-    let e = w
-        .by(&w.agent)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(matches!(
-        e,
-        AskError::NotEligible {
-            reason: Ineligible::Requester,
-            ..
-        }
-    ));
+    assert_not_eligible(
+        w.by(&w.agent)
+            .respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::Requester,
+    );
 }
 
 fn respond_after_removal_or_revoked_contact_is_not_eligible(w: &World) {
     let r = approval(w);
     w.asks.remove_member(&w.chat, &w.ana).unwrap();
-    let e = w
-        .by(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::NotAMember,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&w.ana).respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::NotAMember,
     );
     w.asks.revoke_contact(&w.chat, &w.bob).unwrap();
-    let e = w
-        .by(&w.bob)
-        .respond(&r.id, 1, Outcome::Denied, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::ContactRevoked,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&w.bob).respond(&r.id, 1, Outcome::Denied, None, "k"),
+        Ineligible::ContactRevoked,
     );
     // Rights restored: eligibility is current, so bob may respond again.
     w.asks.restore_contact(&w.chat, &w.bob).unwrap();
@@ -487,23 +503,12 @@ fn replace_supersedes_and_opens_with_the_original_audience_and_options(w: &World
         .state,
         State::Superseded
     );
-    let e = w
-        .by(&carol)
-        .respond(&new.id, 1, Outcome::Answered, Some("eu"), "c")
-        .unwrap_err();
-    assert!(matches!(
-        e,
-        AskError::NotEligible {
-            reason: Ineligible::NotInAudience,
-            ..
-        }
-    ));
-    assert_eq!(
-        ana.respond(&new.id, 1, Outcome::Answered, Some("eu"), "b")
-            .unwrap()
-            .state,
-        State::Resolved
+    assert_not_eligible(
+        w.by(&carol)
+            .respond(&new.id, 1, Outcome::Answered, Some("eu"), "c"),
+        Ineligible::NotInAudience,
     );
+    assert_resolved(ana.respond(&new.id, 1, Outcome::Answered, Some("eu"), "b"));
 }
 
 fn replace_never_carries_an_approval_over(w: &World) {
@@ -536,10 +541,9 @@ fn replace_never_carries_an_approval_over(w: &World) {
         (State::Open, None, &None, &None)
     );
     assert_eq!(new.action, r2.action);
-    let e = me.redeem(&new.id, &redeem_of(&action()), "x").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    assert_action_refused(
+        me.redeem(&new.id, &redeem_of(&action()), "x"),
+        ActionRefusal::NotApproved,
     );
 }
 
@@ -603,10 +607,9 @@ fn bound_action_redemption_binds_exactly_once(w: &World) {
     let deployer = w.p("deployer");
     w.asks.join(&w.chat, &deployer).unwrap();
     let ex = w.by(&deployer);
-    let e = ex.redeem(&r.id, &redeem_of(&a), "r0").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    assert_action_refused(
+        ex.redeem(&r.id, &redeem_of(&a), "r0"),
+        ActionRefusal::NotApproved,
     );
     w.by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "k")
@@ -619,51 +622,32 @@ fn bound_action_redemption_binds_exactly_once(w: &World) {
     );
     // The same call retried with its key replays; a second redemption is refused.
     assert_eq!(ex.redeem(&r.id, &redeem_of(&a), "r1").unwrap(), redeemed);
-    let e = ex.redeem(&r.id, &redeem_of(&a), "r2").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::AlreadyRedeemed)),
-        "{e:?}"
+    assert_action_refused(
+        ex.redeem(&r.id, &redeem_of(&a), "r2"),
+        ActionRefusal::AlreadyRedeemed,
     );
     // Someone who is neither the executor nor the requester may not redeem.
-    let r2 = open(w, NewRequest::approval("Again?").action(a.clone()), "o2");
-    w.by(&w.ana)
-        .respond(&r2.id, 1, Outcome::Approved, None, "k2")
-        .unwrap();
-    let e = w
-        .by(&w.bob)
-        .redeem(&r2.id, &redeem_of(&a), "r3")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotExecutor)),
-        "{e:?}"
+    let r2 = decided(w, "Again?", &a, "o2", Outcome::Approved, "k2");
+    assert_action_refused(
+        w.by(&w.bob).redeem(&r2.id, &redeem_of(&a), "r3"),
+        ActionRefusal::NotExecutor,
     );
     // A denied approval cannot be redeemed; a request without an action neither.
-    let r3 = open(w, NewRequest::approval("Third?").action(a.clone()), "o3");
-    w.by(&w.ana)
-        .respond(&r3.id, 1, Outcome::Denied, None, "k3")
-        .unwrap();
-    let e = ex.redeem(&r3.id, &redeem_of(&a), "r4").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    let r3 = decided(w, "Third?", &a, "o3", Outcome::Denied, "k3");
+    assert_action_refused(
+        ex.redeem(&r3.id, &redeem_of(&a), "r4"),
+        ActionRefusal::NotApproved,
     );
     let plain = approval(w);
-    let e = w
-        .by(&w.agent)
-        .redeem(&plain.id, &redeem_of(&a), "r5")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NoAction)),
-        "{e:?}"
+    assert_action_refused(
+        w.by(&w.agent).redeem(&plain.id, &redeem_of(&a), "r5"),
+        ActionRefusal::NoAction,
     );
 }
 
 fn bound_action_any_mismatch_is_refused(w: &World) {
     let a = action();
-    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    w.by(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap();
+    let r = decided(w, "Deploy?", &a, "o", Outcome::Approved, "k");
     let me = w.by(&w.agent);
     let mut cases = Vec::new();
     let mut m = redeem_of(&a);
@@ -695,23 +679,17 @@ fn bound_action_any_mismatch_is_refused(w: &World) {
 
 fn bound_action_execution_unknown_stays_reconcilable(w: &World) {
     let a = action();
-    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    w.by(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap();
+    let r = decided(w, "Deploy?", &a, "o", Outcome::Approved, "k");
     let me = w.by(&w.agent);
-    let e = me
-        .report_execution(
+    assert_action_refused(
+        me.report_execution(
             &r.id,
             &a.operation_key,
             ExecutionStatus::Succeeded,
             None,
             "e0",
-        )
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotRedeemed)),
-        "{e:?}"
+        ),
+        ActionRefusal::NotRedeemed,
     );
     me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
     let e = me
@@ -747,30 +725,20 @@ fn bound_action_execution_unknown_stays_reconcilable(w: &World) {
         settled.execution.as_ref().unwrap().status,
         ExecutionStatus::Succeeded
     );
-    let e = me
-        .report_execution(&r.id, &a.operation_key, ExecutionStatus::Failed, None, "e4")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::ExecutionFinal)),
-        "{e:?}"
+    assert_action_refused(
+        me.report_execution(&r.id, &a.operation_key, ExecutionStatus::Failed, None, "e4"),
+        ActionRefusal::ExecutionFinal,
     );
     assert_eq!(settled.state, State::Resolved);
 }
 
 fn bound_action_approval_expired_before_redemption_is_refused(w: &World) {
     let a = action();
-    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    w.by(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap();
+    let r = decided(w, "Deploy?", &a, "o", Outcome::Approved, "k");
     w.clock.advance(DAY * 8);
-    let e = w
-        .by(&w.agent)
-        .redeem(&r.id, &redeem_of(&a), "r")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::ApprovalExpired)),
-        "{e:?}"
+    assert_action_refused(
+        w.by(&w.agent).redeem(&r.id, &redeem_of(&a), "r"),
+        ActionRefusal::ApprovalExpired,
     );
 }
 
@@ -941,30 +909,14 @@ fn open_fixes_the_audience_at_creation_and_needs_membership(w: &World) {
         "t",
     );
     assert_eq!(r.audience, vec![w.bob.clone()]);
-    let e = w
-        .by(&w.ana)
-        .respond(&r.id, 1, Outcome::Completed, None, "k")
-        .unwrap_err();
-    assert!(matches!(
-        e,
-        AskError::NotEligible {
-            reason: Ineligible::NotInAudience,
-            ..
-        }
-    ));
-    let e = w
-        .by(&w.agent)
-        .open(
-            &w.chat,
-            NewRequest::question("q").audience([outsider]),
-            "k2",
-        )
-        .unwrap_err();
+    assert_not_eligible(
+        w.by(&w.ana)
+            .respond(&r.id, 1, Outcome::Completed, None, "k"),
+        Ineligible::NotInAudience,
+    );
+    let e = open_refused(w, NewRequest::question("q").audience([outsider]), "k2");
     assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
-    let e = w
-        .by(&w.agent)
-        .open(&w.chat, NewRequest::question("  "), "k3")
-        .unwrap_err();
+    let e = open_refused(w, NewRequest::question("  "), "k3");
     assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
     let e = w
         .by(&w.agent)
@@ -1028,25 +980,13 @@ fn approval_the_requester_never_decides_its_own_approval(w: &World) {
             request: r.clone(),
         },
     );
-    let e = me
-        .respond(&r.id, 2, Outcome::Approved, None, "k-self")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::Requester,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        me.respond(&r.id, 2, Outcome::Approved, None, "k-self"),
+        Ineligible::Requester,
     );
-    let e = me
-        .redeem(&r.id, &redeem_of(&action()), "r-self")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    assert_action_refused(
+        me.redeem(&r.id, &redeem_of(&action()), "r-self"),
+        ActionRefusal::NotApproved,
     );
     assert_eq!(me.show(&r.id).unwrap(), r);
     // Someone else in the audience decides it.
@@ -1061,12 +1001,7 @@ fn approval_the_requester_never_decides_its_own_approval(w: &World) {
         NewRequest::question("Note for myself?").audience([w.agent.clone()]),
         "q",
     );
-    assert_eq!(
-        me.respond(&q.id, 1, Outcome::Answered, Some("yes"), "qa")
-            .unwrap()
-            .state,
-        State::Resolved
-    );
+    assert_resolved(me.respond(&q.id, 1, Outcome::Answered, Some("yes"), "qa"));
 }
 
 fn approval_the_executor_of_a_bound_action_never_approves_it(w: &World) {
@@ -1074,30 +1009,18 @@ fn approval_the_executor_of_a_bound_action_never_approves_it(w: &World) {
     w.asks.join(&w.chat, &deployer).unwrap(); // a member, yet no approver of its own action
     let r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
     assert_eq!(r.audience, [w.ana.clone(), w.bob.clone()]);
-    let e = w
-        .by(&deployer)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::Executor,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&deployer)
+            .respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::Executor,
     );
-    let e = w
-        .by(&w.agent)
-        .open(
-            &w.chat,
-            NewRequest::approval("Deploy?")
-                .action(action())
-                .audience([deployer.clone()]),
-            "o2",
-        )
-        .unwrap_err();
+    let e = open_refused(
+        w,
+        NewRequest::approval("Deploy?")
+            .action(action())
+            .audience([deployer.clone()]),
+        "o2",
+    );
     let AskError::InvalidInput(msg) = &e else {
         panic!("{e:?}")
     };
@@ -1157,10 +1080,7 @@ fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &Worl
         mallory.show(&r.id).unwrap_err(),
         AskError::NotAllowed { .. }
     ));
-    let r2 = open(w, NewRequest::approval("Again?").action(a.clone()), "o2");
-    w.by(&w.ana)
-        .respond(&r2.id, 1, Outcome::Approved, None, "k2")
-        .unwrap();
+    let r2 = decided(w, "Again?", &a, "o2", Outcome::Approved, "k2");
     let e = mallory.redeem(&r2.id, &redeem_of(&a), "m").unwrap_err();
     assert!(matches!(e, AskError::NotAllowed { .. }), "{e:?}");
 }
@@ -1224,10 +1144,7 @@ fn replace_keeps_the_deadline_unless_the_replacement_names_one(w: &World) {
         "q2",
     );
     w.clock.advance(DAY);
-    let kept = me
-        .replace(&q.id, 1, Replacement::default(), "rep")
-        .unwrap()
-        .replacement;
+    let kept = replaced_as_is(&me, &q.id, "rep");
     assert_eq!(kept.expires_at, Expiry::At(deadline));
     let named = start_time().plus(5 * DAY);
     let renamed = me
@@ -1249,17 +1166,11 @@ fn replace_keeps_the_deadline_unless_the_replacement_names_one(w: &World) {
         panic!("{b:?}")
     };
     w.clock.advance(DAY);
-    let b2 = me
-        .replace(&b.id, 1, Replacement::default(), "rep3")
-        .unwrap()
-        .replacement;
+    let b2 = replaced_as_is(&me, &b.id, "rep3");
     assert_eq!(b2.expires_at, Expiry::At(b_deadline));
     // No deadline stays no deadline.
     let n = open(w, NewRequest::question("Lunch?"), "n");
-    let n2 = me
-        .replace(&n.id, 1, Replacement::default(), "rep4")
-        .unwrap()
-        .replacement;
+    let n2 = replaced_as_is(&me, &n.id, "rep4");
     assert_eq!(n2.expires_at, Expiry::Never);
     // Past the old deadline, the replacement that kept it has expired; the one that named
     // its own has not.
@@ -1307,20 +1218,17 @@ fn retry_key_hash_does_not_depend_on_key_order(w: &World) {
         ..action()
     };
     let me = w.by(&w.agent);
-    let first = me
-        .open(
+    // The same open, its arguments in either order, under one retry key.
+    let open_with = |arguments| {
+        me.open(
             &w.chat,
-            NewRequest::approval("Deploy?").action(with(ab.clone())),
+            NewRequest::approval("Deploy?").action(with(arguments)),
             "o",
         )
-        .unwrap();
-    let again = me
-        .open(
-            &w.chat,
-            NewRequest::approval("Deploy?").action(with(ba.clone())),
-            "o",
-        )
-        .unwrap();
+        .unwrap()
+    };
+    let first = open_with(ab.clone());
+    let again = open_with(ba.clone());
     assert_eq!(first, again);
     // What is recorded is the hash of the sorted-key text: the same in every build, so
     // another program sharing this database computes it too.
