@@ -92,6 +92,27 @@ impl Chat {
     }
 }
 
+/// The two tests of a scenario run on a store named by its location: `$sqlite` on a fresh
+/// SQLite file, `$postgres` on the PostgreSQL of `FORMS_ASK_PG_URL` (without it, it says
+/// loudly that it was skipped; with `CI=true` it fails). A macro: a function cannot declare
+/// tests.
+macro_rules! on_both_stores {
+    ($scenario:ident: $sqlite:ident, $postgres:ident) => {
+        #[test]
+        fn $sqlite() {
+            let dir = TempDir::new("cli-ask");
+            $scenario(dir.db());
+        }
+
+        #[test]
+        fn $postgres() {
+            if let Some(url) = pg_url() {
+                $scenario(url);
+            }
+        }
+    };
+}
+
 fn id(v: &Value) -> String {
     v["id"].as_str().unwrap().to_owned()
 }
@@ -565,59 +586,29 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
     );
 }
 
-#[test]
-fn ask_sqlite_bound_action_is_redeemed_once_and_reported() {
-    let dir = TempDir::new("cli-ask");
-    bound_action_is_redeemed_once_and_reported(dir.0.join("asks.db").display().to_string());
-}
+on_both_stores!(
+    bound_action_is_redeemed_once_and_reported:
+    ask_sqlite_bound_action_is_redeemed_once_and_reported,
+    ask_postgres_bound_action_is_redeemed_once_and_reported
+);
 
-#[test]
-fn ask_postgres_bound_action_is_redeemed_once_and_reported() {
-    if let Some(url) = pg_url() {
-        bound_action_is_redeemed_once_and_reported(url);
-    }
-}
+on_both_stores!(
+    every_operation_prints_json_and_refusals_exit_1:
+    ask_sqlite_every_operation_prints_json_and_refusals_exit_1,
+    ask_postgres_every_operation_prints_json_and_refusals_exit_1
+);
 
-#[test]
-fn ask_sqlite_every_operation_prints_json_and_refusals_exit_1() {
-    let dir = TempDir::new("cli-ask");
-    every_operation_prints_json_and_refusals_exit_1(dir.0.join("asks.db").display().to_string());
-}
+on_both_stores!(
+    two_processes_race_and_exactly_one_wins:
+    ask_sqlite_two_processes_race_and_exactly_one_wins,
+    ask_postgres_two_processes_race_and_exactly_one_wins
+);
 
-#[test]
-fn ask_postgres_every_operation_prints_json_and_refusals_exit_1() {
-    if let Some(url) = pg_url() {
-        every_operation_prints_json_and_refusals_exit_1(url);
-    }
-}
-
-#[test]
-fn ask_sqlite_two_processes_race_and_exactly_one_wins() {
-    let dir = TempDir::new("cli-ask");
-    two_processes_race_and_exactly_one_wins(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_two_processes_race_and_exactly_one_wins() {
-    if let Some(url) = pg_url() {
-        two_processes_race_and_exactly_one_wins(url);
-    }
-}
-
-#[test]
-fn ask_sqlite_a_waiting_process_is_woken_by_a_response_from_another() {
-    let dir = TempDir::new("cli-ask");
-    a_waiting_process_is_woken_by_a_response_from_another(
-        dir.0.join("asks.db").display().to_string(),
-    );
-}
-
-#[test]
-fn ask_postgres_a_waiting_process_is_woken_by_a_response_from_another() {
-    if let Some(url) = pg_url() {
-        a_waiting_process_is_woken_by_a_response_from_another(url);
-    }
-}
+on_both_stores!(
+    a_waiting_process_is_woken_by_a_response_from_another:
+    ask_sqlite_a_waiting_process_is_woken_by_a_response_from_another,
+    ask_postgres_a_waiting_process_is_woken_by_a_response_from_another
+);
 
 #[test]
 fn ask_a_damaged_or_foreign_database_is_refused_with_exit_1() {
@@ -908,18 +899,11 @@ fn retry_keys_hash_the_canonical_input(db: String) {
     assert_eq!(again, first);
 }
 
-#[test]
-fn ask_sqlite_retry_keys_hash_the_canonical_input() {
-    let dir = TempDir::new("cli-ask");
-    retry_keys_hash_the_canonical_input(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_retry_keys_hash_the_canonical_input() {
-    if let Some(url) = pg_url() {
-        retry_keys_hash_the_canonical_input(url);
-    }
-}
+on_both_stores!(
+    retry_keys_hash_the_canonical_input:
+    ask_sqlite_retry_keys_hash_the_canonical_input,
+    ask_postgres_retry_keys_hash_the_canonical_input
+);
 
 // ------------------------------------------------------------ files that are not ours, or not writable
 
@@ -1251,18 +1235,11 @@ fn expires_takes_a_duration_or_an_offset(db: String) {
     assert!(run.stderr.contains("0 to 900"), "{}", run.stderr);
 }
 
-#[test]
-fn ask_sqlite_expires_takes_a_duration_or_an_offset() {
-    let dir = TempDir::new("cli-ask");
-    expires_takes_a_duration_or_an_offset(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_expires_takes_a_duration_or_an_offset() {
-    if let Some(url) = pg_url() {
-        expires_takes_a_duration_or_an_offset(url);
-    }
-}
+on_both_stores!(
+    expires_takes_a_duration_or_an_offset:
+    ask_sqlite_expires_takes_a_duration_or_an_offset,
+    ask_postgres_expires_takes_a_duration_or_an_offset
+);
 
 fn list_shows_a_principals_requests_open_first(db: String) {
     let c = Chat::new(db);
@@ -1336,18 +1313,11 @@ fn list_shows_a_principals_requests_open_first(db: String) {
     );
 }
 
-#[test]
-fn ask_sqlite_list_shows_a_principals_requests_open_first() {
-    let dir = TempDir::new("cli-ask");
-    list_shows_a_principals_requests_open_first(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_list_shows_a_principals_requests_open_first() {
-    if let Some(url) = pg_url() {
-        list_shows_a_principals_requests_open_first(url);
-    }
-}
+on_both_stores!(
+    list_shows_a_principals_requests_open_first:
+    ask_sqlite_list_shows_a_principals_requests_open_first,
+    ask_postgres_list_shows_a_principals_requests_open_first
+);
 
 fn membership_changes_are_audited_and_only_managers_make_them(db: String) {
     let c = Chat::new(db.clone());
@@ -1426,20 +1396,11 @@ fn membership_changes_are_audited_and_only_managers_make_them(db: String) {
     member(Some(&mgr), "join", &[&eve]).refused("not_manager");
 }
 
-#[test]
-fn ask_sqlite_membership_changes_are_audited_and_only_managers_make_them() {
-    let dir = TempDir::new("cli-ask");
-    membership_changes_are_audited_and_only_managers_make_them(
-        dir.0.join("asks.db").display().to_string(),
-    );
-}
-
-#[test]
-fn ask_postgres_membership_changes_are_audited_and_only_managers_make_them() {
-    if let Some(url) = pg_url() {
-        membership_changes_are_audited_and_only_managers_make_them(url);
-    }
-}
+on_both_stores!(
+    membership_changes_are_audited_and_only_managers_make_them:
+    ask_sqlite_membership_changes_are_audited_and_only_managers_make_them,
+    ask_postgres_membership_changes_are_audited_and_only_managers_make_them
+);
 
 /// `forms ARGS`: the exit status and standard output's bytes, as a terminal would get them.
 fn forms_bytes(args: &[&str]) -> (i32, Vec<u8>) {
@@ -1685,15 +1646,8 @@ fn files_are_uploaded_never_named_by_path(db: String) {
     assert_eq!(std::fs::read(&path).unwrap(), sent);
 }
 
-#[test]
-fn ask_sqlite_files_are_uploaded_never_named_by_path() {
-    let dir = TempDir::new("cli-ask");
-    files_are_uploaded_never_named_by_path(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_files_are_uploaded_never_named_by_path() {
-    if let Some(url) = pg_url() {
-        files_are_uploaded_never_named_by_path(url);
-    }
-}
+on_both_stores!(
+    files_are_uploaded_never_named_by_path:
+    ask_sqlite_files_are_uploaded_never_named_by_path,
+    ask_postgres_files_are_uploaded_never_named_by_path
+);
