@@ -73,6 +73,25 @@ impl Chat {
         forms(&args)
     }
 
+    /// `forms ask respond` as `who`: `outcome` (and `answer`) to `version` of `rid`, with the
+    /// retry key `key`.
+    fn respond(
+        &self,
+        who: &str,
+        rid: &str,
+        version: &str,
+        outcome: &str,
+        answer: Option<&str>,
+        key: &str,
+    ) -> Run {
+        let mut rest = vec![rid, "--version", version, "--outcome", outcome];
+        if let Some(answer) = answer {
+            rest.extend(["--answer", answer]);
+        }
+        rest.extend(["--key", key]);
+        self.ask("respond", who, &rest)
+    }
+
     fn open_approval(&self, key: &str) -> Value {
         self.ask(
             "open",
@@ -144,46 +163,16 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
     assert_eq!(msg["event"], "message");
     assert_eq!(c.ask("show", &c.bob, &[&rid]).ok()["state"], "open");
 
-    let e = c.ask(
-        "respond",
-        &c.ana,
-        &[
-            &rid,
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--key",
-            "r0",
-        ],
-    );
+    let e = c.respond(&c.ana, &rid, "1", "answered", None, "r0");
     e.refused("invalid_outcome");
     let won = c
-        .ask(
-            "respond",
-            &c.ana,
-            &[
-                &rid,
-                "--version",
-                "1",
-                "--outcome",
-                "approved",
-                "--answer",
-                "go",
-                "--key",
-                "r1",
-            ],
-        )
+        .respond(&c.ana, &rid, "1", "approved", Some("go"), "r1")
         .ok();
     assert_eq!(
         (won["state"].as_str(), won["outcome"].as_str()),
         (Some("resolved"), Some("approved"))
     );
-    let late = c.ask(
-        "respond",
-        &c.bob,
-        &[&rid, "--version", "1", "--outcome", "denied", "--key", "r2"],
-    );
+    let late = c.respond(&c.bob, &rid, "1", "denied", None, "r2");
     let v = late.refused("conflict");
     assert_eq!(v["error"]["latest"], won);
 
@@ -305,12 +294,8 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
         &carol,
     ])
     .ok();
-    c.ask(
-        "respond",
-        &carol,
-        &[&r5, "--version", "1", "--outcome", "approved", "--key", "x"],
-    )
-    .refused("not_eligible");
+    c.respond(&carol, &r5, "1", "approved", None, "x")
+        .refused("not_eligible");
 }
 
 fn two_processes_race_and_exactly_one_wins(db: String) {
@@ -387,13 +372,7 @@ fn a_waiting_process_is_woken_by_a_response_from_another(db: String) {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let won = c
-        .ask(
-            "respond",
-            &c.bob,
-            &[&rid, "--version", "1", "--outcome", "denied", "--key", "r"],
-        )
-        .ok();
+    let won = c.respond(&c.bob, &rid, "1", "denied", None, "r").ok();
     let out = waiter.wait_with_output().unwrap();
     assert!(out.status.success());
     let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -449,20 +428,7 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
         v["error"]["message"].as_str().unwrap().contains("approved"),
         "{v}"
     );
-    c.ask(
-        "respond",
-        &c.ana,
-        &[
-            &rid,
-            "--version",
-            "1",
-            "--outcome",
-            "approved",
-            "--key",
-            "a1",
-        ],
-    )
-    .ok();
+    c.respond(&c.ana, &rid, "1", "approved", None, "a1").ok();
     // A report before the redemption is refused.
     c.ask(
         "report",
@@ -1061,68 +1027,20 @@ fn ask_a_read_only_database_can_be_shown_logged_and_waited_on() {
 #[test]
 fn ask_op_help_explains_that_operation_from_the_shared_description() {
     use forms_ask::args::{self as a, schema, summary};
-    let ops = [
-        ("open", summary::<a::OpenArgs>(), schema::<a::OpenArgs>()),
-        ("show", summary::<a::ShowArgs>(), schema::<a::ShowArgs>()),
-        (
-            "respond",
-            summary::<a::RespondArgs>(),
-            schema::<a::RespondArgs>(),
-        ),
-        ("wait", summary::<a::WaitArgs>(), schema::<a::WaitArgs>()),
-        (
-            "cancel",
-            summary::<a::CancelArgs>(),
-            schema::<a::CancelArgs>(),
-        ),
-        (
-            "replace",
-            summary::<a::ReplaceArgs>(),
-            schema::<a::ReplaceArgs>(),
-        ),
-        (
-            "supersede",
-            summary::<a::SupersedeArgs>(),
-            schema::<a::SupersedeArgs>(),
-        ),
-        ("log", summary::<a::LogArgs>(), schema::<a::LogArgs>()),
-        (
-            "message",
-            summary::<a::MessageArgs>(),
-            schema::<a::MessageArgs>(),
-        ),
-        (
-            "redeem",
-            summary::<a::RedeemArgs>(),
-            schema::<a::RedeemArgs>(),
-        ),
-        (
-            "report",
-            summary::<a::ReportArgs>(),
-            schema::<a::ReportArgs>(),
-        ),
-        ("list", summary::<a::ListArgs>(), schema::<a::ListArgs>()),
-        (
-            "members",
-            summary::<a::MembersArgs>(),
-            schema::<a::MembersArgs>(),
-        ),
-        ("join", summary::<a::JoinArgs>(), schema::<a::JoinArgs>()),
-        (
-            "remove",
-            summary::<a::RemoveArgs>(),
-            schema::<a::RemoveArgs>(),
-        ),
-        (
-            "revoke",
-            summary::<a::RevokeArgs>(),
-            schema::<a::RevokeArgs>(),
-        ),
-        (
-            "restore",
-            summary::<a::RestoreArgs>(),
-            schema::<a::RestoreArgs>(),
-        ),
+    // Each operation's name, with the summary and the schema of its arguments.
+    macro_rules! described {
+        ($($name:literal: $args:ident,)*) => {
+            [$(($name, summary::<a::$args>(), schema::<a::$args>())),*]
+        };
+    }
+    #[rustfmt::skip]
+    let ops = described![
+        "open": OpenArgs, "show": ShowArgs, "respond": RespondArgs,
+        "wait": WaitArgs, "cancel": CancelArgs, "replace": ReplaceArgs,
+        "supersede": SupersedeArgs, "log": LogArgs, "message": MessageArgs,
+        "redeem": RedeemArgs, "report": ReportArgs, "list": ListArgs,
+        "members": MembersArgs, "join": JoinArgs, "remove": RemoveArgs,
+        "revoke": RevokeArgs, "restore": RestoreArgs,
     ];
     for (name, summary, schema) in &ops {
         let run = forms(&["ask", name, "--help"]);
@@ -1261,20 +1179,8 @@ fn list_shows_a_principals_requests_open_first(db: String) {
             ],
         )
         .ok();
-    c.ask(
-        "respond",
-        &c.ana,
-        &[
-            &id(&first),
-            "--version",
-            "1",
-            "--outcome",
-            "approved",
-            "--key",
-            "r1",
-        ],
-    )
-    .ok();
+    c.respond(&c.ana, &id(&first), "1", "approved", None, "r1")
+        .ok();
     let list = |who: &str, extra: &[&str]| -> Vec<(String, String)> {
         let mut rest = vec!["--conversation", c.conversation.as_str()];
         rest.extend_from_slice(extra);
