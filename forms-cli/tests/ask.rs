@@ -13,6 +13,7 @@ mod conversation;
 
 use conversation::answer_v1;
 
+use forms_test_kit::checks::assert_contains_all;
 use forms_test_kit::process::Run;
 use forms_test_kit::unprivileged::{copy_for_nobody, is_root};
 use forms_test_kit::TempDir;
@@ -92,22 +93,28 @@ impl Chat {
         self.ask("respond", who, &rest)
     }
 
+    /// `forms ask open` as agent: an approval with `body` and the flags `extra`.
+    fn open_approval_with(&self, body: &str, extra: &[&str], key: &str) -> Run {
+        let mut rest = vec![
+            "--conversation",
+            &self.conversation,
+            "--kind",
+            "approval",
+            "--body",
+            body,
+        ];
+        rest.extend_from_slice(extra);
+        rest.extend(["--key", key]);
+        self.ask("open", &self.agent, &rest)
+    }
+
+    /// `forms ask open` as agent: an approval with `body`, bound to `action`.
+    fn open_bound(&self, body: &str, action: &str, key: &str) -> Run {
+        self.open_approval_with(body, &["--action", action], key)
+    }
+
     fn open_approval(&self, key: &str) -> Value {
-        self.ask(
-            "open",
-            &self.agent,
-            &[
-                "--conversation",
-                &self.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy 1.4?",
-                "--key",
-                key,
-            ],
-        )
-        .ok()
+        self.open_approval_with("Deploy 1.4?", &[], key).ok()
     }
 }
 
@@ -130,6 +137,16 @@ macro_rules! on_both_stores {
             }
         }
     };
+}
+
+/// The event names of a printed log, oldest first.
+fn event_names(log: &Value) -> Vec<&str> {
+    log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect()
 }
 
 fn id(v: &Value) -> String {
@@ -179,12 +196,7 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
     let waited = c.ask("wait", &c.agent, &[&rid, "--timeout", "5"]).ok();
     assert_eq!(waited, won);
     let log = c.ask("log", &c.agent, &[&rid]).ok();
-    let events: Vec<&str> = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["event"].as_str().unwrap())
-        .collect();
+    let events = event_names(&log);
     assert_eq!(events, ["opened", "message", "responded"]);
 
     // Cancel: only the requester, current version.
@@ -201,54 +213,20 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
 
     // Replace and supersede.
     let r3 = id(&c.open_approval("open-3"));
-    let pair = c
-        .ask(
+    let replace = |body: &str, key: &str| {
+        c.ask(
             "replace",
             &c.agent,
-            &[
-                &r3,
-                "--version",
-                "1",
-                "--body",
-                "Deploy 1.5?",
-                "--key",
-                "p1",
-            ],
+            &[&r3, "--version", "1", "--body", body, "--key", key],
         )
-        .ok();
+    };
+    let pair = replace("Deploy 1.5?", "p1").ok();
     assert_eq!(pair["previous"]["state"], "superseded");
     assert_eq!(pair["replacement"]["body"], "Deploy 1.5?");
     assert_eq!(pair["replacement"]["audience"], r["audience"]);
-    let again = c
-        .ask(
-            "replace",
-            &c.agent,
-            &[
-                &r3,
-                "--version",
-                "1",
-                "--body",
-                "Deploy 1.5?",
-                "--key",
-                "p1",
-            ],
-        )
-        .ok();
+    let again = replace("Deploy 1.5?", "p1").ok();
     assert_eq!(again, pair);
-    c.ask(
-        "replace",
-        &c.agent,
-        &[
-            &r3,
-            "--version",
-            "1",
-            "--body",
-            "Deploy 2.0?",
-            "--key",
-            "p1",
-        ],
-    )
-    .refused("retry_key_reused");
+    replace("Deploy 2.0?", "p1").refused("retry_key_reused");
     let r4 = id(&pair["replacement"]);
     assert_eq!(
         c.ask(
@@ -397,62 +375,33 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
     let c = Chat::new(db);
     let action = r#"{"executor":"deployer","resource_version":"v7","arguments":{"env":"staging"},"operation_key":"op-1"}"#;
     let r = c
-        .ask(
-            "open",
-            &c.agent,
-            &[
-                "--conversation",
-                &c.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy 1.4 to staging?",
-                "--action",
-                action,
-                "--key",
-                "open-b",
-            ],
-        )
+        .open_bound("Deploy 1.4 to staging?", action, "open-b")
         .ok();
     let rid = id(&r);
     assert!(r["deadline"].is_string(), "bound approvals expire: {r}");
+    let redeem = |who: &str, action: &str, key: &str| {
+        c.ask("redeem", who, &[&rid, "--action", action, "--key", key])
+    };
+    let report = |status: &str, detail: Option<&str>, key: &str| {
+        let mut rest = vec![rid.as_str(), "--operation-key", "op-1", "--status", status];
+        if let Some(detail) = detail {
+            rest.extend(["--detail", detail]);
+        }
+        rest.extend(["--key", key]);
+        c.ask("report", &c.agent, &rest)
+    };
     // Not yet approved: redeeming is refused.
-    let v = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-0"],
-        )
-        .refused("action_refused");
+    let v = redeem(&c.agent, action, "rd-0").refused("action_refused");
     assert!(
         v["error"]["message"].as_str().unwrap().contains("approved"),
         "{v}"
     );
     c.respond(&c.ana, &rid, "1", "approved", None, "a1").ok();
     // A report before the redemption is refused.
-    c.ask(
-        "report",
-        &c.agent,
-        &[
-            &rid,
-            "--operation-key",
-            "op-1",
-            "--status",
-            "succeeded",
-            "--key",
-            "rp-0",
-        ],
-    )
-    .refused("action_refused");
+    report("succeeded", None, "rp-0").refused("action_refused");
     // A mismatch is refused and binds nothing.
     let other = action.replace("v7", "v8");
-    let v = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", &other, "--key", "rd-1"],
-        )
-        .refused("action_refused");
+    let v = redeem(&c.agent, &other, "rd-1").refused("action_refused");
     assert!(
         v["error"]["message"]
             .as_str()
@@ -461,85 +410,26 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
         "{v}"
     );
     // Someone who is neither the executor nor the requester may not redeem.
-    c.ask(
-        "redeem",
-        &c.bob,
-        &[&rid, "--action", action, "--key", "rd-b"],
-    )
-    .refused("action_refused");
-    let redeemed = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-2"],
-        )
-        .ok();
+    redeem(&c.bob, action, "rd-b").refused("action_refused");
+    let redeemed = redeem(&c.agent, action, "rd-2").ok();
     assert_eq!(redeemed["redemption"]["by"], c.agent.as_str(), "{redeemed}");
     // The same key replays; a second redemption is refused.
-    assert_eq!(
-        c.ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-2"]
-        )
-        .ok(),
-        redeemed
-    );
-    let v = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-3"],
-        )
-        .refused("action_refused");
+    assert_eq!(redeem(&c.agent, action, "rd-2").ok(), redeemed);
+    let v = redeem(&c.agent, action, "rd-3").refused("action_refused");
     assert!(
         v["error"]["message"].as_str().unwrap().contains("already"),
         "{v}"
     );
-    let report = |status: &str, key: &str| {
-        c.ask(
-            "report",
-            &c.agent,
-            &[
-                &rid,
-                "--operation-key",
-                "op-1",
-                "--status",
-                status,
-                "--detail",
-                "deploy job 81",
-                "--key",
-                key,
-            ],
-        )
-    };
-    let unknown = report("unknown", "rp-1").ok();
+    let unknown = report("unknown", Some("deploy job 81"), "rp-1").ok();
     assert_eq!(unknown["execution"]["status"], "unknown", "{unknown}");
     assert_eq!(unknown["execution"]["detail"], "deploy job 81");
-    let done = report("succeeded", "rp-2").ok();
+    let done = report("succeeded", Some("deploy job 81"), "rp-2").ok();
     assert_eq!(done["execution"]["status"], "succeeded", "{done}");
-    report("failed", "rp-3").refused("action_refused");
-    let bad = c.ask(
-        "report",
-        &c.agent,
-        &[
-            &rid,
-            "--operation-key",
-            "op-1",
-            "--status",
-            "maybe",
-            "--key",
-            "rp-4",
-        ],
-    );
+    report("failed", Some("deploy job 81"), "rp-3").refused("action_refused");
+    let bad = report("maybe", None, "rp-4");
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     let log = c.ask("log", &c.ana, &[&rid]).ok();
-    let events: Vec<&str> = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["event"].as_str().unwrap())
-        .collect();
+    let events = event_names(&log);
     assert_eq!(
         events,
         [
@@ -805,25 +695,7 @@ fn retry_keys_hash_the_canonical_input(db: String) {
     use sha2::{Digest, Sha256};
     let c = Chat::new(db.clone());
     let action = r#"{"resource_version":"v7","operation_key":"op-1","executor":"deployer","arguments":{"release":"1.4","env":"staging"}}"#;
-    let open = |key: &str| {
-        c.ask(
-            "open",
-            &c.agent,
-            &[
-                "--conversation",
-                &c.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy?",
-                "--action",
-                action,
-                "--key",
-                key,
-            ],
-        )
-    };
-    let first = open("k-hash").ok();
+    let first = c.open_bound("Deploy?", action, "k-hash").ok();
     let canonical = format!(
         r#"{{"conversation":"{}","request":{{"action":{{"arguments":{{"env":"staging","release":"1.4"}},"executor":"deployer","operation_key":"op-1","resource_version":"v7"}},"audience":null,"body":"Deploy?","choices":null,"expires_at":null,"kind":"approval","title":null}}}}"#,
         c.conversation
@@ -844,24 +716,7 @@ fn retry_keys_hash_the_canonical_input(db: String) {
         r#""arguments":{"env":"staging","release":"1.4"}"#,
     );
     assert_ne!(reordered, action);
-    let again = c
-        .ask(
-            "open",
-            &c.agent,
-            &[
-                "--conversation",
-                &c.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy?",
-                "--action",
-                &reordered,
-                "--key",
-                "k-hash",
-            ],
-        )
-        .ok();
+    let again = c.open_bound("Deploy?", &reordered, "k-hash").ok();
     assert_eq!(again, first);
 }
 
@@ -1070,13 +925,12 @@ fn ask_op_help_explains_that_operation_from_the_shared_description() {
     }
     // The limits are the library's numbers; the names map to the tool arguments.
     let open = forms(&["ask", "open", "--help"]);
-    assert!(open
-        .stdout
-        .contains(&format!("at most {} characters", forms_ask::BODY_CHARS_MAX)));
-    assert!(
-        open.stdout.contains("tool argument `expires_at`"),
-        "{}",
-        open.stdout
+    assert_contains_all(
+        &open.stdout,
+        &[
+            &format!("at most {} characters", forms_ask::BODY_CHARS_MAX),
+            "tool argument `expires_at`",
+        ],
     );
     let wait = forms(&["ask", "wait", "-h"]);
     assert!(wait
