@@ -43,6 +43,30 @@ fn engine_cycles(asks: &Asks, from: usize, n: usize, tag: &str) -> Duration {
     start.elapsed()
 }
 
+/// Warms the engine up, then times about `n` bare writes (`bare(round, i)`) against as many
+/// engine cycles, round by round; returns the count (`n` rounded up to whole rounds) and the
+/// two rates per second.
+fn compare(
+    asks: &Asks,
+    n: usize,
+    tag: &str,
+    mut bare: impl FnMut(usize, usize),
+) -> (usize, f64, f64) {
+    engine_cycles(asks, usize::MAX / 2, 100, tag);
+    let (mut bare_time, mut engine_time) = (Duration::ZERO, Duration::ZERO);
+    let k = n.div_ceil(ROUNDS);
+    for round in 0..ROUNDS {
+        let start = Instant::now();
+        for i in 0..k {
+            bare(round, i);
+        }
+        bare_time += start.elapsed();
+        engine_time += engine_cycles(asks, round * k, k, tag);
+    }
+    let n = k * ROUNDS;
+    (n, per_second(n, bare_time), per_second(n, engine_time))
+}
+
 fn sqlite(n: usize) {
     let dir = std::env::temp_dir().join(format!("forms-ask-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -68,25 +92,15 @@ fn sqlite(n: usize) {
     )
     .unwrap();
     let asks = Asks::new(SqliteStore::open(dir.join("asks.db")).unwrap());
-    engine_cycles(&asks, usize::MAX / 2, 100, "sqlite");
-    let (mut bare_time, mut engine_time) = (Duration::ZERO, Duration::ZERO);
-    let k = n.div_ceil(ROUNDS);
-    for round in 0..ROUNDS {
-        let start = Instant::now();
-        for i in 0..k {
-            bare.execute_batch("BEGIN IMMEDIATE").unwrap();
-            bare.execute(
-                "INSERT INTO t (doc) VALUES (?1)",
-                [format!("row {round}/{i}")],
-            )
-            .unwrap();
-            bare.execute_batch("COMMIT").unwrap();
-        }
-        bare_time += start.elapsed();
-        engine_time += engine_cycles(&asks, round * k, k, "sqlite");
-    }
-    let n = k * ROUNDS;
-    let (bare_rate, rate) = (per_second(n, bare_time), per_second(n, engine_time));
+    let (n, bare_rate, rate) = compare(&asks, n, "sqlite", |round, i| {
+        bare.execute_batch("BEGIN IMMEDIATE").unwrap();
+        bare.execute(
+            "INSERT INTO t (doc) VALUES (?1)",
+            [format!("row {round}/{i}")],
+        )
+        .unwrap();
+        bare.execute_batch("COMMIT").unwrap();
+    });
     report("SQLite (WAL, synchronous=FULL)", n, bare_rate, rate);
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -108,21 +122,11 @@ fn postgres(url: &str, n: usize) {
         tx.execute(&insert, &[&format!("warm {i}")]).unwrap();
         tx.commit().unwrap();
     }
-    engine_cycles(&asks, usize::MAX / 2, 100, "pg");
-    let (mut bare_time, mut engine_time) = (Duration::ZERO, Duration::ZERO);
-    let k = n.div_ceil(ROUNDS);
-    for round in 0..ROUNDS {
-        let start = Instant::now();
-        for i in 0..k {
-            let mut tx = c.transaction().unwrap();
-            tx.execute(&insert, &[&format!("row {round}/{i}")]).unwrap();
-            tx.commit().unwrap();
-        }
-        bare_time += start.elapsed();
-        engine_time += engine_cycles(&asks, round * k, k, "pg");
-    }
-    let n = k * ROUNDS;
-    let (bare_rate, rate) = (per_second(n, bare_time), per_second(n, engine_time));
+    let (n, bare_rate, rate) = compare(&asks, n, "pg", |round, i| {
+        let mut tx = c.transaction().unwrap();
+        tx.execute(&insert, &[&format!("row {round}/{i}")]).unwrap();
+        tx.commit().unwrap();
+    });
     report(
         "PostgreSQL (fsync on, synchronous_commit on)",
         n,

@@ -37,7 +37,7 @@ fn long(n: usize) -> String {
 }
 
 fn limits_every_field_is_refused_naming_it(w: &World) {
-    let a = w.asks.as_principal(&w.agent);
+    let a = w.by(&w.agent);
     let chat = &w.chat;
     // At the limit: accepted.
     let ok = a
@@ -86,7 +86,7 @@ fn limits_every_field_is_refused_naming_it(w: &World) {
     );
     let r = a.open(chat, NewRequest::question("q"), "k6").unwrap();
     refused(
-        w.asks.as_principal(&w.ana).respond(
+        w.by(&w.ana).respond(
             &r.id,
             r.version,
             Outcome::Answered,
@@ -138,7 +138,7 @@ fn limits_every_field_is_refused_naming_it(w: &World) {
 }
 
 fn limits_a_huge_choice_list_is_refused_at_once(w: &World) {
-    let a = w.asks.as_principal(&w.agent);
+    let a = w.by(&w.agent);
     let choices: Vec<String> = (0..200_000).map(|i| format!("choice {i}")).collect();
     let started = Instant::now();
     refused(
@@ -183,12 +183,18 @@ fn capped(w: &World, limit: usize) -> Asks {
         .with_wait_limit(limit)
 }
 
-fn wait_a_dropped_handle_is_released_at_once(w: &World) {
-    let asks = capped(w, 1);
+/// [`capped`], with a question the agent opened on it.
+fn capped_with_question(w: &World, limit: usize) -> (Asks, Request) {
+    let asks = capped(w, limit);
     let r = asks
         .as_principal(&w.agent)
         .open(&w.chat, NewRequest::question("q"), "o")
         .unwrap();
+    (asks, r)
+}
+
+fn wait_a_dropped_handle_is_released_at_once(w: &World) {
+    let (asks, r) = capped_with_question(w, 1);
     let agent = asks.as_principal(&w.agent);
     let handle = agent.start_wait(&r.id, Duration::from_secs(600)).unwrap();
     assert_eq!(asks.waits_in_progress(), 1);
@@ -214,11 +220,7 @@ fn wait_a_dropped_handle_is_released_at_once(w: &World) {
 }
 
 fn wait_the_cap_is_per_principal_and_refused_clearly(w: &World) {
-    let asks = capped(w, 3);
-    let r = asks
-        .as_principal(&w.agent)
-        .open(&w.chat, NewRequest::question("q"), "o")
-        .unwrap();
+    let (asks, r) = capped_with_question(w, 3);
     let agent = asks.as_principal(&w.agent);
     let held: Vec<_> = (0..3)
         .map(|_| agent.start_wait(&r.id, Duration::from_secs(600)).unwrap())
@@ -321,7 +323,7 @@ fn wait_500_pending_waits_hold_no_thread_and_others_are_answered(w: &World) {
 
 /// The agent opens a question and starts waiting on it (a minute at most).
 fn open_and_wait(w: &World) -> (Request, forms_ask::WaitHandle) {
-    let agent = w.asks.as_principal(&w.agent);
+    let agent = w.by(&w.agent);
     let r = agent.open(&w.chat, NewRequest::question("q"), "o").unwrap();
     let handle = agent.start_wait(&r.id, Duration::from_secs(60)).unwrap();
     (r, handle)
@@ -356,8 +358,7 @@ fn wait_a_handle_is_a_future(w: &World) {
             rx.try_recv().is_err(),
             "the future finished before the change"
         );
-        w.asks
-            .as_principal(&w.ana)
+        w.by(&w.ana)
             .respond(&r.id, 1, Outcome::Answered, Some("yes"), "r")
             .unwrap();
         let got = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
@@ -604,12 +605,12 @@ fn quota_messages_per_request_is_refused_clearly(w: &World) {
 }
 
 fn list_refuses_a_principal_with_nothing_to_see_before_any_read(w: &World) {
-    let agent = w.asks.as_principal(&w.agent);
+    let agent = w.by(&w.agent);
     agent
         .open(&w.chat, NewRequest::question("q"), "o1")
         .unwrap();
     let eve = Principal::new("eve").unwrap();
-    let e = w.asks.as_principal(&eve).list(&w.chat, 1).unwrap_err();
+    let e = w.by(&eve).list(&w.chat, 1).unwrap_err();
     assert_eq!(e.code(), "not_member", "{e}");
     // An executor named by a bound action may list without being a member.
     let executor = Principal::new("deployer").unwrap();
@@ -625,7 +626,7 @@ fn list_refuses_a_principal_with_nothing_to_see_before_any_read(w: &World) {
             "o2",
         )
         .unwrap();
-    let listed = w.asks.as_principal(&executor).list(&w.chat, 10).unwrap();
+    let listed = w.by(&executor).list(&w.chat, 10).unwrap();
     assert_eq!(listed.len(), 1);
     // The limit is from 1 to LIST_MAX.
     refused(agent.list(&w.chat, 0), "limit");
@@ -633,7 +634,7 @@ fn list_refuses_a_principal_with_nothing_to_see_before_any_read(w: &World) {
 }
 
 fn log_pages_follow_their_cursor(w: &World) {
-    let agent = w.asks.as_principal(&w.agent);
+    let agent = w.by(&w.agent);
     let r = agent
         .open(&w.chat, NewRequest::question("q"), "o1")
         .unwrap();

@@ -11,14 +11,15 @@
 
 mod common;
 
-use common::{pg_drop_schema, pg_schema, pg_url, TempDir};
+use common::{kinds, log_of, new_body, pg_drop_schema, pg_schema, pg_url, TempDir};
 use forms_ask::store::sqlite::SqliteOptions;
 use forms_ask::{
     AskError, Asks, Clock, ConversationId, EventKind, FormRequest, ManualClock, NewRequest,
-    Outcome, PostgresStore, Principal, Quotas, Replacement, Request, RequestId, SqliteStore, State,
-    Store, StoreError, Timestamp,
+    Outcome, PostgresStore, Principal, Quotas, Request, RequestId, SqliteStore, State, Store,
+    StoreError, Timestamp,
 };
 use forms_runtime::{Form, StaticForm};
+use forms_test_kit::unprivileged::{copy_for_nobody, is_root};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -53,13 +54,13 @@ impl Db {
         open_from(&self.cfg, None)
     }
 
-    /// Runs SQL straight on the database, past the store.
-    fn exec(&self, sql: &str) {
+    /// A connection straight to the database, past the store: SQLite's, or PostgreSQL's
+    /// with the test's schema first on the search path.
+    fn connect(&self) -> Direct {
         match self.cfg["store"].as_str().unwrap() {
-            "sqlite" => {
-                let c = rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap();
-                c.execute_batch(sql).unwrap();
-            }
+            "sqlite" => Direct::Sqlite(
+                rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap(),
+            ),
             _ => {
                 let mut c = ::postgres::Client::connect(
                     self.cfg["url"].as_str().unwrap(),
@@ -67,9 +68,18 @@ impl Db {
                 )
                 .unwrap();
                 let schema = self.cfg["schema"].as_str().unwrap();
-                c.batch_execute(&format!("SET search_path TO \"{schema}\"; {sql}"))
+                c.batch_execute(&format!("SET search_path TO \"{schema}\""))
                     .unwrap();
+                Direct::Postgres(Box::new(c))
             }
+        }
+    }
+
+    /// Runs SQL straight on the database, past the store.
+    fn exec(&self, sql: &str) {
+        match self.connect() {
+            Direct::Sqlite(c) => c.execute_batch(sql).unwrap(),
+            Direct::Postgres(mut c) => c.batch_execute(sql).unwrap(),
         }
     }
 
@@ -89,24 +99,17 @@ impl Db {
     }
 
     fn count(&self, sql: &str) -> i64 {
-        match self.cfg["store"].as_str().unwrap() {
-            "sqlite" => {
-                let c = rusqlite::Connection::open(self.cfg["path"].as_str().unwrap()).unwrap();
-                c.query_row(sql, [], |r| r.get(0)).unwrap()
-            }
-            _ => {
-                let mut c = ::postgres::Client::connect(
-                    self.cfg["url"].as_str().unwrap(),
-                    ::postgres::NoTls,
-                )
-                .unwrap();
-                let schema = self.cfg["schema"].as_str().unwrap();
-                c.batch_execute(&format!("SET search_path TO \"{schema}\""))
-                    .unwrap();
-                c.query_one(sql, &[]).unwrap().get(0)
-            }
+        match self.connect() {
+            Direct::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).unwrap(),
+            Direct::Postgres(mut c) => c.query_one(sql, &[]).unwrap().get(0),
         }
     }
+}
+
+/// A connection straight to a test database, past the store.
+enum Direct {
+    Sqlite(rusqlite::Connection),
+    Postgres(Box<::postgres::Client>),
 }
 
 impl Drop for Db {
@@ -173,11 +176,16 @@ fn chat() -> ConversationId {
 }
 
 /// A conversation with agent, ana and bob, and an open approval in it.
-fn setup(db: &Db, key: &str) -> Request {
-    let asks = db.asks();
+/// Joins agent, ana and bob to the conversation.
+fn join_members(asks: &Asks) {
     for m in ["agent", "ana", "bob"] {
         asks.join(&chat(), &p(m)).unwrap();
     }
+}
+
+fn setup(db: &Db, key: &str) -> Request {
+    let asks = db.asks();
+    join_members(&asks);
     asks.as_principal(&p("agent"))
         .open(&chat(), NewRequest::approval("Deploy 1.4?"), key)
         .unwrap()
@@ -226,15 +234,9 @@ fn child_process() {
         "replace-paused" => {
             let asks = open_from(cfg, Some(Duration::from_secs(30)));
             emit("STARTING");
-            let _ = asks.as_principal(&p("agent")).replace(
-                &id,
-                1,
-                Replacement {
-                    body: Some("Deploy 1.5?".into()),
-                    ..Default::default()
-                },
-                key,
-            );
+            let _ = asks
+                .as_principal(&p("agent"))
+                .replace(&id, 1, new_body("Deploy 1.5?"), key);
             emit("FINISHED"); // never reached: killed inside the transaction
         }
         "race" => {
@@ -244,11 +246,7 @@ fn child_process() {
             let go = std::path::PathBuf::from(task["go"].as_str().unwrap());
             let me = asks.as_principal(&who);
             me.show(&id).unwrap(); // connection warm before the start
-            emit("READY");
-            let give_up = Instant::now() + Duration::from_secs(60);
-            while !go.exists() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_micros(200));
-            }
+            ready_then_wait_for(&go);
             let out = match me.respond(&id, 1, outcome, None, key) {
                 Ok(r) => json!({ "ok": r }),
                 Err(e) => json!({ "code": e.code(), "latest": e.latest() }),
@@ -312,11 +310,7 @@ fn child_process() {
             let go = std::path::PathBuf::from(task["go"].as_str().unwrap());
             let me = asks.as_principal(&who);
             me.show(&id).unwrap(); // connection warm before the start
-            emit("READY");
-            let give_up = Instant::now() + Duration::from_secs(60);
-            while !go.exists() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_micros(200));
-            }
+            ready_then_wait_for(&go);
             let answer = json!({"action": "accept",
                 "content": {"region": "eu", "notes": format!("by {who}")}});
             let out = match me.respond_form(&id, 1, &answer.to_string(), key) {
@@ -333,27 +327,11 @@ fn spawn_child(task: Value) -> (Child, BufReader<ChildStdout>) {
     spawn_child_as(task, false)
 }
 
-/// Whether this process runs as root (which may write any file, read-only or not).
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
-/// A copy of this test binary that `nobody` may run: the build directory may sit under a
-/// directory only its owner can enter (a checkout in a `mktemp -d` folder).
+/// A copy of this test binary that `nobody` may run.
 fn exe_for_nobody() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     static EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    EXE.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("forms-ask-faults-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let exe = dir.join("faults");
-        std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
-    })
-    .clone()
+    EXE.get_or_init(|| copy_for_nobody(&std::env::current_exe().unwrap(), "forms-ask-faults"))
+        .clone()
 }
 
 /// Spawns a child; with `unprivileged` and as root, as the user `nobody` (65534), so that
@@ -436,13 +414,8 @@ fn sigkill_right_after_a_committed_response_keeps_it_and_replays_the_retry(db: &
         .respond(&r.id, 1, Outcome::Approved, Some("ship it"), "respond-1")
         .unwrap();
     assert_eq!(retried, committed);
-    let log = asks
-        .as_principal(&p("agent"))
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events;
     assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
+        kinds(&log_of(&asks, &p("agent"), &r.id)),
         [EventKind::Opened, EventKind::Responded]
     );
 }
@@ -468,18 +441,46 @@ fn sigkill_mid_transaction_leaves_nothing_half_written(db: &Db) {
     assert_eq!(db.count("SELECT count(*) FROM idempotency"), 1); // the open's key only
                                                                  // The retry key was not recorded: the same replace now runs, once.
     let pair = me
-        .replace(
-            &r.id,
-            1,
-            Replacement {
-                body: Some("Deploy 1.5?".into()),
-                ..Default::default()
-            },
-            "replace-1",
-        )
+        .replace(&r.id, 1, new_body("Deploy 1.5?"), "replace-1")
         .unwrap();
     assert_eq!(pair.previous.state, State::Superseded);
     assert_eq!(db.count("SELECT count(*) FROM requests"), 2);
+}
+
+/// In a child: says READY, then waits (at most 60 s) for the file `go` to exist.
+fn ready_then_wait_for(go: &std::path::Path) {
+    emit("READY");
+    let give_up = Instant::now() + Duration::from_secs(60);
+    while !go.exists() && Instant::now() < give_up {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Starts the racing children at once (when all are READY, by writing `go`) and reads their
+/// results: exactly one wins, the other is refused with a conflict. The winner's request and
+/// the loser's refusal.
+fn race_results(
+    round: usize,
+    children: &mut [(Child, BufReader<ChildStdout>)],
+    go: &std::path::Path,
+) -> (Value, Value) {
+    for (_, out) in children.iter_mut() {
+        read_marker(out, "READY");
+    }
+    std::fs::write(go, b"go").unwrap();
+    let results: Vec<Value> = children
+        .iter_mut()
+        .map(|(child, out)| {
+            let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
+            child.wait().unwrap();
+            v
+        })
+        .collect();
+    let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
+    assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+    let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
+    assert_eq!(loser["code"], "conflict", "{loser}");
+    (winners[0].clone(), loser.clone())
 }
 
 fn race_two_processes_exactly_one_wins_and_the_other_sees_the_winner(db: &Db) {
@@ -496,25 +497,10 @@ fn race_two_processes_exactly_one_wins_and_the_other_sees_the_winner(db: &Db) {
                 }))
             })
             .collect();
-        for (_, out) in &mut children {
-            read_marker(out, "READY");
-        }
-        std::fs::write(&go, b"go").unwrap();
-        let results: Vec<Value> = children
-            .iter_mut()
-            .map(|(child, out)| {
-                let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
-                child.wait().unwrap();
-                v
-            })
-            .collect();
-        let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
-        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
-        let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
-        assert_eq!(loser["code"], "conflict", "{loser}");
-        assert_eq!(&loser["latest"], winners[0]);
+        let (winner, loser) = race_results(round, &mut children, &go);
+        assert_eq!(loser["latest"], winner);
         let stored = db.asks().as_principal(&p("agent")).show(&r.id).unwrap();
-        assert_eq!(&serde_json::to_value(&stored).unwrap(), winners[0]);
+        assert_eq!(serde_json::to_value(&stored).unwrap(), winner);
     }
 }
 
@@ -599,26 +585,11 @@ fn form_race_two_processes_the_loser_gets_the_winners_saved_answer(db: &Db) {
                 }))
             })
             .collect();
-        for (_, out) in &mut children {
-            read_marker(out, "READY");
-        }
-        std::fs::write(&go, b"go").unwrap();
-        let results: Vec<Value> = children
-            .iter_mut()
-            .map(|(child, out)| {
-                let v = serde_json::from_str(&read_marker(out, "RESULT ")).unwrap();
-                child.wait().unwrap();
-                v
-            })
-            .collect();
-        let winners: Vec<&Value> = results.iter().filter_map(|v| v.get("ok")).collect();
-        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
-        let loser = results.iter().find(|v| v.get("ok").is_none()).unwrap();
-        assert_eq!(loser["code"], "conflict", "{loser}");
-        assert_eq!(&loser["latest"], winners[0]);
+        let (winner, loser) = race_results(round, &mut children, &go);
+        assert_eq!(loser["latest"], winner);
         assert_eq!(loser["latest"]["response"]["content"]["region"], "eu");
         let stored = db.asks().as_principal(&p("agent")).show(&r.id).unwrap();
-        assert_eq!(&serde_json::to_value(&stored).unwrap(), winners[0]);
+        assert_eq!(serde_json::to_value(&stored).unwrap(), winner);
     }
 }
 
@@ -691,9 +662,7 @@ fn upgrade_takes_the_high_water_mark_from_the_events_already_stored(db: &Db) {
     let later = t0.plus(Duration::from_secs(7200));
     let r = {
         let asks = db.asks_with_clock(&clock);
-        for m in ["agent", "ana", "bob"] {
-            asks.join(&chat(), &p(m)).unwrap();
-        }
+        join_members(&asks);
         let me = asks.as_principal(&p("agent"));
         let r = me
             .open(
@@ -1007,9 +976,7 @@ fn a_read_only_forms_ask_file_can_be_read_but_not_written() {
         let path = dir.join("asks.db");
         let (r, expired) = {
             let asks = Asks::new(SqliteStore::open(&path).unwrap());
-            for m in ["agent", "ana", "bob"] {
-                asks.join(&chat(), &p(m)).unwrap();
-            }
+            join_members(&asks);
             let me = asks.as_principal(&p("agent"));
             let r = me
                 .open(&chat(), NewRequest::approval("Deploy 1.4?"), "o1")
@@ -1018,13 +985,8 @@ fn a_read_only_forms_ask_file_can_be_read_but_not_written() {
             let soon = forms_ask::SystemClock
                 .now()
                 .plus(Duration::from_millis(1500));
-            let expired = me
-                .open(
-                    &chat(),
-                    NewRequest::question("Lunch?").expires_at(soon),
-                    "o2",
-                )
-                .unwrap();
+            let lunch = NewRequest::question("Lunch?").expires_at(soon);
+            let expired = me.open(&chat(), lunch, "o2").unwrap();
             (r, expired)
         }; // closed: the log is folded into the file
         std::thread::sleep(Duration::from_millis(1600)); // `expired` is past its deadline, unread

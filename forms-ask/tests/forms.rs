@@ -10,9 +10,9 @@
 
 mod common;
 
-use common::World;
+use common::{conflict_latest, kinds, log_of, new_body, race, World};
 use forms_ask::{
-    wire, AskError, Clock, EventKind, FormRequest, Kind, NewRequest, Outcome, Replacement, Request,
+    wire, AsPrincipal, AskError, Clock, EventKind, FormRequest, Kind, NewRequest, Outcome, Request,
     State,
 };
 use forms_runtime::data::ResourceOption;
@@ -101,14 +101,23 @@ fn pages(uris: &[&str]) -> PagePickParts {
 }
 
 fn open_form(w: &World, form: &DataForm, key: &str) -> Request {
-    w.asks
-        .as_principal(&w.agent)
+    w.by(&w.agent)
         .open(
             &w.chat,
             NewRequest::question("When you are back, fill in the release checklist").form(form),
             key,
         )
         .unwrap()
+}
+
+/// Opens the checklist form as `me` in the world's conversation.
+fn open_checklist(
+    me: &AsPrincipal<'_>,
+    w: &World,
+    new: NewRequest,
+    key: &str,
+) -> FormRequest<Checklist> {
+    me.open_form(&w.chat, &Checklist::form(), new, key).unwrap()
 }
 
 fn form_error(e: AskError) -> forms_runtime::FormError {
@@ -118,15 +127,8 @@ fn form_error(e: AskError) -> forms_runtime::FormError {
     }
 }
 
-fn conflict_latest(e: AskError) -> Request {
-    match e {
-        AskError::Conflict { latest } => *latest,
-        other => panic!("expected a conflict, got {other:?}"),
-    }
-}
-
 fn form_open_is_checked_with_r1_r27_and_refused_with_the_findings(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let mut bad = NewRequest::question("Fill this in");
     bad.form = Some(json!({"message": "Pick", "questions": [
         {"id": "9x", "type": "text", "title": "Goal", "required": false, "default": "x"},
@@ -179,8 +181,7 @@ fn form_opened_and_answered_saves_the_response_exactly_as_given(w: &World) {
         every_type()
     );
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&opened.id, 1, Outcome::Answered, Some(GOOD), "answer-1")
         .unwrap();
     assert_eq!(done.state, State::Resolved);
@@ -197,20 +198,12 @@ fn form_opened_and_answered_saves_the_response_exactly_as_given(w: &World) {
     let printed = wire::request(&shown);
     assert_eq!(printed["response"], given);
     assert_eq!(printed["form"]["questions"][0]["id"], "changelog");
-    let log = other
-        .as_principal(&w.agent)
-        .log(&opened.id, None, 50)
-        .unwrap()
-        .events;
-    assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
-        [EventKind::Opened, EventKind::Responded]
-    );
+    let log = log_of(&other, &w.agent, &opened.id);
+    assert_eq!(kinds(&log), [EventKind::Opened, EventKind::Responded]);
     assert_eq!(log[1].detail.as_ref().unwrap()["action"], "accept");
     // The same retry key with the same response returns the first result.
     let again = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(&opened.id, 1, GOOD, "answer-1")
         .unwrap();
     assert_eq!(again, done);
@@ -218,7 +211,7 @@ fn form_opened_and_answered_saves_the_response_exactly_as_given(w: &World) {
 
 fn form_each_answer_rule_refuses_its_wrong_answer_and_nothing_changes(w: &World) {
     let opened = open_form(w, &every_type(), "open-1");
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     let wrong: &[(&str, &str)] = &[
         ("V1", r#"{"action":"maybe"}"#),
         (
@@ -323,7 +316,7 @@ fn form_each_answer_rule_refuses_its_wrong_answer_and_nothing_changes(w: &World)
 }
 
 fn form_decline_and_cancel_by_the_person_are_saved_as_what_they_are(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     for (i, (response, want)) in [
         (r#"{"action":"decline"}"#, Answer::Declined),
         (
@@ -334,17 +327,14 @@ fn form_decline_and_cancel_by_the_person_are_saved_as_what_they_are(w: &World) {
     .into_iter()
     .enumerate()
     {
-        let pending = me
-            .open_form(
-                &w.chat,
-                &Checklist::form(),
-                NewRequest::question("Checklist, please"),
-                &format!("open-{i}"),
-            )
-            .unwrap();
+        let pending = open_checklist(
+            &me,
+            w,
+            NewRequest::question("Checklist, please"),
+            &format!("open-{i}"),
+        );
         let done = w
-            .asks
-            .as_principal(&w.ana)
+            .by(&w.ana)
             .respond_form(pending.id(), 1, response, &format!("r-{i}"))
             .unwrap();
         // Resolved with the question's one outcome; the saved response says what the person
@@ -360,8 +350,7 @@ fn form_decline_and_cancel_by_the_person_are_saved_as_what_they_are(w: &World) {
         assert_eq!(reply.accepted(), None);
         // Final, like any response.
         let e = w
-            .asks
-            .as_principal(&w.bob)
+            .by(&w.bob)
             .respond_form(
                 pending.id(),
                 2,
@@ -377,58 +366,44 @@ fn form_two_responders_racing_the_loser_gets_the_winners_saved_answer(w: &World)
     for round in 0..5 {
         let opened = open_form(w, &every_type(), &format!("race-{round}"));
         let second = w.second_engine();
-        let results: Vec<_> = std::thread::scope(|s| {
-            let a = s.spawn(|| {
-                w.asks.as_principal(&w.ana).respond_form(
+        let (winner, loser) = race(
+            round,
+            || {
+                w.by(&w.ana).respond_form(
                     &opened.id,
                     1,
                     r#"{"action":"accept","content":{"changelog":"yes","notes":"ana"}}"#,
                     &format!("ra{round}"),
                 )
-            });
-            let b = s.spawn(|| {
+            },
+            || {
                 second.as_principal(&w.bob).respond_form(
                     &opened.id,
                     1,
                     r#"{"action":"accept","content":{"changelog":"no","notes":"bob"}}"#,
                     &format!("rb{round}"),
                 )
-            });
-            vec![a.join().unwrap(), b.join().unwrap()]
-        });
-        let winners: Vec<Request> = results
-            .iter()
-            .filter_map(|r| r.as_ref().ok().cloned())
-            .collect();
-        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
-        let loser = conflict_latest(results.into_iter().find_map(Result::err).unwrap());
-        assert_eq!(loser, winners[0]);
-        assert!(loser.response.as_ref().unwrap()["content"]["notes"].is_string());
-        assert_eq!(
-            w.asks.as_principal(&w.agent).show(&opened.id).unwrap(),
-            winners[0]
+            },
         );
+        assert_eq!(loser, winner);
+        assert!(loser.response.as_ref().unwrap()["content"]["notes"].is_string());
+        assert_eq!(w.by(&w.agent).show(&opened.id).unwrap(), winner);
     }
 }
 
 fn form_replace_keeps_the_form_and_the_audience(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
-    let pending = me
-        .open_form(
-            &w.chat,
-            &Checklist::form(),
-            NewRequest::question("Checklist, please").audience([w.ana.clone()]),
-            "open-1",
-        )
-        .unwrap();
+    let me = w.by(&w.agent);
+    let pending = open_checklist(
+        &me,
+        w,
+        NewRequest::question("Checklist, please").audience([w.ana.clone()]),
+        "open-1",
+    );
     let pair = me
         .replace(
             pending.id(),
             1,
-            Replacement {
-                body: Some("Checklist for 1.5, please".into()),
-                ..Default::default()
-            },
+            new_body("Checklist for 1.5, please"),
             "replace-1",
         )
         .unwrap();
@@ -440,28 +415,22 @@ fn form_replace_keeps_the_form_and_the_audience(w: &World) {
     // Bob is not in the audience; the old request is closed; the replacement is answered.
     let answer = r#"{"action":"accept","content":{"changelog":"Yes","platforms":["mac"]}}"#;
     let e = w
-        .asks
-        .as_principal(&w.bob)
+        .by(&w.bob)
         .respond_form(&new.id, 1, answer, "b1")
         .unwrap_err();
     assert_eq!(e.code(), "not_eligible");
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(pending.id(), 1, answer, "a0")
         .unwrap_err();
     assert_eq!(e.code(), "conflict");
     // The replacement's form is still checked.
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(&new.id, 1, r#"{"action":"accept","content":{}}"#, "a1")
         .unwrap_err();
     assert_eq!(e.code(), "invalid_response");
-    w.asks
-        .as_principal(&w.ana)
-        .respond_form(&new.id, 1, answer, "a2")
-        .unwrap();
+    w.by(&w.ana).respond_form(&new.id, 1, answer, "a2").unwrap();
     let replacement = FormRequest::<Checklist>::resume(&me, &new.id).unwrap();
     let reply = replacement.show(&me).unwrap();
     assert_eq!(
@@ -480,20 +449,17 @@ fn form_replace_keeps_the_form_and_the_audience(w: &World) {
 }
 
 fn form_expiry_closes_it_without_an_answer(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let deadline = w.clock.now().plus(Duration::from_secs(3600));
-    let pending = me
-        .open_form(
-            &w.chat,
-            &Checklist::form(),
-            NewRequest::question("Checklist, within the hour").expires_at(deadline),
-            "open-1",
-        )
-        .unwrap();
+    let pending = open_checklist(
+        &me,
+        w,
+        NewRequest::question("Checklist, within the hour").expires_at(deadline),
+        "open-1",
+    );
     w.clock.advance(Duration::from_secs(7200));
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(
             pending.id(),
             1,
@@ -509,17 +475,9 @@ fn form_expiry_closes_it_without_an_answer(w: &World) {
 }
 
 fn form_follow_up_messages_leave_it_open(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
-    let pending = me
-        .open_form(
-            &w.chat,
-            &Checklist::form(),
-            NewRequest::question("Checklist, please"),
-            "open-1",
-        )
-        .unwrap();
-    w.asks
-        .as_principal(&w.ana)
+    let me = w.by(&w.agent);
+    let pending = open_checklist(&me, w, NewRequest::question("Checklist, please"), "open-1");
+    w.by(&w.ana)
         .message(
             pending.id(),
             r#"{"action":"accept","content":{"changelog":"Yes"}}"#,
@@ -534,20 +492,17 @@ fn form_follow_up_messages_leave_it_open(w: &World) {
 
 fn form_typed_handle_is_rebuilt_from_the_id_and_the_type_by_another_engine(w: &World) {
     let id = {
-        let me = w.asks.as_principal(&w.agent);
-        let pending = me
-            .open_form(
-                &w.chat,
-                &Checklist::form(),
-                NewRequest::question("Checklist, please").title("Release 1.4"),
-                "open-1",
-            )
-            .unwrap();
+        let me = w.by(&w.agent);
+        let pending = open_checklist(
+            &me,
+            w,
+            NewRequest::question("Checklist, please").title("Release 1.4"),
+            "open-1",
+        );
         assert_eq!(pending.show(&me).unwrap().outcome, None);
         pending.id().clone()
     };
-    w.asks
-        .as_principal(&w.ana)
+    w.by(&w.ana)
         .respond_form(
             &id,
             1,
@@ -594,8 +549,7 @@ fn form_typed_handle_is_rebuilt_from_the_id_and_the_type_by_another_engine(w: &W
             "open-2",
         )
         .unwrap();
-    w.asks
-        .as_principal(&w.bob)
+    w.by(&w.bob)
         .respond_form(
             picked.id(),
             1,
@@ -628,38 +582,29 @@ fn form_typed_handle_is_rebuilt_from_the_id_and_the_type_by_another_engine(w: &W
 
 fn form_plain_questions_keep_their_answer_limit(w: &World) {
     let r = w
-        .asks
-        .as_principal(&w.agent)
+        .by(&w.agent)
         .open(&w.chat, NewRequest::question("Name?"), "open-1")
         .unwrap();
-    let long = "x".repeat(forms_ask::ANSWER_CHARS_MAX + 1);
-    let e = w
-        .asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Answered, Some(&long), "a1")
-        .unwrap_err();
-    assert_eq!(e.code(), "invalid_arguments", "{e}");
-    let huge = "x".repeat(forms_ask::RESPONSE_BYTES_MAX + 1);
-    let e = w
-        .asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Answered, Some(&huge), "a2")
-        .unwrap_err();
-    assert_eq!(e.code(), "invalid_arguments", "{e}");
-    assert_eq!(
-        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
-        State::Open
-    );
+    for (too_long, key) in [
+        ("x".repeat(forms_ask::ANSWER_CHARS_MAX + 1), "a1"),
+        ("x".repeat(forms_ask::RESPONSE_BYTES_MAX + 1), "a2"),
+    ] {
+        let e = w
+            .by(&w.ana)
+            .respond(&r.id, 1, Outcome::Answered, Some(&too_long), key)
+            .unwrap_err();
+        assert_eq!(e.code(), "invalid_arguments", "{key}: {e}");
+    }
+    assert_eq!(w.by(&w.ana).show(&r.id).unwrap().state, State::Open);
 }
 
 fn form_a_late_responder_with_a_wrong_answer_gets_the_conflict_and_the_winners_answer(w: &World) {
     let opened = open_form(w, &every_type(), "open-late");
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(&opened.id, 1, GOOD, "ana-1")
         .unwrap();
-    let bob = w.asks.as_principal(&w.bob);
+    let bob = w.by(&w.bob);
     // Answers the form refuses (V2: a required answer missing; not JSON; none at all), at the
     // version bob read and at the current one: the decision already saved comes first.
     let wrong = [
@@ -687,7 +632,7 @@ fn form_a_late_responder_with_a_wrong_answer_gets_the_conflict_and_the_winners_a
         }
     }
     // The same for a question with choices and an answer that is not one of them.
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let lunch = me
         .open(
             &w.chat,
@@ -696,8 +641,7 @@ fn form_a_late_responder_with_a_wrong_answer_gets_the_conflict_and_the_winners_a
         )
         .unwrap();
     let first = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&lunch.id, 1, Outcome::Answered, Some("pizza"), "ana-lunch")
         .unwrap();
     let e = bob
@@ -709,12 +653,12 @@ fn form_a_late_responder_with_a_wrong_answer_gets_the_conflict_and_the_winners_a
 
 fn form_lists_carry_has_form_and_the_action_not_the_form_and_the_response(w: &World) {
     let opened = open_form(w, &every_type(), "open-listed");
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let plain = me
         .open(&w.chat, NewRequest::question("Lunch?"), "open-plain")
         .unwrap();
     let listed = |who: &forms_ask::Principal| {
-        let list = w.asks.as_principal(who).list(&w.chat, 10).unwrap();
+        let list = w.by(who).list(&w.chat, 10).unwrap();
         wire::requests(&list)["requests"]
             .as_array()
             .unwrap()
@@ -737,8 +681,7 @@ fn form_lists_carry_has_form_and_the_action_not_the_form_and_the_response(w: &Wo
     let entry = find(&before, &plain.id);
     assert_eq!(entry["has_form"], false, "{entry}");
     assert_eq!(entry["body"], "Lunch?");
-    w.asks
-        .as_principal(&w.ana)
+    w.by(&w.ana)
         .respond_form(&opened.id, 1, GOOD, "ana-1")
         .unwrap();
     let after = listed(&w.ana);
@@ -759,7 +702,7 @@ fn form_lists_carry_has_form_and_the_action_not_the_form_and_the_response(w: &Wo
 }
 
 fn nul_characters_in_bodies_titles_choices_and_answers_are_stored_as_given(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let body = "before\u{0}after";
     let asked = me
         .open(
@@ -772,8 +715,7 @@ fn nul_characters_in_bodies_titles_choices_and_answers_are_stored_as_given(w: &W
         .unwrap();
     assert_eq!(asked.body, body);
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&asked.id, 1, Outcome::Answered, Some("a\u{0}b"), "ana-nul")
         .unwrap();
     assert_eq!(done.answer.as_deref(), Some("a\u{0}b"));
@@ -794,8 +736,7 @@ fn nul_characters_in_bodies_titles_choices_and_answers_are_stored_as_given(w: &W
         .unwrap();
     let answer = r#"{"action":"accept","content":{"notes":"x\u0000y"}}"#;
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(&opened.id, 1, answer, "ana-nul-form")
         .unwrap();
     assert_eq!(

@@ -41,39 +41,26 @@ fn once_a_key_is_claimed_once_until_it_expires() {
     for w in &worlds {
         let s = &w.store;
         let other = other_store(w);
-        assert!(
-            s.claim_once("state:a", ms(10_000), ms(1_000)).unwrap(),
-            "{:?}",
-            w.kind
-        );
-        assert!(
-            !s.claim_once("state:a", ms(10_000), ms(1_000)).unwrap(),
-            "{:?}",
-            w.kind
-        );
-        // Another instance on the same database sees it.
-        assert!(
-            !other.claim_once("state:a", ms(10_000), ms(9_999)).unwrap(),
-            "{:?}",
-            w.kind
-        );
-        // Another key is its own.
-        assert!(
-            other.claim_once("state:b", ms(20_000), ms(1_000)).unwrap(),
-            "{:?}",
-            w.kind
-        );
-        // Past its expiry a key's record no longer counts.
-        assert!(
-            other.claim_once("state:a", ms(30_000), ms(10_000)).unwrap(),
-            "{:?}",
-            w.kind
-        );
-        assert!(
-            !s.claim_once("state:a", ms(30_000), ms(10_001)).unwrap(),
-            "{:?}",
-            w.kind
-        );
+        // (step, instance, key, expires, now, claimed)
+        let steps = [
+            ("first claim", s, "state:a", 10_000, 1_000, true),
+            ("second claim", s, "state:a", 10_000, 1_000, false),
+            // Another instance on the same database sees it.
+            ("other instance", &other, "state:a", 10_000, 9_999, false),
+            // Another key is its own.
+            ("another key", &other, "state:b", 20_000, 1_000, true),
+            // Past its expiry a key's record no longer counts.
+            ("past expiry", &other, "state:a", 30_000, 10_000, true),
+            ("reclaimed", s, "state:a", 30_000, 10_001, false),
+        ];
+        for (step, store, key, expires, now, claimed) in steps {
+            assert_eq!(
+                store.claim_once(key, ms(expires), ms(now)).unwrap(),
+                claimed,
+                "{:?}: {step}",
+                w.kind
+            );
+        }
         // A key longer than the limit is refused, not stored.
         let long = "k".repeat(ONCE_KEY_BYTES_MAX + 1);
         assert!(

@@ -7,11 +7,12 @@
 
 mod common;
 
-use common::{start_time, World};
+use common::{conflict_latest, kinds, log_of, new_body, race, start_time, World};
 use forms_ask::store::{Commit, Committed, Recorded, Write};
 use forms_ask::{
-    Action, ActionRefusal, AskError, AuditEvent, EventKind, ExecutionStatus, Expiry, Ineligible,
-    Kind, NewRequest, Outcome, Redeem, Replacement, Request, RequestId, State, Timestamp,
+    Action, ActionRefusal, AsPrincipal, AskError, AuditEvent, EventKind, ExecutionStatus, Expiry,
+    Ineligible, Kind, NewRequest, Outcome, Redeem, Replacement, Request, RequestId, State,
+    Timestamp,
 };
 use forms_runtime::Form;
 use serde_json::json;
@@ -20,10 +21,7 @@ use std::time::{Duration, Instant};
 const DAY: Duration = Duration::from_secs(86_400);
 
 fn open(w: &World, new: NewRequest, key: &str) -> Request {
-    w.asks
-        .as_principal(&w.agent)
-        .open(&w.chat, new, key)
-        .unwrap()
+    w.by(&w.agent).open(&w.chat, new, key).unwrap()
 }
 
 fn approval(w: &World) -> Request {
@@ -52,11 +50,55 @@ fn redeem_of(a: &Action) -> Redeem {
     }
 }
 
-fn conflict_latest(e: AskError) -> Request {
-    match e {
-        AskError::Conflict { latest } => *latest,
-        other => panic!("expected a conflict, got {other:?}"),
+/// Asserts that a response was refused as not eligible, for `reason`.
+fn assert_not_eligible(result: Result<Request, AskError>, reason: Ineligible) {
+    match result {
+        Err(AskError::NotEligible { reason: r, .. }) if r == reason => {}
+        other => panic!("expected not eligible ({reason:?}), got {other:?}"),
     }
+}
+
+/// Asserts that a bound-action operation was refused for `refusal`.
+fn assert_action_refused<T: std::fmt::Debug>(result: Result<T, AskError>, refusal: ActionRefusal) {
+    match result {
+        Err(AskError::ActionRefused(r)) if r == refusal => {}
+        other => panic!("expected the refusal {refusal:?}, got {other:?}"),
+    }
+}
+
+/// An approval bound to `a`, opened with `key` and decided by ana (`outcome`, her key
+/// `response_key`).
+fn decided(
+    w: &World,
+    body: &str,
+    a: &Action,
+    key: &str,
+    outcome: Outcome,
+    response_key: &str,
+) -> Request {
+    let r = open(w, NewRequest::approval(body).action(a.clone()), key);
+    w.by(&w.ana)
+        .respond(&r.id, 1, outcome, None, response_key)
+        .unwrap();
+    r
+}
+
+/// The replacement of version 1 of `id` that changes nothing it names (no body, title or
+/// expiry of its own).
+fn replaced_as_is(me: &AsPrincipal<'_>, id: &RequestId, key: &str) -> Request {
+    me.replace(id, 1, Replacement::default(), key)
+        .unwrap()
+        .replacement
+}
+
+/// The refusal of `new`, opened by agent in the world's conversation with `key`.
+fn open_refused(w: &World, new: NewRequest, key: &str) -> AskError {
+    w.by(&w.agent).open(&w.chat, new, key).unwrap_err()
+}
+
+/// Asserts that a response resolved its request.
+fn assert_resolved(result: Result<Request, AskError>) {
+    assert_eq!(result.unwrap().state, State::Resolved);
 }
 
 // ---------------------------------------------------------------- respond
@@ -69,8 +111,7 @@ fn respond_saves_the_typed_outcome_answer_and_responder(w: &World) {
     );
     assert_eq!(r.audience, vec![w.ana.clone(), w.bob.clone()]);
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, Some("go ahead"), "k1")
         .unwrap();
     assert_eq!(done.state, State::Resolved);
@@ -79,85 +120,44 @@ fn respond_saves_the_typed_outcome_answer_and_responder(w: &World) {
     assert_eq!(done.answer.as_deref(), Some("go ahead"));
     assert_eq!(done.responder.as_ref(), Some(&w.ana));
     // Saved: anyone allowed reads the same final outcome later.
-    assert_eq!(w.asks.as_principal(&w.bob).show(&r.id).unwrap(), done);
-    assert_eq!(w.asks.as_principal(&w.agent).show(&r.id).unwrap(), done);
+    assert_eq!(w.by(&w.bob).show(&r.id).unwrap(), done);
+    assert_eq!(w.by(&w.agent).show(&r.id).unwrap(), done);
 }
 
 fn respond_by_a_member_who_joined_later_is_not_eligible(w: &World) {
     let r = approval(w);
     let carol = w.p("carol");
     w.asks.join(&w.chat, &carol).unwrap();
-    let e = w
-        .asks
-        .as_principal(&carol)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::NotInAudience,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&carol).respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::NotInAudience,
     );
     // The later member may read it (a member of the conversation), but nothing changed.
-    assert_eq!(w.asks.as_principal(&carol).show(&r.id).unwrap(), r);
+    assert_eq!(w.by(&carol).show(&r.id).unwrap(), r);
     // The requester never decides its own approval.
-    let e = w
-        .asks
-        .as_principal(&w.agent)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(matches!(
-        e,
-        AskError::NotEligible {
-            reason: Ineligible::Requester,
-            ..
-        }
-    ));
+    assert_not_eligible(
+        w.by(&w.agent)
+            .respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::Requester,
+    );
 }
 
 fn respond_after_removal_or_revoked_contact_is_not_eligible(w: &World) {
     let r = approval(w);
     w.asks.remove_member(&w.chat, &w.ana).unwrap();
-    let e = w
-        .asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::NotAMember,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&w.ana).respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::NotAMember,
     );
     w.asks.revoke_contact(&w.chat, &w.bob).unwrap();
-    let e = w
-        .asks
-        .as_principal(&w.bob)
-        .respond(&r.id, 1, Outcome::Denied, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::ContactRevoked,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&w.bob).respond(&r.id, 1, Outcome::Denied, None, "k"),
+        Ineligible::ContactRevoked,
     );
     // Rights restored: eligibility is current, so bob may respond again.
     w.asks.restore_contact(&w.chat, &w.bob).unwrap();
     let done = w
-        .asks
-        .as_principal(&w.bob)
+        .by(&w.bob)
         .respond(&r.id, 1, Outcome::Denied, None, "k2")
         .unwrap();
     assert_eq!(done.outcome, Some(Outcome::Denied));
@@ -165,32 +165,29 @@ fn respond_after_removal_or_revoked_contact_is_not_eligible(w: &World) {
 
 fn respond_with_a_stale_version_is_a_conflict_with_the_latest_state(w: &World) {
     let r = open(w, NewRequest::question("Which region?"), "q");
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     me.message(&r.id, "any preference?", "m").unwrap(); // messages do not bump the version
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 7, Outcome::Answered, Some("eu"), "k")
         .unwrap_err();
     let latest = conflict_latest(e);
     assert_eq!((latest.version, latest.state), (1, State::Open));
-    assert_eq!(w.asks.as_principal(&w.ana).show(&r.id).unwrap(), r);
+    assert_eq!(w.by(&w.ana).show(&r.id).unwrap(), r);
 }
 
 fn respond_to_a_decided_request_is_a_conflict_and_overwrites_nothing(w: &World) {
     let r = approval(w);
     let won = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "a")
         .unwrap();
     let e = w
-        .asks
-        .as_principal(&w.bob)
+        .by(&w.bob)
         .respond(&r.id, 1, Outcome::Denied, Some("no"), "b")
         .unwrap_err();
     assert_eq!(conflict_latest(e), won);
-    assert_eq!(w.asks.as_principal(&w.bob).show(&r.id).unwrap(), won);
+    assert_eq!(w.by(&w.bob).show(&r.id).unwrap(), won);
 }
 
 fn respond_with_an_outcome_of_another_kind_is_an_invalid_outcome(w: &World) {
@@ -210,7 +207,7 @@ fn respond_with_an_outcome_of_another_kind_is_an_invalid_outcome(w: &World) {
     for (i, (new, wrong, right)) in cases.into_iter().enumerate() {
         let kind = new.kind;
         let r = open(w, new, &format!("open-{i}"));
-        let ana = w.asks.as_principal(&w.ana);
+        let ana = w.by(&w.ana);
         let e = ana
             .respond(&r.id, 1, wrong, None, &format!("w{i}"))
             .unwrap_err();
@@ -238,7 +235,7 @@ fn respond_answer_must_equal_an_offered_choice(w: &World) {
         NewRequest::question("Which region?").choices(["eu-west", "us-east"]),
         "q",
     );
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     for bad in [Some("EU-WEST"), Some("eu-west "), Some("mars"), None] {
         let e = ana
             .respond(&r.id, 1, Outcome::Answered, bad, "k")
@@ -253,7 +250,7 @@ fn respond_answer_must_equal_an_offered_choice(w: &World) {
 
 fn respond_follow_up_messages_never_decide(w: &World) {
     let r = approval(w);
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     let msg = ana
         .message(&r.id, "Approved! How long will staging be busy?", "m1")
         .unwrap();
@@ -286,8 +283,7 @@ fn respond_typed_choices_decode_back_into_the_enum(w: &World) {
     assert_eq!(r.choices, Some(vec!["eu_west".into(), "us_east".into()]));
     assert_eq!(r.choice::<Region>(), None);
     let done = w
-        .asks
-        .as_principal(&w.bob)
+        .by(&w.bob)
         .respond(&r.id, 1, Outcome::Answered, Some("us_east"), "k")
         .unwrap();
     assert_eq!(done.choice::<Region>(), Some(Region::UsEast));
@@ -316,10 +312,7 @@ fn expiry_ordinary_requests_have_none_and_never_show_the_wire_value(w: &World) {
     w.clock.advance(DAY * 36_500);
     let r = open(w, NewRequest::question("later"), "o-later");
     w.clock.advance(DAY * 3650);
-    assert_eq!(
-        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
-        State::Open
-    );
+    assert_eq!(w.by(&w.ana).show(&r.id).unwrap().state, State::Open);
 }
 
 fn expiry_bound_action_approvals_default_to_seven_days(w: &World) {
@@ -330,19 +323,13 @@ fn expiry_bound_action_approvals_default_to_seven_days(w: &World) {
         "{r}"
     );
     w.clock.advance(DAY * 7 - Duration::from_secs(1));
-    assert_eq!(
-        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
-        State::Open
-    );
+    assert_eq!(w.by(&w.ana).show(&r.id).unwrap().state, State::Open);
     w.clock.advance(Duration::from_secs(1));
-    assert_eq!(
-        w.asks.as_principal(&w.ana).show(&r.id).unwrap().state,
-        State::Expired
-    );
+    assert_eq!(w.by(&w.ana).show(&r.id).unwrap().state, State::Expired);
 }
 
 fn expiry_explicit_must_be_within_ninety_days(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let ok = me
         .open(
             &w.chat,
@@ -368,8 +355,7 @@ fn expiry_past_deadline_is_expired_even_if_the_clock_jumps_back(w: &World) {
     let r = open(w, NewRequest::approval("Deploy?").expires_at(deadline), "o");
     w.clock.set(deadline.plus(Duration::from_secs(1)));
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "k")
         .unwrap_err();
     let AskError::Expired { latest } = e else {
@@ -379,21 +365,12 @@ fn expiry_past_deadline_is_expired_even_if_the_clock_jumps_back(w: &World) {
     // The clock jumps back before the deadline: still expired, in this engine and another.
     w.clock.set(start_time());
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 2, Outcome::Approved, None, "k2")
         .unwrap_err();
     assert!(matches!(e, AskError::Expired { .. }), "{e:?}");
-    assert_eq!(
-        w.asks.as_principal(&w.bob).show(&r.id).unwrap().state,
-        State::Expired
-    );
-    let log = w
-        .asks
-        .as_principal(&w.agent)
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events;
+    assert_eq!(w.by(&w.bob).show(&r.id).unwrap().state, State::Expired);
+    let log = log_of(&w.asks, &w.agent, &r.id);
     assert_eq!(
         log.iter().filter(|e| e.event == EventKind::Expired).count(),
         1
@@ -407,16 +384,14 @@ fn wait_timeout_returns_the_current_state_and_never_withdraws(w: &World) {
     let r = approval(w);
     let started = Instant::now();
     let seen = w
-        .asks
-        .as_principal(&w.agent)
+        .by(&w.agent)
         .wait(&r.id, Duration::from_millis(150))
         .unwrap();
     assert!(started.elapsed() >= Duration::from_millis(150));
     assert_eq!(seen, r);
     // Still open and answerable after the waiter gave up.
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "k")
         .unwrap();
     assert_eq!(done.state, State::Resolved);
@@ -426,14 +401,9 @@ fn wait_is_woken_by_the_change(w: &World) {
     let r = approval(w);
     let started = Instant::now();
     let seen = std::thread::scope(|s| {
-        let waiter = s.spawn(|| {
-            w.asks
-                .as_principal(&w.agent)
-                .wait(&r.id, Duration::from_secs(30))
-        });
+        let waiter = s.spawn(|| w.by(&w.agent).wait(&r.id, Duration::from_secs(30)));
         std::thread::sleep(Duration::from_millis(100));
-        w.asks
-            .as_principal(&w.bob)
+        w.by(&w.bob)
             .respond(&r.id, 1, Outcome::Denied, None, "k")
             .unwrap();
         waiter.join().unwrap().unwrap()
@@ -449,13 +419,9 @@ fn wait_is_woken_by_the_change(w: &World) {
 fn wait_can_return_cancellation_or_expiry(w: &World) {
     let r = approval(w);
     let seen = std::thread::scope(|s| {
-        let waiter = s.spawn(|| {
-            w.asks
-                .as_principal(&w.ana)
-                .wait(&r.id, Duration::from_secs(30))
-        });
+        let waiter = s.spawn(|| w.by(&w.ana).wait(&r.id, Duration::from_secs(30)));
         std::thread::sleep(Duration::from_millis(50));
-        w.asks.as_principal(&w.agent).cancel(&r.id, 1, "c").unwrap();
+        w.by(&w.agent).cancel(&r.id, 1, "c").unwrap();
         waiter.join().unwrap().unwrap()
     });
     assert_eq!((seen.state, seen.outcome), (State::Cancelled, None));
@@ -463,11 +429,7 @@ fn wait_can_return_cancellation_or_expiry(w: &World) {
     let deadline = start_time().plus(Duration::from_secs(60));
     let r = open(w, NewRequest::question("q").expires_at(deadline), "o2");
     let seen = std::thread::scope(|s| {
-        let waiter = s.spawn(|| {
-            w.asks
-                .as_principal(&w.ana)
-                .wait(&r.id, Duration::from_secs(30))
-        });
+        let waiter = s.spawn(|| w.by(&w.ana).wait(&r.id, Duration::from_secs(30)));
         std::thread::sleep(Duration::from_millis(50));
         w.clock.set(deadline);
         waiter.join().unwrap().unwrap()
@@ -479,13 +441,9 @@ fn wait_can_return_cancellation_or_expiry(w: &World) {
 
 fn cancel_only_the_requester_with_the_current_version_while_open(w: &World) {
     let r = approval(w);
-    let e = w
-        .asks
-        .as_principal(&w.ana)
-        .cancel(&r.id, 1, "c")
-        .unwrap_err();
+    let e = w.by(&w.ana).cancel(&r.id, 1, "c").unwrap_err();
     assert!(matches!(e, AskError::NotRequester { .. }), "{e:?}");
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     assert_eq!(
         conflict_latest(me.cancel(&r.id, 2, "c1").unwrap_err()).version,
         1
@@ -497,8 +455,7 @@ fn cancel_only_the_requester_with_the_current_version_while_open(w: &World) {
         State::Cancelled
     );
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 2, Outcome::Approved, None, "k")
         .unwrap_err();
     assert_eq!(conflict_latest(e).state, State::Cancelled);
@@ -515,15 +472,11 @@ fn replace_supersedes_and_opens_with_the_original_audience_and_options(w: &World
     let carol = w.p("carol");
     w.asks.join(&w.chat, &carol).unwrap(); // joins later: not in the replacement's audience
     let pair = w
-        .asks
-        .as_principal(&w.agent)
+        .by(&w.agent)
         .replace(
             &r.id,
             1,
-            Replacement {
-                body: Some("Which region, for the EU launch?".into()),
-                ..Default::default()
-            },
+            new_body("Which region, for the EU launch?"),
             "rep",
         )
         .unwrap();
@@ -541,7 +494,7 @@ fn replace_supersedes_and_opens_with_the_original_audience_and_options(w: &World
     assert_eq!(new.replaces.as_ref(), Some(&r.id));
     assert_eq!(new.body, "Which region, for the EU launch?");
     // Later responses use the replacement's ID; the old one conflicts.
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     assert_eq!(
         conflict_latest(
             ana.respond(&r.id, 1, Outcome::Answered, Some("eu"), "a")
@@ -550,35 +503,22 @@ fn replace_supersedes_and_opens_with_the_original_audience_and_options(w: &World
         .state,
         State::Superseded
     );
-    let e = w
-        .asks
-        .as_principal(&carol)
-        .respond(&new.id, 1, Outcome::Answered, Some("eu"), "c")
-        .unwrap_err();
-    assert!(matches!(
-        e,
-        AskError::NotEligible {
-            reason: Ineligible::NotInAudience,
-            ..
-        }
-    ));
-    assert_eq!(
-        ana.respond(&new.id, 1, Outcome::Answered, Some("eu"), "b")
-            .unwrap()
-            .state,
-        State::Resolved
+    assert_not_eligible(
+        w.by(&carol)
+            .respond(&new.id, 1, Outcome::Answered, Some("eu"), "c"),
+        Ineligible::NotInAudience,
     );
+    assert_resolved(ana.respond(&new.id, 1, Outcome::Answered, Some("eu"), "b"));
 }
 
 fn replace_never_carries_an_approval_over(w: &World) {
     let r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
     let approved = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "k")
         .unwrap();
     // A decided approval cannot be replaced: nothing leaves a final state.
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     assert_eq!(
         conflict_latest(
             me.replace(&r.id, 2, Replacement::default(), "rep")
@@ -601,10 +541,9 @@ fn replace_never_carries_an_approval_over(w: &World) {
         (State::Open, None, &None, &None)
     );
     assert_eq!(new.action, r2.action);
-    let e = me.redeem(&new.id, &redeem_of(&action()), "x").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    assert_action_refused(
+        me.redeem(&new.id, &redeem_of(&action()), "x"),
+        ActionRefusal::NotApproved,
     );
 }
 
@@ -612,7 +551,7 @@ fn replace_same_retry_key_and_input_returns_the_same_pair_and_different_input_is
     w: &World,
 ) {
     let r = approval(w);
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let change = Replacement {
         title: Some("Staging".into()),
         ..Default::default()
@@ -647,23 +586,16 @@ fn replace_same_retry_key_and_input_returns_the_same_pair_and_different_input_is
 
 fn supersede_only_marks_the_old_request(w: &World) {
     let r = approval(w);
-    let e = w
-        .asks
-        .as_principal(&w.bob)
-        .supersede(&r.id, 1, "s")
-        .unwrap_err();
+    let e = w.by(&w.bob).supersede(&r.id, 1, "s").unwrap_err();
     assert!(matches!(e, AskError::NotRequester { .. }));
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let s = me.supersede(&r.id, 1, "s").unwrap();
     assert_eq!(
         (s.state, s.version, &s.replaced_by),
         (State::Superseded, 2, &None)
     );
-    let log = me.log(&r.id, None, 200).unwrap().events;
-    assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
-        [EventKind::Opened, EventKind::Superseded]
-    );
+    let log = log_of(&w.asks, &w.agent, &r.id);
+    assert_eq!(kinds(&log), [EventKind::Opened, EventKind::Superseded]);
     assert!(log.iter().all(|e| e.request == r.id));
 }
 
@@ -674,14 +606,12 @@ fn bound_action_redemption_binds_exactly_once(w: &World) {
     let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
     let deployer = w.p("deployer");
     w.asks.join(&w.chat, &deployer).unwrap();
-    let ex = w.asks.as_principal(&deployer);
-    let e = ex.redeem(&r.id, &redeem_of(&a), "r0").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    let ex = w.by(&deployer);
+    assert_action_refused(
+        ex.redeem(&r.id, &redeem_of(&a), "r0"),
+        ActionRefusal::NotApproved,
     );
-    w.asks
-        .as_principal(&w.ana)
+    w.by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "k")
         .unwrap();
     let redeemed = ex.redeem(&r.id, &redeem_of(&a), "r1").unwrap();
@@ -692,57 +622,33 @@ fn bound_action_redemption_binds_exactly_once(w: &World) {
     );
     // The same call retried with its key replays; a second redemption is refused.
     assert_eq!(ex.redeem(&r.id, &redeem_of(&a), "r1").unwrap(), redeemed);
-    let e = ex.redeem(&r.id, &redeem_of(&a), "r2").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::AlreadyRedeemed)),
-        "{e:?}"
+    assert_action_refused(
+        ex.redeem(&r.id, &redeem_of(&a), "r2"),
+        ActionRefusal::AlreadyRedeemed,
     );
     // Someone who is neither the executor nor the requester may not redeem.
-    let r2 = open(w, NewRequest::approval("Again?").action(a.clone()), "o2");
-    w.asks
-        .as_principal(&w.ana)
-        .respond(&r2.id, 1, Outcome::Approved, None, "k2")
-        .unwrap();
-    let e = w
-        .asks
-        .as_principal(&w.bob)
-        .redeem(&r2.id, &redeem_of(&a), "r3")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotExecutor)),
-        "{e:?}"
+    let r2 = decided(w, "Again?", &a, "o2", Outcome::Approved, "k2");
+    assert_action_refused(
+        w.by(&w.bob).redeem(&r2.id, &redeem_of(&a), "r3"),
+        ActionRefusal::NotExecutor,
     );
     // A denied approval cannot be redeemed; a request without an action neither.
-    let r3 = open(w, NewRequest::approval("Third?").action(a.clone()), "o3");
-    w.asks
-        .as_principal(&w.ana)
-        .respond(&r3.id, 1, Outcome::Denied, None, "k3")
-        .unwrap();
-    let e = ex.redeem(&r3.id, &redeem_of(&a), "r4").unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    let r3 = decided(w, "Third?", &a, "o3", Outcome::Denied, "k3");
+    assert_action_refused(
+        ex.redeem(&r3.id, &redeem_of(&a), "r4"),
+        ActionRefusal::NotApproved,
     );
     let plain = approval(w);
-    let e = w
-        .asks
-        .as_principal(&w.agent)
-        .redeem(&plain.id, &redeem_of(&a), "r5")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NoAction)),
-        "{e:?}"
+    assert_action_refused(
+        w.by(&w.agent).redeem(&plain.id, &redeem_of(&a), "r5"),
+        ActionRefusal::NoAction,
     );
 }
 
 fn bound_action_any_mismatch_is_refused(w: &World) {
     let a = action();
-    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    w.asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap();
-    let me = w.asks.as_principal(&w.agent);
+    let r = decided(w, "Deploy?", &a, "o", Outcome::Approved, "k");
+    let me = w.by(&w.agent);
     let mut cases = Vec::new();
     let mut m = redeem_of(&a);
     m.executor = "other".into();
@@ -773,24 +679,17 @@ fn bound_action_any_mismatch_is_refused(w: &World) {
 
 fn bound_action_execution_unknown_stays_reconcilable(w: &World) {
     let a = action();
-    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    w.asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap();
-    let me = w.asks.as_principal(&w.agent);
-    let e = me
-        .report_execution(
+    let r = decided(w, "Deploy?", &a, "o", Outcome::Approved, "k");
+    let me = w.by(&w.agent);
+    assert_action_refused(
+        me.report_execution(
             &r.id,
             &a.operation_key,
             ExecutionStatus::Succeeded,
             None,
             "e0",
-        )
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotRedeemed)),
-        "{e:?}"
+        ),
+        ActionRefusal::NotRedeemed,
     );
     me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
     let e = me
@@ -826,32 +725,20 @@ fn bound_action_execution_unknown_stays_reconcilable(w: &World) {
         settled.execution.as_ref().unwrap().status,
         ExecutionStatus::Succeeded
     );
-    let e = me
-        .report_execution(&r.id, &a.operation_key, ExecutionStatus::Failed, None, "e4")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::ExecutionFinal)),
-        "{e:?}"
+    assert_action_refused(
+        me.report_execution(&r.id, &a.operation_key, ExecutionStatus::Failed, None, "e4"),
+        ActionRefusal::ExecutionFinal,
     );
     assert_eq!(settled.state, State::Resolved);
 }
 
 fn bound_action_approval_expired_before_redemption_is_refused(w: &World) {
     let a = action();
-    let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    w.asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap();
+    let r = decided(w, "Deploy?", &a, "o", Outcome::Approved, "k");
     w.clock.advance(DAY * 8);
-    let e = w
-        .asks
-        .as_principal(&w.agent)
-        .redeem(&r.id, &redeem_of(&a), "r")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::ApprovalExpired)),
-        "{e:?}"
+    assert_action_refused(
+        w.by(&w.agent).redeem(&r.id, &redeem_of(&a), "r"),
+        ActionRefusal::ApprovalExpired,
     );
 }
 
@@ -860,10 +747,9 @@ fn bound_action_approval_expired_before_redemption_is_refused(w: &World) {
 fn audit_every_transition_appends_one_event(w: &World) {
     let a = action();
     let r = open(w, NewRequest::approval("Deploy?").action(a.clone()), "o");
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     me.message(&r.id, "ping", "m").unwrap();
-    w.asks
-        .as_principal(&w.ana)
+    w.by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, Some("ok"), "k")
         .unwrap();
     me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
@@ -876,15 +762,11 @@ fn audit_every_transition_appends_one_event(w: &World) {
     )
     .unwrap();
     // Refused writes and replays append nothing.
-    let _ = w
-        .asks
-        .as_principal(&w.bob)
-        .respond(&r.id, 1, Outcome::Denied, None, "b");
+    let _ = w.by(&w.bob).respond(&r.id, 1, Outcome::Denied, None, "b");
     me.redeem(&r.id, &redeem_of(&a), "r").unwrap();
     let log = me.log(&r.id, None, 200).unwrap().events;
-    let kinds: Vec<_> = log.iter().map(|e| e.event).collect();
     assert_eq!(
-        kinds,
+        kinds(&log),
         [
             EventKind::Opened,
             EventKind::Message,
@@ -907,11 +789,11 @@ fn audit_every_transition_appends_one_event(w: &World) {
 // ---------------------------------------------------------------- retry keys
 
 fn retry_key_a_retried_write_returns_its_first_result(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let r1 = me.open(&w.chat, NewRequest::question("q"), "same").unwrap();
     let r2 = me.open(&w.chat, NewRequest::question("q"), "same").unwrap();
     assert_eq!(r1, r2);
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     let first = ana
         .respond(&r1.id, 1, Outcome::Answered, Some("x"), "resp")
         .unwrap();
@@ -924,7 +806,7 @@ fn retry_key_a_retried_write_returns_its_first_result(w: &World) {
 }
 
 fn retry_key_with_a_different_input_is_refused(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     me.open(&w.chat, NewRequest::question("q"), "k").unwrap();
     let e = me
         .open(&w.chat, NewRequest::question("another"), "k")
@@ -961,8 +843,7 @@ fn retry_key_with_a_different_input_is_refused(w: &World) {
 fn retry_key_is_scoped_to_the_principal(w: &World) {
     let r = open(w, NewRequest::question("q"), "shared");
     let r2 = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .open(&w.chat, NewRequest::question("q"), "shared")
         .unwrap();
     assert_ne!(r.id, r2.id);
@@ -972,8 +853,8 @@ fn retry_key_is_scoped_to_the_principal(w: &World) {
 // ---------------------------------------------------------------- states and opening
 
 fn states_nothing_leaves_a_final_state(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
-    let ana = w.asks.as_principal(&w.ana);
+    let me = w.by(&w.agent);
+    let ana = w.by(&w.ana);
     let resolved = approval(w);
     ana.respond(&resolved.id, 1, Outcome::Approved, None, "a")
         .unwrap();
@@ -1016,16 +897,11 @@ fn states_nothing_leaves_a_final_state(w: &World) {
 fn open_fixes_the_audience_at_creation_and_needs_membership(w: &World) {
     let outsider = w.p("mallory");
     let e = w
-        .asks
-        .as_principal(&outsider)
+        .by(&outsider)
         .open(&w.chat, NewRequest::question("q"), "k")
         .unwrap_err();
     assert!(matches!(e, AskError::NotMember { .. }), "{e:?}");
-    let e = w
-        .asks
-        .as_principal(&outsider)
-        .show(&approval(w).id)
-        .unwrap_err();
+    let e = w.by(&outsider).show(&approval(w).id).unwrap_err();
     assert!(matches!(e, AskError::NotAllowed { .. }), "{e:?}");
     let r = open(
         w,
@@ -1033,37 +909,17 @@ fn open_fixes_the_audience_at_creation_and_needs_membership(w: &World) {
         "t",
     );
     assert_eq!(r.audience, vec![w.bob.clone()]);
-    let e = w
-        .asks
-        .as_principal(&w.ana)
-        .respond(&r.id, 1, Outcome::Completed, None, "k")
-        .unwrap_err();
-    assert!(matches!(
-        e,
-        AskError::NotEligible {
-            reason: Ineligible::NotInAudience,
-            ..
-        }
-    ));
-    let e = w
-        .asks
-        .as_principal(&w.agent)
-        .open(
-            &w.chat,
-            NewRequest::question("q").audience([outsider]),
-            "k2",
-        )
-        .unwrap_err();
+    assert_not_eligible(
+        w.by(&w.ana)
+            .respond(&r.id, 1, Outcome::Completed, None, "k"),
+        Ineligible::NotInAudience,
+    );
+    let e = open_refused(w, NewRequest::question("q").audience([outsider]), "k2");
+    assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
+    let e = open_refused(w, NewRequest::question("  "), "k3");
     assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
     let e = w
-        .asks
-        .as_principal(&w.agent)
-        .open(&w.chat, NewRequest::question("  "), "k3")
-        .unwrap_err();
-    assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
-    let e = w
-        .asks
-        .as_principal(&w.agent)
+        .by(&w.agent)
         .show(&forms_ask::RequestId::new("req_missing").unwrap())
         .unwrap_err();
     assert!(matches!(e, AskError::NotFound(_)), "{e:?}");
@@ -1072,34 +928,18 @@ fn open_fixes_the_audience_at_creation_and_needs_membership(w: &World) {
 fn respond_race_two_threads_exactly_one_wins(w: &World) {
     for round in 0..5 {
         let r = open(w, NewRequest::approval("race"), &format!("race-{round}"));
-        let results: Vec<_> = std::thread::scope(|s| {
-            let a = s.spawn(|| {
-                w.asks.as_principal(&w.ana).respond(
-                    &r.id,
-                    1,
-                    Outcome::Approved,
-                    None,
-                    &format!("ra{round}"),
-                )
-            });
-            let b = s.spawn(|| {
-                w.asks.as_principal(&w.bob).respond(
-                    &r.id,
-                    1,
-                    Outcome::Denied,
-                    None,
-                    &format!("rb{round}"),
-                )
-            });
-            vec![a.join().unwrap(), b.join().unwrap()]
-        });
-        let winners: Vec<Request> = results
-            .iter()
-            .filter_map(|r| r.as_ref().ok().cloned())
-            .collect();
-        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
-        let loser = results.into_iter().find_map(Result::err).unwrap();
-        assert_eq!(conflict_latest(loser), winners[0]);
+        let (winner, loser) = race(
+            round,
+            || {
+                w.by(&w.ana)
+                    .respond(&r.id, 1, Outcome::Approved, None, &format!("ra{round}"))
+            },
+            || {
+                w.by(&w.bob)
+                    .respond(&r.id, 1, Outcome::Denied, None, &format!("rb{round}"))
+            },
+        );
+        assert_eq!(loser, winner);
     }
 }
 
@@ -1115,7 +955,7 @@ fn timestamps_are_rfc3339_on_the_wire(w: &World) {
 // ---------------------------------------------------------------- approval authority
 
 fn approval_the_requester_never_decides_its_own_approval(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     // Putting itself in the audience is refused at open …
     let e = me
         .open(
@@ -1140,31 +980,18 @@ fn approval_the_requester_never_decides_its_own_approval(w: &World) {
             request: r.clone(),
         },
     );
-    let e = me
-        .respond(&r.id, 2, Outcome::Approved, None, "k-self")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::Requester,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        me.respond(&r.id, 2, Outcome::Approved, None, "k-self"),
+        Ineligible::Requester,
     );
-    let e = me
-        .redeem(&r.id, &redeem_of(&action()), "r-self")
-        .unwrap_err();
-    assert!(
-        matches!(e, AskError::ActionRefused(ActionRefusal::NotApproved)),
-        "{e:?}"
+    assert_action_refused(
+        me.redeem(&r.id, &redeem_of(&action()), "r-self"),
+        ActionRefusal::NotApproved,
     );
     assert_eq!(me.show(&r.id).unwrap(), r);
     // Someone else in the audience decides it.
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&r.id, 2, Outcome::Approved, None, "k")
         .unwrap();
     assert_eq!(done.responder.as_ref(), Some(&w.ana));
@@ -1174,12 +1001,7 @@ fn approval_the_requester_never_decides_its_own_approval(w: &World) {
         NewRequest::question("Note for myself?").audience([w.agent.clone()]),
         "q",
     );
-    assert_eq!(
-        me.respond(&q.id, 1, Outcome::Answered, Some("yes"), "qa")
-            .unwrap()
-            .state,
-        State::Resolved
-    );
+    assert_resolved(me.respond(&q.id, 1, Outcome::Answered, Some("yes"), "qa"));
 }
 
 fn approval_the_executor_of_a_bound_action_never_approves_it(w: &World) {
@@ -1187,32 +1009,18 @@ fn approval_the_executor_of_a_bound_action_never_approves_it(w: &World) {
     w.asks.join(&w.chat, &deployer).unwrap(); // a member, yet no approver of its own action
     let r = open(w, NewRequest::approval("Deploy?").action(action()), "o");
     assert_eq!(r.audience, [w.ana.clone(), w.bob.clone()]);
-    let e = w
-        .asks
-        .as_principal(&deployer)
-        .respond(&r.id, 1, Outcome::Approved, None, "k")
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            AskError::NotEligible {
-                reason: Ineligible::Executor,
-                ..
-            }
-        ),
-        "{e:?}"
+    assert_not_eligible(
+        w.by(&deployer)
+            .respond(&r.id, 1, Outcome::Approved, None, "k"),
+        Ineligible::Executor,
     );
-    let e = w
-        .asks
-        .as_principal(&w.agent)
-        .open(
-            &w.chat,
-            NewRequest::approval("Deploy?")
-                .action(action())
-                .audience([deployer.clone()]),
-            "o2",
-        )
-        .unwrap_err();
+    let e = open_refused(
+        w,
+        NewRequest::approval("Deploy?")
+            .action(action())
+            .audience([deployer.clone()]),
+        "o2",
+    );
     let AskError::InvalidInput(msg) = &e else {
         panic!("{e:?}")
     };
@@ -1235,11 +1043,10 @@ fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &Worl
         .unwrap()
         .iter()
         .all(|m| m.principal != deployer));
-    let ex = w.asks.as_principal(&deployer);
+    let ex = w.by(&deployer);
     // The executor sees the request and waits for its approval, without joining.
     assert_eq!(ex.show(&r.id).unwrap(), r);
-    w.asks
-        .as_principal(&w.ana)
+    w.by(&w.ana)
         .respond(&r.id, 1, Outcome::Approved, None, "k")
         .unwrap();
     assert_eq!(
@@ -1258,15 +1065,8 @@ fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &Worl
         )
         .unwrap();
     assert_eq!(reported.execution.as_ref().unwrap().by, deployer);
-    let events: Vec<EventKind> = ex
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events
-        .iter()
-        .map(|e| e.event)
-        .collect();
     assert_eq!(
-        events,
+        kinds(&ex.log(&r.id, None, 200).unwrap().events),
         [
             EventKind::Opened,
             EventKind::Responded,
@@ -1275,16 +1075,12 @@ fn bound_action_the_executor_redeems_and_reports_without_being_a_member(w: &Worl
         ]
     );
     // Anyone else outside the conversation sees nothing and redeems nothing.
-    let mallory = w.asks.as_principal(&w.p("mallory"));
+    let mallory = w.by(&w.p("mallory"));
     assert!(matches!(
         mallory.show(&r.id).unwrap_err(),
         AskError::NotAllowed { .. }
     ));
-    let r2 = open(w, NewRequest::approval("Again?").action(a.clone()), "o2");
-    w.asks
-        .as_principal(&w.ana)
-        .respond(&r2.id, 1, Outcome::Approved, None, "k2")
-        .unwrap();
+    let r2 = decided(w, "Again?", &a, "o2", Outcome::Approved, "k2");
     let e = mallory.redeem(&r2.id, &redeem_of(&a), "m").unwrap_err();
     assert!(matches!(e, AskError::NotAllowed { .. }), "{e:?}");
 }
@@ -1328,19 +1124,14 @@ fn expiry_an_unread_request_past_its_deadline_stays_expired_for_a_clock_behind(w
         )
         .unwrap_err();
     assert!(matches!(e, AskError::InvalidInput(_)), "{e:?}");
-    let log = other
-        .as_principal(&w.agent)
-        .log(&r.id, None, 200)
-        .unwrap()
-        .events;
     assert_eq!(
-        log.iter().map(|e| e.event).collect::<Vec<_>>(),
+        kinds(&log_of(&other, &w.agent, &r.id)),
         [EventKind::Opened, EventKind::Expired]
     );
 }
 
 fn replace_keeps_the_deadline_unless_the_replacement_names_one(w: &World) {
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let deadline = start_time().plus(2 * DAY);
     let q = open(
         w,
@@ -1353,10 +1144,7 @@ fn replace_keeps_the_deadline_unless_the_replacement_names_one(w: &World) {
         "q2",
     );
     w.clock.advance(DAY);
-    let kept = me
-        .replace(&q.id, 1, Replacement::default(), "rep")
-        .unwrap()
-        .replacement;
+    let kept = replaced_as_is(&me, &q.id, "rep");
     assert_eq!(kept.expires_at, Expiry::At(deadline));
     let named = start_time().plus(5 * DAY);
     let renamed = me
@@ -1378,17 +1166,11 @@ fn replace_keeps_the_deadline_unless_the_replacement_names_one(w: &World) {
         panic!("{b:?}")
     };
     w.clock.advance(DAY);
-    let b2 = me
-        .replace(&b.id, 1, Replacement::default(), "rep3")
-        .unwrap()
-        .replacement;
+    let b2 = replaced_as_is(&me, &b.id, "rep3");
     assert_eq!(b2.expires_at, Expiry::At(b_deadline));
     // No deadline stays no deadline.
     let n = open(w, NewRequest::question("Lunch?"), "n");
-    let n2 = me
-        .replace(&n.id, 1, Replacement::default(), "rep4")
-        .unwrap()
-        .replacement;
+    let n2 = replaced_as_is(&me, &n.id, "rep4");
     assert_eq!(n2.expires_at, Expiry::Never);
     // Past the old deadline, the replacement that kept it has expired; the one that named
     // its own has not.
@@ -1435,21 +1217,18 @@ fn retry_key_hash_does_not_depend_on_key_order(w: &World) {
         arguments: serde_json::Value::Object(arguments),
         ..action()
     };
-    let me = w.asks.as_principal(&w.agent);
-    let first = me
-        .open(
+    let me = w.by(&w.agent);
+    // The same open, its arguments in either order, under one retry key.
+    let open_with = |arguments| {
+        me.open(
             &w.chat,
-            NewRequest::approval("Deploy?").action(with(ab.clone())),
+            NewRequest::approval("Deploy?").action(with(arguments)),
             "o",
         )
-        .unwrap();
-    let again = me
-        .open(
-            &w.chat,
-            NewRequest::approval("Deploy?").action(with(ba.clone())),
-            "o",
-        )
-        .unwrap();
+        .unwrap()
+    };
+    let first = open_with(ab.clone());
+    let again = open_with(ba.clone());
     assert_eq!(first, again);
     // What is recorded is the hash of the sorted-key text: the same in every build, so
     // another program sharing this database computes it too.
@@ -1457,8 +1236,7 @@ fn retry_key_hash_does_not_depend_on_key_order(w: &World) {
     let recorded = w.store.recorded(&w.agent, "o").unwrap().unwrap();
     assert_eq!(recorded.input_hash, sha256_hex("open", canonical));
     // The same for a redemption presented in either order.
-    w.asks
-        .as_principal(&w.ana)
+    w.by(&w.ana)
         .respond(&first.id, 1, Outcome::Approved, None, "k")
         .unwrap();
     let presented = |arguments| Redeem {
@@ -1472,7 +1250,7 @@ fn retry_key_hash_does_not_depend_on_key_order(w: &World) {
 fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World) {
     // A question opened, and answered, by an earlier build with `preserve_order`: its
     // records hold the hash of the input in field order.
-    let me = w.asks.as_principal(&w.agent);
+    let me = w.by(&w.agent);
     let id = RequestId::new("req_0123456789abcdef01234567").unwrap();
     let opened = Request {
         id: id.clone(),
@@ -1553,8 +1331,7 @@ fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World
     let new = NewRequest::question("Which region?").choices(["eu", "us"]);
     assert_eq!(me.open(&w.chat, new, "legacy-open").unwrap(), opened);
     assert_eq!(
-        w.asks
-            .as_principal(&w.ana)
+        w.by(&w.ana)
             .respond(&id, 1, Outcome::Answered, Some("eu"), "legacy-respond")
             .unwrap(),
         answered
@@ -1565,8 +1342,7 @@ fn retry_key_recorded_in_field_order_by_an_earlier_build_still_replays(w: &World
         .unwrap_err();
     assert!(matches!(e, AskError::RetryKeyReused { .. }), "{e:?}");
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond(&id, 1, Outcome::Answered, Some("us"), "legacy-respond")
         .unwrap_err();
     assert!(matches!(e, AskError::RetryKeyReused { .. }), "{e:?}");

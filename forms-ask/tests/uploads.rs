@@ -16,8 +16,8 @@ mod common;
 use common::{TempDir, World};
 use forms_ask::store::{Commit, Committed, Write};
 use forms_ask::{
-    AskError, FormRequest, NewRequest, Outcome, Request, State, Upload, UPLOADS_BYTES_MAX,
-    UPLOAD_BYTES_MAX,
+    AsPrincipal, AskError, FormRequest, NewRequest, Outcome, Request, RequestId, State, Upload,
+    UPLOADS_BYTES_MAX, UPLOAD_BYTES_MAX,
 };
 use forms_runtime::{DataForm, FileRef, Form, StaticForm};
 use serde_json::{json, Value};
@@ -31,8 +31,7 @@ struct Report {
 }
 
 fn open(w: &World, key: &str) -> Request {
-    w.asks
-        .as_principal(&w.agent)
+    w.by(&w.agent)
         .open_form(
             &w.chat,
             &Report::form(),
@@ -57,8 +56,18 @@ fn form_error(e: AskError) -> forms_runtime::FormError {
 
 /// Nothing was stored: the request is still open at version 1, the log holds the opening
 /// only, and the store has no uploads for it.
+/// The report request resumed as `me`, decoding files into a fresh directory named `name`
+/// (kept until the directory is dropped).
+fn resume_into(me: &AsPrincipal<'_>, id: &RequestId, name: &str) -> (FormRequest<Report>, TempDir) {
+    let mine = TempDir::new(name);
+    let pending = FormRequest::<Report>::resume(me, id)
+        .unwrap()
+        .uploads_dir(mine.path());
+    (pending, mine)
+}
+
 fn nothing_stored(w: &World, opened: &Request) {
-    let me = w.asks.as_principal(&w.ana);
+    let me = w.by(&w.ana);
     assert_eq!(me.show(&opened.id).unwrap(), *opened);
     assert_eq!(me.log(&opened.id, None, 200).unwrap().events.len(), 1);
     assert!(w.store.uploads(&opened.id).unwrap().is_empty());
@@ -66,7 +75,7 @@ fn nothing_stored(w: &World, opened: &Request) {
 
 fn a_path_in_a_files_answer_is_refused_with_how_to_send_it(w: &World) {
     let opened = open(w, "open-1");
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     for (i, path) in [
         "file:///etc/shadow",
         "file:///root/.ssh/id_ed25519",
@@ -111,7 +120,7 @@ fn an_upload_is_stored_and_the_requester_decodes_a_file_of_its_own(w: &World) {
     let sent = bytes(3 * 1024 + 7);
     let up = Upload::new("q3 sales.csv", sent.clone()).unwrap();
     let answer = json!({"action": "accept", "content": {"data": [up.reference()]}}).to_string();
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     // Ana's answer with `ups`, under one retry key.
     let send = |ups: &[Upload]| {
         ana.respond_with_uploads(
@@ -147,10 +156,7 @@ fn an_upload_is_stored_and_the_requester_decodes_a_file_of_its_own(w: &World) {
     // The requester, in another engine (another process), decodes into its own directory.
     let engine = w.second_engine();
     let me = engine.as_principal(&w.agent);
-    let mine = TempDir::new("uploads-requester");
-    let pending = FormRequest::<Report>::resume(&me, &opened.id)
-        .unwrap()
-        .uploads_dir(mine.path());
+    let (pending, mine) = resume_into(&me, &opened.id, "uploads-requester");
     let reply = pending.show(&me).unwrap();
     let report = reply.accepted().unwrap();
     assert_eq!(report.data.len(), 1);
@@ -203,8 +209,7 @@ fn uploads_over_their_limits_are_refused_and_nothing_is_stored(w: &World) {
     let refs: Vec<String> = ups.iter().map(Upload::reference).collect();
     let answer = json!({"action": "accept", "content": {"data": refs}}).to_string();
     let e = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_with_uploads(&opened.id, 1, Outcome::Answered, Some(&answer), &ups, "k")
         .unwrap_err();
     assert_eq!(e.code(), "invalid_arguments", "{e}");
@@ -214,7 +219,7 @@ fn uploads_over_their_limits_are_refused_and_nothing_is_stored(w: &World) {
 
 fn uploads_must_match_the_answer_exactly(w: &World) {
     let opened = open(w, "open-1");
-    let ana = w.asks.as_principal(&w.ana);
+    let ana = w.by(&w.ana);
     let a = Upload::new("a.csv", b"1".to_vec()).unwrap();
     let b = Upload::new("b.csv", b"2".to_vec()).unwrap();
     let cases: Vec<(Value, Vec<Upload>, &str)> = vec![
@@ -271,8 +276,7 @@ fn uploads_must_match_the_answer_exactly(w: &World) {
     assert_eq!(e.code(), "invalid_input", "{e}");
     // Files answer a form only.
     let plain = w
-        .asks
-        .as_principal(&w.agent)
+        .by(&w.agent)
         .open(&w.chat, NewRequest::question("Plain?"), "plain")
         .unwrap();
     let e = ana
@@ -291,14 +295,12 @@ fn offered_files_pass_unchanged(w: &World) {
     }))
     .unwrap();
     let opened = w
-        .asks
-        .as_principal(&w.agent)
+        .by(&w.agent)
         .open(&w.chat, NewRequest::question("Pick").form(&form), "open")
         .unwrap();
     let answer = r#"{"action":"accept","content":{"data":["file:///srv/shared/q3.csv","https://example.com/q4.csv"]}}"#;
     let done = w
-        .asks
-        .as_principal(&w.ana)
+        .by(&w.ana)
         .respond_form(&opened.id, 1, answer, "k")
         .unwrap();
     assert_eq!(
@@ -328,11 +330,8 @@ fn a_path_saved_before_uploads_is_never_given_to_the_requester(w: &World) {
         uploads: Vec::new(),
     };
     assert_eq!(w.store.commit(&commit).unwrap(), Committed::Done);
-    let me = w.asks.as_principal(&w.agent);
-    let mine = TempDir::new("uploads-legacy");
-    let pending = FormRequest::<Report>::resume(&me, &opened.id)
-        .unwrap()
-        .uploads_dir(mine.path());
+    let me = w.by(&w.agent);
+    let (pending, _mine) = resume_into(&me, &opened.id, "uploads-legacy");
     let e = pending.show(&me).unwrap_err();
     assert_eq!(e.code(), "invalid_response", "{e}");
     assert!(e.to_string().contains("not given to the requester"), "{e}");

@@ -84,19 +84,19 @@ fn takes(p: &Value) -> String {
         let object = any.get(1).map(keys).unwrap_or_default();
         return format!("text, at most {text} characters; for a form, {object}");
     }
+    // A range from `least` to the schema's maximum, with its default.
+    let up_to = |least: &str| {
+        format!(
+            "{least} to {}, default {}",
+            n(at(p, "/maximum")),
+            n(at(p, "/default"))
+        )
+    };
     match at(p, "/type").as_str() {
         Some("string") => format!("text, at most {} characters", n(at(p, "/maxLength"))),
         Some("integer") if at(p, "/maximum").is_null() => "a whole number from 1".into(),
-        Some("integer") => format!(
-            "1 to {}, default {}",
-            n(at(p, "/maximum")),
-            n(at(p, "/default"))
-        ),
-        Some("number") => format!(
-            "seconds, 0 to {}, default {}",
-            n(at(p, "/maximum")),
-            n(at(p, "/default"))
-        ),
+        Some("integer") => up_to("1"),
+        Some("number") => format!("seconds, {}", up_to("0")),
         Some("array") if at(p, "/items/type") == "object" => format!(
             "a local file's path (the tool: {} with the bytes in base64), repeated for each; \
              at most {} files",
@@ -635,6 +635,17 @@ impl Respond {
 
 /// Runs a membership change as `--as` (checked as a manager) or, without it, as the
 /// operator; the members are read as the operator.
+/// A membership change of `c` (remove, revoke, restore): the arguments `make` builds from
+/// its conversation and principals, checked, then run by `run` as [`change`] says.
+fn member_change<A: Operation>(
+    c: Change,
+    make: impl FnOnce(String, Vec<String>) -> A,
+    run: impl FnOnce(A, Actor<'_>, Actor<'_>) -> Result<Value, Refused>,
+) -> Result<Value, Failure> {
+    let args = checked::<Change, _>(make(c.conversation, c.principals))?;
+    change(&c.who, args, run)
+}
+
 fn change<A>(
     who: &Operator,
     args: A,
@@ -769,27 +780,30 @@ pub(crate) fn run(op: Op) -> Result<Value, Failure> {
                 }
             }
         }
-        Op::Remove(c) => {
-            let args = checked::<Change, _>(RemoveArgs {
-                conversation: c.conversation,
-                principals: c.principals,
-            })?;
-            change(&c.who, args, |args, actor, read| args.run_by(actor, read))
-        }
-        Op::Revoke(c) => {
-            let args = checked::<Change, _>(RevokeArgs {
-                conversation: c.conversation,
-                principals: c.principals,
-            })?;
-            change(&c.who, args, |args, actor, read| args.run_by(actor, read))
-        }
-        Op::Restore(c) => {
-            let args = checked::<Change, _>(RestoreArgs {
-                conversation: c.conversation,
-                principals: c.principals,
-            })?;
-            change(&c.who, args, |args, actor, read| args.run_by(actor, read))
-        }
+        Op::Remove(c) => member_change(
+            c,
+            |conversation, principals| RemoveArgs {
+                conversation,
+                principals,
+            },
+            RemoveArgs::run_by,
+        ),
+        Op::Revoke(c) => member_change(
+            c,
+            |conversation, principals| RevokeArgs {
+                conversation,
+                principals,
+            },
+            RevokeArgs::run_by,
+        ),
+        Op::Restore(c) => member_change(
+            c,
+            |conversation, principals| RestoreArgs {
+                conversation,
+                principals,
+            },
+            RestoreArgs::run_by,
+        ),
     }
 }
 

@@ -6,10 +6,16 @@
 #![allow(clippy::restriction)]
 
 use forms_test_kit::store;
+use forms_test_kit::store::ChatNames;
 
 mod controls;
+mod conversation;
 
+use conversation::answer_v1;
+
+use forms_test_kit::checks::assert_contains_all;
 use forms_test_kit::process::Run;
+use forms_test_kit::unprivileged::{copy_for_nobody, is_root};
 use forms_test_kit::TempDir;
 use serde_json::Value;
 use std::process::{Command, Stdio};
@@ -26,29 +32,25 @@ fn forms(args: &[&str]) -> Run {
     )
 }
 
-/// A conversation with three members whose names are unique to this run.
+/// A conversation with three members whose names are unique to this run (the names are
+/// the chat's own: `chat.agent`, …).
 struct Chat {
     db: String,
-    conversation: String,
-    agent: String,
-    ana: String,
-    bob: String,
+    names: ChatNames,
+}
+
+impl std::ops::Deref for Chat {
+    type Target = ChatNames;
+    fn deref(&self) -> &ChatNames {
+        &self.names
+    }
 }
 
 impl Chat {
     fn new(db: String) -> Chat {
-        let forms_test_kit::store::ChatNames {
-            conversation,
-            agent,
-            ana,
-            bob,
-        } = forms_test_kit::store::ChatNames::fresh();
         let chat = Chat {
             db,
-            conversation,
-            agent,
-            ana,
-            bob,
+            names: ChatNames::fresh(),
         };
         let joined = forms(&[
             "ask",
@@ -72,23 +74,79 @@ impl Chat {
         forms(&args)
     }
 
-    fn open_approval(&self, key: &str) -> Value {
-        self.ask(
-            "open",
-            &self.agent,
-            &[
-                "--conversation",
-                &self.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy 1.4?",
-                "--key",
-                key,
-            ],
-        )
-        .ok()
+    /// `forms ask respond` as `who`: `outcome` (and `answer`) to `version` of `rid`, with the
+    /// retry key `key`.
+    fn respond(
+        &self,
+        who: &str,
+        rid: &str,
+        version: &str,
+        outcome: &str,
+        answer: Option<&str>,
+        key: &str,
+    ) -> Run {
+        let mut rest = vec![rid, "--version", version, "--outcome", outcome];
+        if let Some(answer) = answer {
+            rest.extend(["--answer", answer]);
+        }
+        rest.extend(["--key", key]);
+        self.ask("respond", who, &rest)
     }
+
+    /// `forms ask open` as agent: an approval with `body` and the flags `extra`.
+    fn open_approval_with(&self, body: &str, extra: &[&str], key: &str) -> Run {
+        let mut rest = vec![
+            "--conversation",
+            &self.conversation,
+            "--kind",
+            "approval",
+            "--body",
+            body,
+        ];
+        rest.extend_from_slice(extra);
+        rest.extend(["--key", key]);
+        self.ask("open", &self.agent, &rest)
+    }
+
+    /// `forms ask open` as agent: an approval with `body`, bound to `action`.
+    fn open_bound(&self, body: &str, action: &str, key: &str) -> Run {
+        self.open_approval_with(body, &["--action", action], key)
+    }
+
+    fn open_approval(&self, key: &str) -> Value {
+        self.open_approval_with("Deploy 1.4?", &[], key).ok()
+    }
+}
+
+/// The two tests of a scenario run on a store named by its location: `$sqlite` on a fresh
+/// SQLite file, `$postgres` on the PostgreSQL of `FORMS_ASK_PG_URL` (without it, it says
+/// loudly that it was skipped; with `CI=true` it fails). A macro: a function cannot declare
+/// tests.
+macro_rules! on_both_stores {
+    ($scenario:ident: $sqlite:ident, $postgres:ident) => {
+        #[test]
+        fn $sqlite() {
+            let dir = TempDir::new("cli-ask");
+            $scenario(dir.db());
+        }
+
+        #[test]
+        fn $postgres() {
+            if let Some(url) = pg_url() {
+                $scenario(url);
+            }
+        }
+    };
+}
+
+/// The event names of a printed log, oldest first.
+fn event_names(log: &Value) -> Vec<&str> {
+    log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect()
 }
 
 fn id(v: &Value) -> String {
@@ -122,58 +180,23 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
     assert_eq!(msg["event"], "message");
     assert_eq!(c.ask("show", &c.bob, &[&rid]).ok()["state"], "open");
 
-    let e = c.ask(
-        "respond",
-        &c.ana,
-        &[
-            &rid,
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--key",
-            "r0",
-        ],
-    );
+    let e = c.respond(&c.ana, &rid, "1", "answered", None, "r0");
     e.refused("invalid_outcome");
     let won = c
-        .ask(
-            "respond",
-            &c.ana,
-            &[
-                &rid,
-                "--version",
-                "1",
-                "--outcome",
-                "approved",
-                "--answer",
-                "go",
-                "--key",
-                "r1",
-            ],
-        )
+        .respond(&c.ana, &rid, "1", "approved", Some("go"), "r1")
         .ok();
     assert_eq!(
         (won["state"].as_str(), won["outcome"].as_str()),
         (Some("resolved"), Some("approved"))
     );
-    let late = c.ask(
-        "respond",
-        &c.bob,
-        &[&rid, "--version", "1", "--outcome", "denied", "--key", "r2"],
-    );
+    let late = c.respond(&c.bob, &rid, "1", "denied", None, "r2");
     let v = late.refused("conflict");
     assert_eq!(v["error"]["latest"], won);
 
     let waited = c.ask("wait", &c.agent, &[&rid, "--timeout", "5"]).ok();
     assert_eq!(waited, won);
     let log = c.ask("log", &c.agent, &[&rid]).ok();
-    let events: Vec<&str> = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["event"].as_str().unwrap())
-        .collect();
+    let events = event_names(&log);
     assert_eq!(events, ["opened", "message", "responded"]);
 
     // Cancel: only the requester, current version.
@@ -190,54 +213,20 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
 
     // Replace and supersede.
     let r3 = id(&c.open_approval("open-3"));
-    let pair = c
-        .ask(
+    let replace = |body: &str, key: &str| {
+        c.ask(
             "replace",
             &c.agent,
-            &[
-                &r3,
-                "--version",
-                "1",
-                "--body",
-                "Deploy 1.5?",
-                "--key",
-                "p1",
-            ],
+            &[&r3, "--version", "1", "--body", body, "--key", key],
         )
-        .ok();
+    };
+    let pair = replace("Deploy 1.5?", "p1").ok();
     assert_eq!(pair["previous"]["state"], "superseded");
     assert_eq!(pair["replacement"]["body"], "Deploy 1.5?");
     assert_eq!(pair["replacement"]["audience"], r["audience"]);
-    let again = c
-        .ask(
-            "replace",
-            &c.agent,
-            &[
-                &r3,
-                "--version",
-                "1",
-                "--body",
-                "Deploy 1.5?",
-                "--key",
-                "p1",
-            ],
-        )
-        .ok();
+    let again = replace("Deploy 1.5?", "p1").ok();
     assert_eq!(again, pair);
-    c.ask(
-        "replace",
-        &c.agent,
-        &[
-            &r3,
-            "--version",
-            "1",
-            "--body",
-            "Deploy 2.0?",
-            "--key",
-            "p1",
-        ],
-    )
-    .refused("retry_key_reused");
+    replace("Deploy 2.0?", "p1").refused("retry_key_reused");
     let r4 = id(&pair["replacement"]);
     assert_eq!(
         c.ask(
@@ -283,12 +272,8 @@ fn every_operation_prints_json_and_refusals_exit_1(db: String) {
         &carol,
     ])
     .ok();
-    c.ask(
-        "respond",
-        &carol,
-        &[&r5, "--version", "1", "--outcome", "approved", "--key", "x"],
-    )
-    .refused("not_eligible");
+    c.respond(&carol, &r5, "1", "approved", None, "x")
+        .refused("not_eligible");
 }
 
 fn two_processes_race_and_exactly_one_wins(db: String) {
@@ -365,13 +350,7 @@ fn a_waiting_process_is_woken_by_a_response_from_another(db: String) {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let won = c
-        .ask(
-            "respond",
-            &c.bob,
-            &[&rid, "--version", "1", "--outcome", "denied", "--key", "r"],
-        )
-        .ok();
+    let won = c.respond(&c.bob, &rid, "1", "denied", None, "r").ok();
     let out = waiter.wait_with_output().unwrap();
     assert!(out.status.success());
     let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -396,75 +375,33 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
     let c = Chat::new(db);
     let action = r#"{"executor":"deployer","resource_version":"v7","arguments":{"env":"staging"},"operation_key":"op-1"}"#;
     let r = c
-        .ask(
-            "open",
-            &c.agent,
-            &[
-                "--conversation",
-                &c.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy 1.4 to staging?",
-                "--action",
-                action,
-                "--key",
-                "open-b",
-            ],
-        )
+        .open_bound("Deploy 1.4 to staging?", action, "open-b")
         .ok();
     let rid = id(&r);
     assert!(r["deadline"].is_string(), "bound approvals expire: {r}");
+    let redeem = |who: &str, action: &str, key: &str| {
+        c.ask("redeem", who, &[&rid, "--action", action, "--key", key])
+    };
+    let report = |status: &str, detail: Option<&str>, key: &str| {
+        let mut rest = vec![rid.as_str(), "--operation-key", "op-1", "--status", status];
+        if let Some(detail) = detail {
+            rest.extend(["--detail", detail]);
+        }
+        rest.extend(["--key", key]);
+        c.ask("report", &c.agent, &rest)
+    };
     // Not yet approved: redeeming is refused.
-    let v = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-0"],
-        )
-        .refused("action_refused");
+    let v = redeem(&c.agent, action, "rd-0").refused("action_refused");
     assert!(
         v["error"]["message"].as_str().unwrap().contains("approved"),
         "{v}"
     );
-    c.ask(
-        "respond",
-        &c.ana,
-        &[
-            &rid,
-            "--version",
-            "1",
-            "--outcome",
-            "approved",
-            "--key",
-            "a1",
-        ],
-    )
-    .ok();
+    c.respond(&c.ana, &rid, "1", "approved", None, "a1").ok();
     // A report before the redemption is refused.
-    c.ask(
-        "report",
-        &c.agent,
-        &[
-            &rid,
-            "--operation-key",
-            "op-1",
-            "--status",
-            "succeeded",
-            "--key",
-            "rp-0",
-        ],
-    )
-    .refused("action_refused");
+    report("succeeded", None, "rp-0").refused("action_refused");
     // A mismatch is refused and binds nothing.
     let other = action.replace("v7", "v8");
-    let v = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", &other, "--key", "rd-1"],
-        )
-        .refused("action_refused");
+    let v = redeem(&c.agent, &other, "rd-1").refused("action_refused");
     assert!(
         v["error"]["message"]
             .as_str()
@@ -473,85 +410,26 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
         "{v}"
     );
     // Someone who is neither the executor nor the requester may not redeem.
-    c.ask(
-        "redeem",
-        &c.bob,
-        &[&rid, "--action", action, "--key", "rd-b"],
-    )
-    .refused("action_refused");
-    let redeemed = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-2"],
-        )
-        .ok();
+    redeem(&c.bob, action, "rd-b").refused("action_refused");
+    let redeemed = redeem(&c.agent, action, "rd-2").ok();
     assert_eq!(redeemed["redemption"]["by"], c.agent.as_str(), "{redeemed}");
     // The same key replays; a second redemption is refused.
-    assert_eq!(
-        c.ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-2"]
-        )
-        .ok(),
-        redeemed
-    );
-    let v = c
-        .ask(
-            "redeem",
-            &c.agent,
-            &[&rid, "--action", action, "--key", "rd-3"],
-        )
-        .refused("action_refused");
+    assert_eq!(redeem(&c.agent, action, "rd-2").ok(), redeemed);
+    let v = redeem(&c.agent, action, "rd-3").refused("action_refused");
     assert!(
         v["error"]["message"].as_str().unwrap().contains("already"),
         "{v}"
     );
-    let report = |status: &str, key: &str| {
-        c.ask(
-            "report",
-            &c.agent,
-            &[
-                &rid,
-                "--operation-key",
-                "op-1",
-                "--status",
-                status,
-                "--detail",
-                "deploy job 81",
-                "--key",
-                key,
-            ],
-        )
-    };
-    let unknown = report("unknown", "rp-1").ok();
+    let unknown = report("unknown", Some("deploy job 81"), "rp-1").ok();
     assert_eq!(unknown["execution"]["status"], "unknown", "{unknown}");
     assert_eq!(unknown["execution"]["detail"], "deploy job 81");
-    let done = report("succeeded", "rp-2").ok();
+    let done = report("succeeded", Some("deploy job 81"), "rp-2").ok();
     assert_eq!(done["execution"]["status"], "succeeded", "{done}");
-    report("failed", "rp-3").refused("action_refused");
-    let bad = c.ask(
-        "report",
-        &c.agent,
-        &[
-            &rid,
-            "--operation-key",
-            "op-1",
-            "--status",
-            "maybe",
-            "--key",
-            "rp-4",
-        ],
-    );
+    report("failed", Some("deploy job 81"), "rp-3").refused("action_refused");
+    let bad = report("maybe", None, "rp-4");
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     let log = c.ask("log", &c.ana, &[&rid]).ok();
-    let events: Vec<&str> = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["event"].as_str().unwrap())
-        .collect();
+    let events = event_names(&log);
     assert_eq!(
         events,
         [
@@ -564,59 +442,29 @@ fn bound_action_is_redeemed_once_and_reported(db: String) {
     );
 }
 
-#[test]
-fn ask_sqlite_bound_action_is_redeemed_once_and_reported() {
-    let dir = TempDir::new("cli-ask");
-    bound_action_is_redeemed_once_and_reported(dir.0.join("asks.db").display().to_string());
-}
+on_both_stores!(
+    bound_action_is_redeemed_once_and_reported:
+    ask_sqlite_bound_action_is_redeemed_once_and_reported,
+    ask_postgres_bound_action_is_redeemed_once_and_reported
+);
 
-#[test]
-fn ask_postgres_bound_action_is_redeemed_once_and_reported() {
-    if let Some(url) = pg_url() {
-        bound_action_is_redeemed_once_and_reported(url);
-    }
-}
+on_both_stores!(
+    every_operation_prints_json_and_refusals_exit_1:
+    ask_sqlite_every_operation_prints_json_and_refusals_exit_1,
+    ask_postgres_every_operation_prints_json_and_refusals_exit_1
+);
 
-#[test]
-fn ask_sqlite_every_operation_prints_json_and_refusals_exit_1() {
-    let dir = TempDir::new("cli-ask");
-    every_operation_prints_json_and_refusals_exit_1(dir.0.join("asks.db").display().to_string());
-}
+on_both_stores!(
+    two_processes_race_and_exactly_one_wins:
+    ask_sqlite_two_processes_race_and_exactly_one_wins,
+    ask_postgres_two_processes_race_and_exactly_one_wins
+);
 
-#[test]
-fn ask_postgres_every_operation_prints_json_and_refusals_exit_1() {
-    if let Some(url) = pg_url() {
-        every_operation_prints_json_and_refusals_exit_1(url);
-    }
-}
-
-#[test]
-fn ask_sqlite_two_processes_race_and_exactly_one_wins() {
-    let dir = TempDir::new("cli-ask");
-    two_processes_race_and_exactly_one_wins(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_two_processes_race_and_exactly_one_wins() {
-    if let Some(url) = pg_url() {
-        two_processes_race_and_exactly_one_wins(url);
-    }
-}
-
-#[test]
-fn ask_sqlite_a_waiting_process_is_woken_by_a_response_from_another() {
-    let dir = TempDir::new("cli-ask");
-    a_waiting_process_is_woken_by_a_response_from_another(
-        dir.0.join("asks.db").display().to_string(),
-    );
-}
-
-#[test]
-fn ask_postgres_a_waiting_process_is_woken_by_a_response_from_another() {
-    if let Some(url) = pg_url() {
-        a_waiting_process_is_woken_by_a_response_from_another(url);
-    }
-}
+on_both_stores!(
+    a_waiting_process_is_woken_by_a_response_from_another:
+    ask_sqlite_a_waiting_process_is_woken_by_a_response_from_another,
+    ask_postgres_a_waiting_process_is_woken_by_a_response_from_another
+);
 
 #[test]
 fn ask_a_damaged_or_foreign_database_is_refused_with_exit_1() {
@@ -647,53 +495,21 @@ fn ask_a_damaged_or_foreign_database_is_refused_with_exit_1() {
 
 #[test]
 fn ask_usage_errors_exit_2() {
-    for args in [
-        &["ask"][..],
-        &["ask", "frobnicate", "--db", "x.db"],
-        &["ask", "show", "--as", "ana", "req_x"],
-        &["ask", "show", "--db", "x.db", "--as", "ana"],
-        &["ask", "show", "--db", "x.db", "--as", "ana", "a", "b"],
-        &[
-            "ask",
-            "respond",
-            "--db",
-            "x.db",
-            "--as",
-            "ana",
-            "req_x",
-            "--outcome",
-            "approved",
-            "--key",
-            "k",
-        ],
-        &[
-            "ask",
-            "open",
-            "--db",
-            "x.db",
-            "--as",
-            "ana",
-            "--conversation",
-            "c",
-            "--body",
-            "b",
-        ],
-        &[
-            "ask",
-            "show",
-            "--db",
-            "x.db",
-            "--as",
-            "ana",
-            "req_x",
-            "--verbose",
-        ],
-        &[
-            "ask", "show", "--db", "x.db", "--db", "y.db", "--as", "ana", "req_x",
-        ],
-        &["ask", "join", "--db", "x.db", "--conversation", "c"],
+    // Each command line, its words separated by single spaces.
+    for line in [
+        "ask",
+        "ask frobnicate --db x.db",
+        "ask show --as ana req_x",
+        "ask show --db x.db --as ana",
+        "ask show --db x.db --as ana a b",
+        "ask respond --db x.db --as ana req_x --outcome approved --key k",
+        "ask open --db x.db --as ana --conversation c --body b",
+        "ask show --db x.db --as ana req_x --verbose",
+        "ask show --db x.db --db y.db --as ana req_x",
+        "ask join --db x.db --conversation c",
     ] {
-        let run = forms(args);
+        let args: Vec<&str> = line.split(' ').collect();
+        let run = forms(&args);
         assert_eq!(run.code, 2, "{args:?}: {} {}", run.stdout, run.stderr);
         assert!(run.stdout.is_empty(), "{args:?}");
         // The message, then the usage of `forms ask` or of the one operation: never the
@@ -880,25 +696,7 @@ fn retry_keys_hash_the_canonical_input(db: String) {
     use sha2::{Digest, Sha256};
     let c = Chat::new(db.clone());
     let action = r#"{"resource_version":"v7","operation_key":"op-1","executor":"deployer","arguments":{"release":"1.4","env":"staging"}}"#;
-    let open = |key: &str| {
-        c.ask(
-            "open",
-            &c.agent,
-            &[
-                "--conversation",
-                &c.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy?",
-                "--action",
-                action,
-                "--key",
-                key,
-            ],
-        )
-    };
-    let first = open("k-hash").ok();
+    let first = c.open_bound("Deploy?", action, "k-hash").ok();
     let canonical = format!(
         r#"{{"conversation":"{}","request":{{"action":{{"arguments":{{"env":"staging","release":"1.4"}},"executor":"deployer","operation_key":"op-1","resource_version":"v7"}},"audience":null,"body":"Deploy?","choices":null,"expires_at":null,"kind":"approval","title":null}}}}"#,
         c.conversation
@@ -919,39 +717,15 @@ fn retry_keys_hash_the_canonical_input(db: String) {
         r#""arguments":{"env":"staging","release":"1.4"}"#,
     );
     assert_ne!(reordered, action);
-    let again = c
-        .ask(
-            "open",
-            &c.agent,
-            &[
-                "--conversation",
-                &c.conversation,
-                "--kind",
-                "approval",
-                "--body",
-                "Deploy?",
-                "--action",
-                &reordered,
-                "--key",
-                "k-hash",
-            ],
-        )
-        .ok();
+    let again = c.open_bound("Deploy?", &reordered, "k-hash").ok();
     assert_eq!(again, first);
 }
 
-#[test]
-fn ask_sqlite_retry_keys_hash_the_canonical_input() {
-    let dir = TempDir::new("cli-ask");
-    retry_keys_hash_the_canonical_input(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_retry_keys_hash_the_canonical_input() {
-    if let Some(url) = pg_url() {
-        retry_keys_hash_the_canonical_input(url);
-    }
-}
+on_both_stores!(
+    retry_keys_hash_the_canonical_input:
+    ask_sqlite_retry_keys_hash_the_canonical_input,
+    ask_postgres_retry_keys_hash_the_canonical_input
+);
 
 // ------------------------------------------------------------ files that are not ours, or not writable
 
@@ -996,31 +770,16 @@ fn ask_a_foreign_database_stays_byte_identical_also_through_a_symlink() {
     }
 }
 
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
 fn chmod(path: &std::path::Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-/// A copy of `forms` that `nobody` may run: the build directory may sit under a directory
-/// only its owner can enter (a checkout in a `mktemp -d` folder).
+/// A copy of `forms` that `nobody` may run.
 fn forms_for_nobody() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     static EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    EXE.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("forms-cli-ask-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let exe = dir.join("forms");
-        std::fs::copy(env!("CARGO_BIN_EXE_forms"), &exe).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
-    })
-    .clone()
+    EXE.get_or_init(|| copy_for_nobody(env!("CARGO_BIN_EXE_forms").as_ref(), "forms-cli-ask"))
+        .clone()
 }
 
 /// `forms` run by a user the file permissions bind (as root: `nobody`).
@@ -1124,68 +883,20 @@ fn ask_a_read_only_database_can_be_shown_logged_and_waited_on() {
 #[test]
 fn ask_op_help_explains_that_operation_from_the_shared_description() {
     use forms_ask::args::{self as a, schema, summary};
-    let ops = [
-        ("open", summary::<a::OpenArgs>(), schema::<a::OpenArgs>()),
-        ("show", summary::<a::ShowArgs>(), schema::<a::ShowArgs>()),
-        (
-            "respond",
-            summary::<a::RespondArgs>(),
-            schema::<a::RespondArgs>(),
-        ),
-        ("wait", summary::<a::WaitArgs>(), schema::<a::WaitArgs>()),
-        (
-            "cancel",
-            summary::<a::CancelArgs>(),
-            schema::<a::CancelArgs>(),
-        ),
-        (
-            "replace",
-            summary::<a::ReplaceArgs>(),
-            schema::<a::ReplaceArgs>(),
-        ),
-        (
-            "supersede",
-            summary::<a::SupersedeArgs>(),
-            schema::<a::SupersedeArgs>(),
-        ),
-        ("log", summary::<a::LogArgs>(), schema::<a::LogArgs>()),
-        (
-            "message",
-            summary::<a::MessageArgs>(),
-            schema::<a::MessageArgs>(),
-        ),
-        (
-            "redeem",
-            summary::<a::RedeemArgs>(),
-            schema::<a::RedeemArgs>(),
-        ),
-        (
-            "report",
-            summary::<a::ReportArgs>(),
-            schema::<a::ReportArgs>(),
-        ),
-        ("list", summary::<a::ListArgs>(), schema::<a::ListArgs>()),
-        (
-            "members",
-            summary::<a::MembersArgs>(),
-            schema::<a::MembersArgs>(),
-        ),
-        ("join", summary::<a::JoinArgs>(), schema::<a::JoinArgs>()),
-        (
-            "remove",
-            summary::<a::RemoveArgs>(),
-            schema::<a::RemoveArgs>(),
-        ),
-        (
-            "revoke",
-            summary::<a::RevokeArgs>(),
-            schema::<a::RevokeArgs>(),
-        ),
-        (
-            "restore",
-            summary::<a::RestoreArgs>(),
-            schema::<a::RestoreArgs>(),
-        ),
+    // Each operation's name, with the summary and the schema of its arguments.
+    macro_rules! described {
+        ($($name:literal: $args:ident,)*) => {
+            [$(($name, summary::<a::$args>(), schema::<a::$args>())),*]
+        };
+    }
+    #[rustfmt::skip]
+    let ops = described![
+        "open": OpenArgs, "show": ShowArgs, "respond": RespondArgs,
+        "wait": WaitArgs, "cancel": CancelArgs, "replace": ReplaceArgs,
+        "supersede": SupersedeArgs, "log": LogArgs, "message": MessageArgs,
+        "redeem": RedeemArgs, "report": ReportArgs, "list": ListArgs,
+        "members": MembersArgs, "join": JoinArgs, "remove": RemoveArgs,
+        "revoke": RevokeArgs, "restore": RestoreArgs,
     ];
     for (name, summary, schema) in &ops {
         let run = forms(&["ask", name, "--help"]);
@@ -1215,13 +926,12 @@ fn ask_op_help_explains_that_operation_from_the_shared_description() {
     }
     // The limits are the library's numbers; the names map to the tool arguments.
     let open = forms(&["ask", "open", "--help"]);
-    assert!(open
-        .stdout
-        .contains(&format!("at most {} characters", forms_ask::BODY_CHARS_MAX)));
-    assert!(
-        open.stdout.contains("tool argument `expires_at`"),
-        "{}",
-        open.stdout
+    assert_contains_all(
+        &open.stdout,
+        &[
+            &format!("at most {} characters", forms_ask::BODY_CHARS_MAX),
+            "tool argument `expires_at`",
+        ],
     );
     let wait = forms(&["ask", "wait", "-h"]);
     assert!(wait
@@ -1298,18 +1008,11 @@ fn expires_takes_a_duration_or_an_offset(db: String) {
     assert!(run.stderr.contains("0 to 900"), "{}", run.stderr);
 }
 
-#[test]
-fn ask_sqlite_expires_takes_a_duration_or_an_offset() {
-    let dir = TempDir::new("cli-ask");
-    expires_takes_a_duration_or_an_offset(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_expires_takes_a_duration_or_an_offset() {
-    if let Some(url) = pg_url() {
-        expires_takes_a_duration_or_an_offset(url);
-    }
-}
+on_both_stores!(
+    expires_takes_a_duration_or_an_offset:
+    ask_sqlite_expires_takes_a_duration_or_an_offset,
+    ask_postgres_expires_takes_a_duration_or_an_offset
+);
 
 fn list_shows_a_principals_requests_open_first(db: String) {
     let c = Chat::new(db);
@@ -1331,20 +1034,8 @@ fn list_shows_a_principals_requests_open_first(db: String) {
             ],
         )
         .ok();
-    c.ask(
-        "respond",
-        &c.ana,
-        &[
-            &id(&first),
-            "--version",
-            "1",
-            "--outcome",
-            "approved",
-            "--key",
-            "r1",
-        ],
-    )
-    .ok();
+    c.respond(&c.ana, &id(&first), "1", "approved", None, "r1")
+        .ok();
     let list = |who: &str, extra: &[&str]| -> Vec<(String, String)> {
         let mut rest = vec!["--conversation", c.conversation.as_str()];
         rest.extend_from_slice(extra);
@@ -1383,18 +1074,11 @@ fn list_shows_a_principals_requests_open_first(db: String) {
     );
 }
 
-#[test]
-fn ask_sqlite_list_shows_a_principals_requests_open_first() {
-    let dir = TempDir::new("cli-ask");
-    list_shows_a_principals_requests_open_first(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_list_shows_a_principals_requests_open_first() {
-    if let Some(url) = pg_url() {
-        list_shows_a_principals_requests_open_first(url);
-    }
-}
+on_both_stores!(
+    list_shows_a_principals_requests_open_first:
+    ask_sqlite_list_shows_a_principals_requests_open_first,
+    ask_postgres_list_shows_a_principals_requests_open_first
+);
 
 fn membership_changes_are_audited_and_only_managers_make_them(db: String) {
     let c = Chat::new(db.clone());
@@ -1473,20 +1157,11 @@ fn membership_changes_are_audited_and_only_managers_make_them(db: String) {
     member(Some(&mgr), "join", &[&eve]).refused("not_manager");
 }
 
-#[test]
-fn ask_sqlite_membership_changes_are_audited_and_only_managers_make_them() {
-    let dir = TempDir::new("cli-ask");
-    membership_changes_are_audited_and_only_managers_make_them(
-        dir.0.join("asks.db").display().to_string(),
-    );
-}
-
-#[test]
-fn ask_postgres_membership_changes_are_audited_and_only_managers_make_them() {
-    if let Some(url) = pg_url() {
-        membership_changes_are_audited_and_only_managers_make_them(url);
-    }
-}
+on_both_stores!(
+    membership_changes_are_audited_and_only_managers_make_them:
+    ask_sqlite_membership_changes_are_audited_and_only_managers_make_them,
+    ask_postgres_membership_changes_are_audited_and_only_managers_make_them
+);
 
 /// `forms ARGS`: the exit status and standard output's bytes, as a terminal would get them.
 fn forms_bytes(args: &[&str]) -> (i32, Vec<u8>) {
@@ -1589,17 +1264,7 @@ fn ask_wait_escapes_terminal_controls_in_stored_text() {
         &c,
         "respond",
         &c.ana,
-        &[
-            &with_choices,
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--answer",
-            controls::CHOICES[1],
-            "--key",
-            "r1",
-        ],
+        &answer_v1(&with_choices, controls::CHOICES[1], "r1"),
     );
     assert_eq!(answered["answer"], controls::CHOICES[1], "{answered}");
     let r = hostile_line(&c, "wait", &c.agent, &[&with_choices, "--timeout", "5"]);
@@ -1664,17 +1329,7 @@ fn files_are_uploaded_never_named_by_path(db: String) {
         asks.store().uploads(&rid).unwrap().len()
     };
     let respond = |answer: &str, uploads: &[&str], key: &str| {
-        let mut rest = vec![
-            rid.as_str(),
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--answer",
-            answer,
-            "--key",
-            key,
-        ];
+        let mut rest = answer_v1(&rid, answer, key);
         for u in uploads {
             rest.extend_from_slice(&["--upload", u]);
         }
@@ -1752,15 +1407,8 @@ fn files_are_uploaded_never_named_by_path(db: String) {
     assert_eq!(std::fs::read(&path).unwrap(), sent);
 }
 
-#[test]
-fn ask_sqlite_files_are_uploaded_never_named_by_path() {
-    let dir = TempDir::new("cli-ask");
-    files_are_uploaded_never_named_by_path(dir.0.join("asks.db").display().to_string());
-}
-
-#[test]
-fn ask_postgres_files_are_uploaded_never_named_by_path() {
-    if let Some(url) = pg_url() {
-        files_are_uploaded_never_named_by_path(url);
-    }
-}
+on_both_stores!(
+    files_are_uploaded_never_named_by_path:
+    ask_sqlite_files_are_uploaded_never_named_by_path,
+    ask_postgres_files_are_uploaded_never_named_by_path
+);

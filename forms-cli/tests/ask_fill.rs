@@ -6,14 +6,16 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
-use forms_test_kit::{store, tmux};
+use forms_test_kit::{store, tmux, TempDir};
 
 mod controls;
+mod conversation;
 
-use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Outcome, Principal, RequestId};
+use conversation::{answer_v1, Conversation};
+
+use forms_ask::{Asks, FormRequest, NewRequest, Outcome, Principal, RequestId};
 use forms_runtime::{DataForm, Form, StaticForm};
 use serde_json::{json, Value};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use store::{pg_url, tag};
@@ -31,6 +33,34 @@ impl std::ops::Deref for Pane {
 impl Pane {
     fn start(name: &str, args: &[&str]) -> Pane {
         Pane::launch(name, args, false)
+    }
+
+    /// Answers the checklist up to its review screen: `pick` (a key) for the changelog
+    /// question, then `notes` if any.
+    fn answer_checklist(&self, pick: &str, notes: Option<&str>) {
+        self.wait_for("Changelog written?");
+        self.keys(&[pick, "Enter"]);
+        self.wait_for("Notes");
+        if let Some(notes) = notes {
+            self.type_text(notes);
+        }
+        self.keys(&["Enter"]);
+        self.wait_for("Review your answers");
+    }
+
+    /// Ends the form with `key` (Ctrl-D declines, Ctrl-C cancels) once it is on screen: a
+    /// successful exit; the saved request.
+    fn end_with(&self, key: &str) -> Value {
+        self.wait_for("Changelog written?");
+        self.keys(&[key]);
+        let (code, saved) = self.finish();
+        assert_eq!(code, 0, "{saved}");
+        saved
+    }
+
+    /// `forms ask fill ID --db DB --as WHO`.
+    fn fill(name: &str, id: &str, db: &str, who: &str) -> Pane {
+        Pane::start(name, &["ask", "fill", id, "--db", db, "--as", who])
     }
 
     /// `start`, in a shell that ignores SIGHUP (as under `nohup`), so the command outlives
@@ -127,48 +157,35 @@ fn form() -> DataForm {
     Checklist::form().data().clone()
 }
 
-/// A conversation with agent, ana and bob, and `n` form requests opened by agent.
-fn setup(db: &str, n: usize) -> (String, Vec<RequestId>) {
-    let t = tag();
-    let asks = Asks::open_location(db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let names = [format!("agent-{t}"), format!("ana-{t}"), format!("bob-{t}")];
-    for p in &names {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let agent = asks.as_principal(&Principal::new(names[0].as_str()).unwrap());
-    let ids = (0..n)
+/// `n` checklist requests opened by agent in `c`.
+fn open_checklists(c: &Conversation, n: usize) -> Vec<RequestId> {
+    (0..n)
         .map(|i| {
-            agent
-                .open(
-                    &chat,
-                    NewRequest::question("When you are back, fill in the checklist").form(&form()),
-                    &format!("open-{i}"),
-                )
-                .unwrap()
-                .id
+            let new =
+                NewRequest::question("When you are back, fill in the checklist").form(&form());
+            c.open("agent", new, &format!("open-{i}")).id
         })
-        .collect();
-    (t, ids)
+        .collect()
+}
+
+/// A conversation with agent, ana and bob in a fresh SQLite store, and `n` checklist
+/// requests opened by agent; its engine closed.
+fn setup(prefix: &str, n: usize) -> (TempDir, Conversation, Vec<RequestId>) {
+    let (dir, mut c) = Conversation::in_scratch(prefix, &["agent", "ana", "bob"]);
+    let ids = open_checklists(&c, n);
+    c.close();
+    (dir, c, ids)
 }
 
 fn fill_in_the_terminal(db: &str, name: &str) {
-    let (t, ids) = setup(db, 3);
-    let ana = format!("ana-{t}");
-    let bob = format!("bob-{t}");
+    let mut c = Conversation::new(db, &["agent", "ana", "bob"]);
+    let ids = open_checklists(&c, 3);
+    c.close();
+    let (ana, bob) = (c.name("ana"), c.name("bob"));
 
     // Answered in the terminal, submitted with the version read.
-    let p = Pane::start(
-        name,
-        &["ask", "fill", ids[0].as_str(), "--db", db, "--as", &ana],
-    );
-    p.wait_for("Changelog written?");
-    p.keys(&["2", "Enter"]);
-    p.wait_for("Notes");
-    p.type_text("docs pending");
-    p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
+    let p = Pane::fill(name, ids[0].as_str(), db, &ana);
+    p.answer_checklist("2", Some("docs pending"));
     p.keys(&["Enter"]);
     let (code, saved) = p.finish();
     assert_eq!(code, 0, "{saved}");
@@ -183,7 +200,7 @@ fn fill_in_the_terminal(db: &str, name: &str) {
     // Decoded into the Rust type by an engine that did not open it.
     {
         let asks = Asks::open_location(db).unwrap();
-        let me = asks.as_principal(&Principal::new(format!("agent-{t}")).unwrap());
+        let me = asks.as_principal(&c.principal("agent"));
         let reply = FormRequest::<Checklist>::resume(&me, &ids[0])
             .unwrap()
             .show(&me)
@@ -198,23 +215,13 @@ fn fill_in_the_terminal(db: &str, name: &str) {
     }
 
     // Declining (Ctrl-D) is saved as the person's answer.
-    let p = Pane::start(
-        name,
-        &["ask", "fill", ids[1].as_str(), "--db", db, "--as", &ana],
-    );
-    p.wait_for("Changelog written?");
-    p.keys(&["C-d"]);
-    let (code, saved) = p.finish();
-    assert_eq!(code, 0, "{saved}");
-    assert_eq!(saved["response"], json!({"action": "decline"}));
+    let p = Pane::fill(name, ids[1].as_str(), db, &ana);
+    assert_eq!(p.end_with("C-d")["response"], json!({"action": "decline"}));
     drop(p);
 
     // Someone else decides while the form is on screen: the submission is a conflict
     // carrying the winner's saved answer, and nothing is overwritten.
-    let p = Pane::start(
-        name,
-        &["ask", "fill", ids[2].as_str(), "--db", db, "--as", &ana],
-    );
+    let p = Pane::fill(name, ids[2].as_str(), db, &ana);
     p.wait_for("Changelog written?");
     let asks = Asks::open_location(db).unwrap();
     let won = asks
@@ -227,10 +234,7 @@ fn fill_in_the_terminal(db: &str, name: &str) {
             "bob-1",
         )
         .unwrap();
-    p.keys(&["1", "Enter"]);
-    p.wait_for("Notes");
-    p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
+    p.answer_checklist("1", None);
     p.keys(&["Enter"]);
     let (code, refused) = p.finish();
     assert_eq!(code, 1, "{refused}");
@@ -248,11 +252,8 @@ fn fill_in_the_terminal(db: &str, name: &str) {
 
 #[test]
 fn ask_fill_answers_a_form_request_in_the_terminal_sqlite() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    fill_in_the_terminal(&db, "sqlite");
-    let _ = std::fs::remove_dir_all(Path::new(&dir));
+    let dir = TempDir::new("ask-fill-db");
+    fill_in_the_terminal(&dir.db(), "sqlite");
 }
 
 #[test]
@@ -264,19 +265,16 @@ fn ask_fill_answers_a_form_request_in_the_terminal_postgres() {
 
 #[test]
 fn ask_fill_without_a_terminal_or_a_form_is_refused() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let (t, ids) = setup(&db, 1);
+    let (_dir, c, ids) = setup("ask-fill-db", 1);
     let out = Command::new(env!("CARGO_BIN_EXE_forms"))
         .args([
             "ask",
             "fill",
             ids[0].as_str(),
             "--db",
-            &db,
+            &c.db,
             "--as",
-            &format!("ana-{t}"),
+            &c.name("ana"),
         ])
         .stdin(Stdio::null())
         .output()
@@ -284,13 +282,12 @@ fn ask_fill_without_a_terminal_or_a_form_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
     // Nothing was answered.
-    let asks = Asks::open_location(&db).unwrap();
+    let asks = Asks::open_location(&c.db).unwrap();
     let r = asks
-        .as_principal(&Principal::new(format!("agent-{t}")).unwrap())
+        .as_principal(&c.principal("agent"))
         .show(&ids[0])
         .unwrap();
     assert_eq!(r.version, 1);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// From a shell alone: `forms ask open --form JSON` opens a form request (an invalid form is
@@ -298,11 +295,8 @@ fn ask_fill_without_a_terminal_or_a_form_is_refused() {
 /// response checked against the form, and `forms ask show` prints the saved response.
 #[test]
 fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-form-cli-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let (t, _) = setup(&db, 0);
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
+    let (_dir, c, _) = setup("ask-form-cli", 0);
+    let (db, agent, ana) = (&c.db, c.name("agent"), c.name("ana"));
     let forms = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_forms"))
             .args(args)
@@ -312,105 +306,69 @@ fn ask_open_with_a_form_and_respond_with_a_host_response_from_the_shell() {
         let line: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
         (out.status.code().unwrap(), line)
     };
-    let chat = format!("chat-{t}");
-    let (code, bad) = forms(&[
-        "ask",
-        "open",
-        "--db",
-        &db,
-        "--as",
-        &agent,
-        "--conversation",
-        &chat,
-        "--body",
-        "b",
-        "--form",
-        r#"{"message":"Pick","questions":[]}"#,
-        "--key",
-        "k0",
-    ]);
+    let chat = c.chat.as_str();
+    let open = |body: &str, form: &str, key: &str| {
+        forms(&[
+            "ask",
+            "open",
+            "--db",
+            db,
+            "--as",
+            &agent,
+            "--conversation",
+            chat,
+            "--body",
+            body,
+            "--form",
+            form,
+            "--key",
+            key,
+        ])
+    };
+    let respond = |id: &str, answer: &str, key: &str| {
+        let head = ["ask", "respond", "--db", db, "--as", &ana];
+        forms(&[&head[..], &answer_v1(id, answer, key)].concat())
+    };
+    let (code, bad) = open("b", r#"{"message":"Pick","questions":[]}"#, "k0");
     assert_eq!(code, 1, "{bad}");
     assert_eq!(bad["error"]["code"], "invalid_arguments");
     assert_eq!(bad["error"]["findings"][0]["rule"], "R2", "{bad}");
-    let (code, opened) = forms(&[
-        "ask",
-        "open",
-        "--db",
-        &db,
-        "--as",
-        &agent,
-        "--conversation",
-        &chat,
-        "--body",
+    let (code, opened) = open(
         "When you are back, fill in the checklist",
-        "--form",
         &form().to_json(),
-        "--key",
         "k1",
-    ]);
+    );
     assert_eq!(code, 0, "{opened}");
     let id = opened["id"].as_str().unwrap().to_owned();
-    let (code, wrong) = forms(&[
-        "ask",
-        "respond",
-        "--db",
-        &db,
-        "--as",
-        &ana,
+    let (code, wrong) = respond(
         &id,
-        "--version",
-        "1",
-        "--outcome",
-        "answered",
-        "--answer",
         r#"{"action":"accept","content":{"changelog":"maybe"}}"#,
-        "--key",
         "r1",
-    ]);
+    );
     assert_eq!(code, 1, "{wrong}");
     assert_eq!(wrong["error"]["code"], "invalid_response");
     assert_eq!(wrong["error"]["findings"][0]["rule"], "V4", "{wrong}");
     let answer = r#"{"action":"accept","content":{"changelog":"yes"}}"#;
-    let (code, saved) = forms(&[
-        "ask",
-        "respond",
-        "--db",
-        &db,
-        "--as",
-        &ana,
-        &id,
-        "--version",
-        "1",
-        "--outcome",
-        "answered",
-        "--answer",
-        answer,
-        "--key",
-        "r2",
-    ]);
+    let (code, saved) = respond(&id, answer, "r2");
     assert_eq!(code, 0, "{saved}");
-    let (_, shown) = forms(&["ask", "show", "--db", &db, "--as", &agent, &id]);
+    let (_, shown) = forms(&["ask", "show", "--db", db, "--as", &agent, &id]);
     assert_eq!(shown, saved);
     assert_eq!(
         shown["response"],
         serde_json::from_str::<Value>(answer).unwrap()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A terminal that goes away while the form is on screen is not the person's answer:
 /// `forms ask fill` exits 2 and submits nothing (Ctrl-C stays a cancel).
 #[test]
 fn ask_fill_whose_terminal_goes_away_submits_nothing() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let (t, ids) = setup(&db, 2);
-    let ana = format!("ana-{t}");
+    let (_dir, c, ids) = setup("ask-fill-db", 2);
+    let (db, ana) = (&c.db, c.name("ana"));
 
     let p = Pane::start_ignoring_hangup(
         "hangup",
-        &["ask", "fill", ids[0].as_str(), "--db", &db, "--as", &ana],
+        &["ask", "fill", ids[0].as_str(), "--db", db, "--as", &ana],
     );
     p.wait_for("Changelog written?");
     p.keys(&["2"]);
@@ -422,20 +380,13 @@ fn ask_fill_whose_terminal_goes_away_submits_nothing() {
     drop(p);
 
     // Ctrl-C is still the person's cancel, saved as such.
-    let p = Pane::start(
-        "interrupt",
-        &["ask", "fill", ids[1].as_str(), "--db", &db, "--as", &ana],
-    );
-    p.wait_for("Changelog written?");
-    p.keys(&["C-c"]);
-    let (code, saved) = p.finish();
-    assert_eq!(code, 0, "{saved}");
-    assert_eq!(saved["response"], json!({"action": "cancel"}));
+    let p = Pane::fill("interrupt", ids[1].as_str(), db, &ana);
+    assert_eq!(p.end_with("C-c")["response"], json!({"action": "cancel"}));
     drop(p);
 
-    let asks = Asks::open_location(&db).unwrap();
+    let asks = Asks::open_location(db).unwrap();
     let gone = asks
-        .as_principal(&Principal::new(format!("agent-{t}")).unwrap())
+        .as_principal(&c.principal("agent"))
         .show(&ids[0])
         .unwrap();
     assert_eq!(
@@ -443,40 +394,25 @@ fn ask_fill_whose_terminal_goes_away_submits_nothing() {
         (1, forms_ask::State::Open),
         "{gone:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A request that is no longer open, or a person outside its audience, is refused before
 /// the form is shown, with the refusal `respond` would give (exit 1).
 #[test]
 fn ask_fill_refuses_before_showing_the_form() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana, bob) = (format!("agent-{t}"), format!("ana-{t}"), format!("bob-{t}"));
-    for p in [&agent, &ana, &bob] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let opened = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .open(
-            &chat,
-            NewRequest::question("Fill in the checklist")
-                .form(&form())
-                .audience([Principal::new(ana.as_str()).unwrap()]),
-            "open-1",
-        )
-        .unwrap();
+    let (_dir, c) = Conversation::in_scratch("ask-fill-db", &["agent", "ana", "bob"]);
+    let db = &c.db;
+    let (ana, bob) = (c.name("ana"), c.name("bob"));
+    let opened = c.open(
+        "agent",
+        NewRequest::question("Fill in the checklist")
+            .form(&form())
+            .audience([c.principal("ana")]),
+        "open-1",
+    );
 
     // bob is not in the audience.
-    let p = Pane::start(
-        "not-eligible",
-        &["ask", "fill", opened.id.as_str(), "--db", &db, "--as", &bob],
-    );
+    let p = Pane::fill("not-eligible", opened.id.as_str(), db, &bob);
     let (code, refused) = p.finish();
     assert_eq!(code, 1, "{refused}");
     assert_eq!(refused["error"]["code"], "not_eligible", "{refused}");
@@ -486,14 +422,8 @@ fn ask_fill_refuses_before_showing_the_form() {
     drop(p);
 
     // Cancelled by its requester: no longer open.
-    let cancelled = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .cancel(&opened.id, 1, "cancel-1")
-        .unwrap();
-    let p = Pane::start(
-        "closed",
-        &["ask", "fill", opened.id.as_str(), "--db", &db, "--as", &ana],
-    );
+    let cancelled = c.by("agent").cancel(&opened.id, 1, "cancel-1").unwrap();
+    let p = Pane::fill("closed", opened.id.as_str(), db, &ana);
     let (code, refused) = p.finish();
     assert_eq!(code, 1, "{refused}");
     assert_eq!(refused["error"]["code"], "conflict", "{refused}");
@@ -505,7 +435,6 @@ fn ask_fill_refuses_before_showing_the_form() {
     assert!(!p
         .tmux(&["capture-pane", "-p"])
         .contains("Changelog written?"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Two runs for the same person on the same version share the default retry key: the
@@ -513,21 +442,15 @@ fn ask_fill_refuses_before_showing_the_form() {
 /// answer, not a bare `retry_key_reused`.
 #[test]
 fn ask_fill_second_run_under_the_default_key_is_a_conflict() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let (t, ids) = setup(&db, 1);
-    let ana = format!("ana-{t}");
-    let args = ["ask", "fill", ids[0].as_str(), "--db", &db, "--as", &ana];
+    let (_dir, c, ids) = setup("ask-fill-db", 1);
+    let (db, ana) = (&c.db, c.name("ana"));
+    let args = ["ask", "fill", ids[0].as_str(), "--db", db, "--as", &ana];
     let first = Pane::start("first", &args);
     let second = Pane::start("second", &args);
     first.wait_for("Changelog written?");
     second.wait_for("Changelog written?");
     for (p, pick) in [(&first, "1"), (&second, "2")] {
-        p.keys(&[pick, "Enter"]);
-        p.wait_for("Notes");
-        p.keys(&["Enter"]);
-        p.wait_for("Review your answers");
+        p.answer_checklist(pick, None);
     }
     first.keys(&["Enter"]);
     let (code, saved) = first.finish();
@@ -541,7 +464,6 @@ fn ask_fill_second_run_under_the_default_key_is_a_conflict() {
         saved["response"],
         json!({"action": "accept", "content": {"changelog": "yes"}})
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The attack of issue 22: a request whose title, body and form hold CSI, OSC … ST, RLO and
@@ -549,32 +471,11 @@ fn ask_fill_second_run_under_the_default_key_is_a_conflict() {
 /// the stored text.
 #[test]
 fn ask_fill_final_line_escapes_terminal_controls_in_stored_text() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-controls-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
-    for p in [&agent, &ana] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let form = DataForm::from_value(&controls::form()).unwrap();
-    let opened = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .open(
-            &chat,
-            NewRequest::question(controls::BODY)
-                .title(controls::TITLE)
-                .form(&form),
-            "open-1",
-        )
-        .unwrap();
-    let p = Pane::start(
-        "controls",
-        &["ask", "fill", opened.id.as_str(), "--db", &db, "--as", &ana],
-    );
+    let (_dir, c) = Conversation::in_scratch("ask-fill-controls", &["agent", "ana"]);
+    let db = &c.db;
+    let ana = c.name("ana");
+    let opened = c.open_hostile_form();
+    let p = Pane::fill("controls", opened.id.as_str(), db, &ana);
     // The form's own text is on the screen as escapes.
     p.wait_for(r"Pick\u{9b}2K\u{202e}\u{7f}");
     p.keys(&["1", "Enter"]);
@@ -591,7 +492,6 @@ fn ask_fill_final_line_escapes_terminal_controls_in_stored_text() {
         json!({"action": "accept", "content": {"pick": "a"}})
     );
     drop(p);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 /// A form with one `files` question, as the asking program declares it.
 #[derive(Form, Debug, PartialEq)]
@@ -606,21 +506,13 @@ struct Report {
 /// the path typed, and the requester's decode gets its own file with the same bytes.
 #[test]
 fn ask_fill_sends_the_file_the_person_names_as_an_upload() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-fill-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
-    for p in [&agent, &ana] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let me = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let (dir, c) = Conversation::in_scratch("ask-fill-db", &["agent", "ana"]);
+    let db = &c.db;
+    let ana = c.name("ana");
+    let me = c.by("agent");
     let id = me
         .open_form(
-            &chat,
+            &c.chat,
             &Report::form(),
             NewRequest::question("Send the report"),
             "open",
@@ -629,13 +521,10 @@ fn ask_fill_sends_the_file_the_person_names_as_an_upload() {
         .id()
         .clone();
     let sent: Vec<u8> = (0..6000usize).map(|i| (i * 131 % 251) as u8).collect();
-    let local = dir.join("q3 sales.csv");
+    let local = dir.path().join("q3 sales.csv");
     std::fs::write(&local, &sent).unwrap();
 
-    let p = Pane::start(
-        "upload",
-        &["ask", "fill", id.as_str(), "--db", &db, "--as", &ana],
-    );
+    let p = Pane::fill("upload", id.as_str(), db, &ana);
     p.wait_for("The report");
     p.keys(&["a"]);
     p.wait_for("Path:");
@@ -652,14 +541,16 @@ fn ask_fill_sends_the_file_the_person_names_as_an_upload() {
         json!([format!("file:///forms-ask/uploads/{id}/0/q3%20sales.csv")])
     );
     assert!(
-        !saved.to_string().contains(&dir.display().to_string()),
+        !saved
+            .to_string()
+            .contains(&dir.path().display().to_string()),
         "{saved}"
     );
     drop(p);
     // The person's file may go away: the requester reads the store's copy into its own
     // directory.
     std::fs::remove_file(&local).unwrap();
-    let mine = dir.join("requester");
+    let mine = dir.path().join("requester");
     let reply = FormRequest::<Report>::resume(&me, &id)
         .unwrap()
         .uploads_dir(&mine)
@@ -671,5 +562,4 @@ fn ask_fill_sends_the_file_the_person_names_as_an_upload() {
         .to_path_buf();
     assert!(path.starts_with(&mine), "{}", path.display());
     assert_eq!(std::fs::read(&path).unwrap(), sent);
-    let _ = std::fs::remove_dir_all(Path::new(&dir));
 }

@@ -9,18 +9,20 @@
 
 mod browser;
 mod controls;
+mod conversation;
 
-use forms_test_kit::store;
+use conversation::Conversation;
 
-use forms_ask::{Asks, ConversationId, FormRequest, NewRequest, Principal, RequestId};
+use forms_test_kit::{http, store, TempDir};
+
+use forms_ask::{Asks, FormRequest, NewRequest, RequestId};
 use forms_runtime::{DataForm, Form, Outcome, StaticForm};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
-use store::{pg_url, tag};
+use store::pg_url;
 
 /// The form, as the asking program declares it in Rust.
 #[derive(Form, Debug, PartialEq)]
@@ -46,7 +48,6 @@ fn report_form() -> DataForm {
 
 /// A raw HTTP/1.1 request to the page server; the status code.
 fn status_of(port: u16, target: &str, headers: &[(&str, &str)], body: &str) -> u16 {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     let mut head = format!(
         "POST {target} HTTP/1.1\r\nconnection: close\r\ncontent-length: {}\r\n",
         body.len()
@@ -55,67 +56,91 @@ fn status_of(port: u16, target: &str, headers: &[(&str, &str)], body: &str) -> u
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
-    let mut reply = String::new();
-    let _ = s.read_to_string(&mut reply);
-    reply
+    let (reply, _) = http::exchange(port, &head, body.as_bytes(), Duration::from_secs(30));
+    String::from_utf8_lossy(&reply)
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0)
 }
 
-fn answer_on_the_page(db: &str) {
-    let t = tag();
-    let asks = Asks::open_location(db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
-    for p in [&agent, &ana] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let opened = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .open(
-            &chat,
-            NewRequest::question("When you are back: the weekly report").form(&report_form()),
-            "open-1",
-        )
-        .unwrap();
-    drop(asks);
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["ask", "page", opened.id.as_str(), "--db", db, "--as", &ana])
+/// `forms ask page ID --db DB --as WHO`, standard output and error piped.
+fn page_command(db: &str, id: &str, who: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_forms"));
+    command
+        .args(["ask", "page", id, "--db", db, "--as", who])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The secret URL, from standard error.
+        .stderr(Stdio::piped());
+    command
+}
+
+/// The lines of the child's standard error, as they arrive.
+fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     let stderr = child.stderr.take().unwrap();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("forms ask page: answer the form at ") {
-                let _ = tx.send(url.trim().to_owned());
+            if tx.send(line).is_err() {
+                break;
             }
         }
     });
-    let url = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    rx
+}
+
+/// The page's secret URL, from the line naming it on standard error (within 20 s); the
+/// child is killed if none comes.
+fn page_url(child: &mut Child) -> String {
+    let lines = stderr_lines(child);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                if let Some(url) = line.strip_prefix("forms ask page: answer the form at ") {
+                    let url = url.trim().to_owned();
+                    std::thread::spawn(move || for _ in lines {});
+                    return url;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("no URL on standard error");
+}
+
+/// The port and the secret of a page URL `http://127.0.0.1:PORT/SECRET/`.
+fn port_and_secret(url: &str) -> (u16, String) {
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+    let (port, secret) = rest.trim_end_matches('/').split_once('/').unwrap();
+    (port.parse().unwrap(), secret.to_owned())
+}
+
+/// Waits for the child to exit; its status and standard output.
+fn finish(mut child: Child) -> (std::process::ExitStatus, Vec<u8>) {
+    let status = child.wait().unwrap();
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    (status, out)
+}
+
+fn answer_on_the_page(db: &str) {
+    let c = Conversation::new(db, &["agent", "ana"]);
+    let (ana, agent) = (c.name("ana"), c.principal("agent"));
+    let opened = c.open(
+        "agent",
+        NewRequest::question("When you are back: the weekly report").form(&report_form()),
+        "open-1",
+    );
+    drop(c);
+
+    let mut child = page_command(db, opened.id.as_str(), &ana).spawn().unwrap();
+    // The secret URL, from standard error.
+    let url = page_url(&mut child);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let port: u16 = url["http://127.0.0.1:".len()..]
-        .split('/')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let secret = url
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let (port, secret) = port_and_secret(&url);
 
     // Without the secret, or from another origin, an answer is refused.
     let forged = r#"{"action":"accept","content":{"format":"pdf"}}"#;
@@ -151,14 +176,8 @@ fn answer_on_the_page(db: &str) {
     b.type_into(&b.find("textarea"), "churn");
     b.click_on("#forms-submit");
 
-    let status = child.wait().unwrap();
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
+    let (status, out) = finish(child);
+    let out = String::from_utf8(out).unwrap();
     assert!(status.success(), "{out}");
     let saved: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(saved["state"], "resolved", "{saved}");
@@ -169,7 +188,7 @@ fn answer_on_the_page(db: &str) {
     );
     // Stored as printed, and decoded into the Rust type by an engine that did not open it.
     let asks = Asks::open_location(db).unwrap();
-    let me = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let me = asks.as_principal(&agent);
     let id = RequestId::new(opened.id.as_str()).unwrap();
     let shown = me.show(&id).unwrap();
     assert_eq!(forms_ask::wire::request(&shown), saved);
@@ -188,10 +207,7 @@ fn answer_on_the_page(db: &str) {
 
 #[test]
 fn ask_page_answers_a_form_request_in_chromium_sqlite() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-db-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    answer_on_the_page(&dir.join("asks.db").display().to_string());
-    let _ = std::fs::remove_dir_all(&dir);
+    answer_on_the_page(&TempDir::new("ask-page-db").db());
 }
 
 #[test]
@@ -204,13 +220,7 @@ fn ask_page_answers_a_form_request_in_chromium_postgres() {
 /// `forms ask page …` run to its end (at most 20 s: a page left waiting is killed and the
 /// case fails); its exit status, the JSON line on standard output and standard error.
 fn ask_page_run(db: &str, id: &RequestId, acting: &str) -> (i32, Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["ask", "page", id.as_str(), "--db", db, "--as", acting])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = page_command(db, id.as_str(), acting).spawn().unwrap();
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > Duration::from_secs(20) {
@@ -232,38 +242,36 @@ fn ask_page_run(db: &str, id: &RequestId, acting: &str) -> (i32, Value, String) 
     )
 }
 
+/// `forms ask page` for `id` as `acting`, refused with exit 1 and the error `code` before
+/// the page was served; the refusal printed.
+fn refused_before_serving(db: &str, id: &RequestId, acting: &str, code: &str) -> Value {
+    let (exit, refused, stderr) = ask_page_run(db, id, acting);
+    assert_eq!(exit, 1, "{refused} {stderr}");
+    assert_eq!(refused["error"]["code"], code, "{refused}");
+    assert!(!stderr.contains("answer the form at"), "{stderr}");
+    refused
+}
+
 /// A request that is no longer open and a person outside its audience are refused before the
 /// page is served, with the refusal `respond` would give (exit 1), and nothing is written.
 #[test]
 fn ask_page_refuses_before_serving_the_page() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-refused-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana, bob) = (format!("agent-{t}"), format!("ana-{t}"), format!("bob-{t}"));
-    for p in [&agent, &ana, &bob] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let requester = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let (_dir, c) = Conversation::in_scratch("ask-page-refused", &["agent", "ana", "bob"]);
+    let (db, ana, bob) = (&c.db, c.name("ana"), c.name("bob"));
     let open = |i: usize| {
-        requester
-            .open(
-                &chat,
-                NewRequest::question("The weekly report")
-                    .form(&report_form())
-                    .audience([Principal::new(ana.as_str()).unwrap()]),
-                &format!("open-{i}"),
-            )
-            .unwrap()
+        c.open(
+            "agent",
+            NewRequest::question("The weekly report")
+                .form(&report_form())
+                .audience([c.principal("ana")]),
+            &format!("open-{i}"),
+        )
     };
     let (answered, for_ana) = (open(0), open(1));
 
     // Answered already: a conflict carrying the saved answer.
-    let saved = asks
-        .as_principal(&Principal::new(ana.as_str()).unwrap())
+    let saved = c
+        .by("ana")
         .respond(
             &answered.id,
             1,
@@ -272,20 +280,15 @@ fn ask_page_refuses_before_serving_the_page() {
             "r-1",
         )
         .unwrap();
-    let (code, refused, stderr) = ask_page_run(&db, &answered.id, &ana);
-    assert_eq!(code, 1, "{refused} {stderr}");
-    assert_eq!(refused["error"]["code"], "conflict", "{refused}");
+    let refused = refused_before_serving(db, &answered.id, &ana, "conflict");
     assert_eq!(refused["error"]["latest"]["version"], saved.version);
     assert_eq!(
         refused["error"]["latest"]["response"],
         json!({"action": "accept", "content": {"format": "pdf"}})
     );
-    assert!(!stderr.contains("answer the form at"), "{stderr}");
 
     // bob may see the request (a member of its conversation) but not answer it.
-    let (code, refused, stderr) = ask_page_run(&db, &for_ana.id, &bob);
-    assert_eq!(code, 1, "{refused} {stderr}");
-    assert_eq!(refused["error"]["code"], "not_eligible", "{refused}");
+    let refused = refused_before_serving(db, &for_ana.id, &bob, "not_eligible");
     assert!(
         refused["error"]["message"]
             .as_str()
@@ -293,54 +296,29 @@ fn ask_page_refuses_before_serving_the_page() {
             .contains("not in the request's original audience"),
         "{refused}"
     );
-    assert!(!stderr.contains("answer the form at"), "{stderr}");
 
     // Nothing was written.
-    let asks = Asks::open_location(&db).unwrap();
-    let agent = asks.as_principal(&Principal::new(agent.as_str()).unwrap());
+    let asks = Asks::open_location(db).unwrap();
+    let agent = asks.as_principal(&c.principal("agent"));
     assert_eq!(agent.show(&answered.id).unwrap(), saved);
     let now = agent.show(&for_ana.id).unwrap();
     assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The page server names `forms ask page` on standard error, not `forms host`.
 #[test]
 fn ask_page_names_itself_on_standard_error() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-label-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
-    for p in [&agent, &ana] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let opened = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .open(
-            &chat,
-            NewRequest::question("The weekly report").form(&report_form()),
-            "open-1",
-        )
-        .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["ask", "page", opened.id.as_str(), "--db", &db, "--as", &ana])
-        .stdin(Stdio::null())
+    let (_dir, c) = Conversation::in_scratch("ask-page-label", &["agent", "ana"]);
+    let opened = c.open(
+        "agent",
+        NewRequest::question("The weekly report").form(&report_form()),
+        "open-1",
+    );
+    let mut child = page_command(&c.db, opened.id.as_str(), &c.name("ana"))
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        if let Some(Ok(line)) = BufReader::new(stderr).lines().next() {
-            let _ = tx.send(line);
-        }
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20));
+    let line = stderr_lines(&mut child).recv_timeout(Duration::from_secs(20));
     let _ = child.kill();
     let _ = child.wait();
     let line = line.unwrap();
@@ -348,33 +326,20 @@ fn ask_page_names_itself_on_standard_error() {
         line.starts_with("forms ask page: answer the form at http://127.0.0.1:"),
         "{line}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A stored form the runtime refuses (here: no questions) is the store's failure, refused
 /// with exit 1 before the page is served, not a usage error.
 #[test]
 fn ask_page_with_an_unreadable_stored_form_is_refused() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-corrupt-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
-    for p in [&agent, &ana] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let corrupt = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .open(
-            &chat,
-            NewRequest::question("The weekly report").form(&report_form()),
-            "open-1",
-        )
-        .unwrap();
-    drop(asks);
+    let (_dir, c) = Conversation::in_scratch("ask-page-corrupt", &["agent", "ana"]);
+    let (db, ana, agent) = (c.db.clone(), c.name("ana"), c.principal("agent"));
+    let corrupt = c.open(
+        "agent",
+        NewRequest::question("The weekly report").form(&report_form()),
+        "open-1",
+    );
+    drop(c);
     let conn = rusqlite::Connection::open(&db).unwrap();
     let changed = conn
         .execute(
@@ -387,9 +352,7 @@ fn ask_page_with_an_unreadable_stored_form_is_refused() {
         .unwrap();
     assert_eq!(changed, 1);
     drop(conn);
-    let (code, refused, stderr) = ask_page_run(&db, &corrupt.id, &ana);
-    assert_eq!(code, 1, "{refused} {stderr}");
-    assert_eq!(refused["error"]["code"], "store", "{refused}");
+    let refused = refused_before_serving(&db, &corrupt.id, &ana, "store");
     assert!(
         refused["error"]["message"]
             .as_str()
@@ -397,15 +360,10 @@ fn ask_page_with_an_unreadable_stored_form_is_refused() {
             .contains("the stored form of request"),
         "{refused}"
     );
-    assert!(!stderr.contains("answer the form at"), "{stderr}");
 
     let asks = Asks::open_location(&db).unwrap();
-    let now = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .show(&corrupt.id)
-        .unwrap();
+    let now = asks.as_principal(&agent).show(&corrupt.id).unwrap();
     assert_eq!((now.version, now.state), (1, forms_ask::State::Open));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The attack of issue 22: a request whose title, body and form hold CSI, OSC … ST, RLO and
@@ -413,54 +371,12 @@ fn ask_page_with_an_unreadable_stored_form_is_refused() {
 /// holds none of them raw and parses back to the stored text.
 #[test]
 fn ask_page_final_line_escapes_terminal_controls_in_stored_text() {
-    let dir = std::env::temp_dir().join(format!("forms-ask-page-controls-{}", tag()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("asks.db").display().to_string();
-    let t = tag();
-    let asks = Asks::open_location(&db).unwrap();
-    let chat = ConversationId::new(format!("chat-{t}")).unwrap();
-    let (agent, ana) = (format!("agent-{t}"), format!("ana-{t}"));
-    for p in [&agent, &ana] {
-        asks.join(&chat, &Principal::new(p.as_str()).unwrap())
-            .unwrap();
-    }
-    let form = DataForm::from_value(&controls::form()).unwrap();
-    let opened = asks
-        .as_principal(&Principal::new(agent.as_str()).unwrap())
-        .open(
-            &chat,
-            NewRequest::question(controls::BODY)
-                .title(controls::TITLE)
-                .form(&form),
-            "open-1",
-        )
-        .unwrap();
-    drop(asks);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["ask", "page", opened.id.as_str(), "--db", &db, "--as", &ana])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("forms ask page: answer the form at ") {
-                let _ = tx.send(url.trim().to_owned());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(20));
-    let Ok(url) = url else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("no URL on standard error");
-    };
-    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
-    let (port, secret) = rest.trim_end_matches('/').split_once('/').unwrap();
-    let port: u16 = port.parse().unwrap();
+    let (_dir, c) = Conversation::in_scratch("ask-page-controls", &["agent", "ana"]);
+    let opened = c.open_hostile_form();
+    let (db, ana) = (c.db.clone(), c.name("ana"));
+    drop(c);
+    let mut child = page_command(&db, opened.id.as_str(), &ana).spawn().unwrap();
+    let (port, secret) = port_and_secret(&page_url(&mut child));
     let host = format!("127.0.0.1:{port}");
     let origin = format!("http://{host}");
     let status = status_of(
@@ -474,12 +390,9 @@ fn ask_page_final_line_escapes_terminal_controls_in_stored_text() {
         r#"{"action":"accept","content":{"pick":"a"}}"#,
     );
     assert_eq!(status, 204);
-    let exited = child.wait().unwrap();
-    let mut out = Vec::new();
-    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let (exited, out) = finish(child);
     assert!(exited.success(), "{}", String::from_utf8_lossy(&out));
     let saved = controls::assert_escaped("ask page", &out);
     controls::assert_holds_payload("ask page", &saved, true);
     assert_eq!(saved["state"], "resolved", "{saved}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

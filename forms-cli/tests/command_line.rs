@@ -6,6 +6,7 @@
 
 mod commands;
 
+use forms_test_kit::checks::assert_usage_error;
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -186,11 +187,7 @@ fn arguments_that_are_not_utf8_are_refused_cleanly() {
     }
     for args in cases {
         let (code, stdout, stderr) = forms(&args);
-        assert_eq!(code, 2, "{args:?}: {stdout} {stderr}");
-        assert!(stdout.is_empty(), "{args:?}: {stdout}");
-        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-        assert!(stderr.contains("Usage: forms"), "{args:?}: {stderr}");
+        assert_usage_error("forms", &args, (code, &stdout, &stderr));
     }
 }
 
@@ -331,6 +328,20 @@ fn ask_operations_take_flag_equals_value() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `forms args` exits 2 with nothing on stdout, saying the subcommand is not built in and
+/// which feature builds it.
+#[cfg(any(not(feature = "ask"), not(feature = "host")))]
+fn refused_as_not_built_in(args: &[&str], feature: &str) {
+    let (code, stdout, stderr) = forms(args);
+    assert_eq!(code, 2, "{args:?}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains(&format!("`forms {feature}` is not built in"))
+            && stderr.contains(&format!("--features {feature}")),
+        "{stderr}"
+    );
+}
+
 #[cfg(not(feature = "ask"))]
 #[test]
 fn ask_says_it_is_not_built_in() {
@@ -339,13 +350,7 @@ fn ask_says_it_is_not_built_in() {
         &["ask", "open", "--db", "x.db"],
         &["ask", "--help"],
     ] {
-        let (code, stdout, stderr) = forms(args);
-        assert_eq!(code, 2, "{args:?}");
-        assert!(stdout.is_empty());
-        assert!(
-            stderr.contains("`forms ask` is not built in") && stderr.contains("--features ask"),
-            "{stderr}"
-        );
+        refused_as_not_built_in(args, "ask");
     }
 }
 
@@ -357,13 +362,7 @@ fn host_says_it_is_not_built_in() {
         &["host", "--url", "http://127.0.0.1:1/mcp"],
         &["host", "--", "x"],
     ] {
-        let (code, stdout, stderr) = forms(args);
-        assert_eq!(code, 2, "{args:?}");
-        assert!(stdout.is_empty());
-        assert!(
-            stderr.contains("`forms host` is not built in") && stderr.contains("--features host"),
-            "{stderr}"
-        );
+        refused_as_not_built_in(args, "host");
     }
 }
 

@@ -59,6 +59,25 @@ impl Pane {
         Pane(pane)
     }
 
+    /// Types `text`, then waits for `shown` on the screen.
+    fn type_then(&self, text: &str, shown: &str) {
+        self.type_text(text);
+        self.wait_for(shown);
+    }
+
+    /// Sends `keys`, then waits for `text` on the screen.
+    fn step(&self, keys: &[&str], text: &str) {
+        self.keys(keys);
+        self.wait_for(text);
+    }
+
+    /// Submits from the review screen; the one response line (see [`Pane::response`]).
+    fn submit(&self) -> String {
+        self.wait_for("Review your answers");
+        self.keys(&["Enter"]);
+        self.response()
+    }
+
     fn out_path(&self) -> PathBuf {
         self.dir.join("out.json")
     }
@@ -102,6 +121,24 @@ impl Pane {
 
 use forms_test_kit::tmux::{self, quote_path as quote};
 
+/// Asserts that `screen` shows each of `texts`.
+fn assert_shows(screen: &str, texts: &[&str]) {
+    for text in texts {
+        assert!(
+            screen.contains(text),
+            "{text:?} is not on the screen:\n{screen}"
+        );
+    }
+}
+
+/// `form` as the runtime reads it, and `forms fill` started on it (see [`Pane::start`]),
+/// once `first` is on the screen.
+fn started(name: &str, form: &Value, first: &str) -> (DataForm, Pane) {
+    let p = Pane::start(name, form);
+    p.wait_for(first);
+    (data(form), p)
+}
+
 fn data(form: &Value) -> DataForm {
     DataForm::from_json(&form.to_string()).unwrap()
 }
@@ -126,17 +163,13 @@ fn v3_text_is_typed_within_max_length_and_required_text_cannot_be_skipped() {
     let form = json!({"message": "About you", "questions": [
         {"id": "name", "type": "text", "title": "Your name", "required": true, "maxLength": 10},
         {"id": "note", "type": "text", "title": "A note", "required": false}]});
-    let f = data(&form);
-    let p = Pane::start("text", &form);
-    p.wait_for("Question 1 of 2");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: an answer is required");
+    let (f, p) = started("text", &form, "Question 1 of 2");
+    p.step(&["Enter"], "cannot go on: an answer is required");
     p.type_text("   ");
     // The redraw for the typed blanks clears the earlier refusal, so the next one is new.
     let screen = p.wait_for("3/10");
     assert!(!screen.contains("cannot go on"), "{screen}");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: an answer is required");
+    p.step(&["Enter"], "cannot go on: an answer is required");
     for _ in 0..3 {
         p.keys(&["BSpace"]);
     }
@@ -147,8 +180,7 @@ fn v3_text_is_typed_within_max_length_and_required_text_cannot_be_skipped() {
     assert!(screen.contains("> Ada 🙂 Love"), "{screen}");
     assert!(!screen.contains("Lovel"), "{screen}");
     assert!(screen.contains("10/10"), "{screen}");
-    p.keys(&["Enter"]);
-    p.wait_for("Question 2 of 2");
+    p.step(&["Enter"], "Question 2 of 2");
     p.keys(&["Enter"]);
     let review = p.wait_for("Review your answers");
     assert!(review.contains("Your name: Ada 🙂 Love"), "{review}");
@@ -172,34 +204,24 @@ fn v4_single_select_by_number_and_arrows_multi_select_toggles_within_limits() {
          "minItems": 2, "maxItems": 3,
          "options": [choice("a", "Alpha"), choice("b", "Beta"), choice("c", "Gamma"),
                      choice("d", "Delta"), choice("e", "Epsilon")]}]});
-    let f = data(&form);
-    let p = Pane::start("choice", &form);
-    p.wait_for("Question 1 of 2");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: a choice is required");
-    p.keys(&["1"]);
-    p.wait_for("(o) 1. PDF");
+    let (f, p) = started("choice", &form, "Question 1 of 2");
+    p.step(&["Enter"], "cannot go on: a choice is required");
+    p.step(&["1"], "(o) 1. PDF");
     // Arrows move, Space picks: a radio replaces the earlier choice.
     p.keys(&["Down", "Down", "Up", "Space"]);
     let screen = p.wait_for("(o) 2. Web page");
     assert!(screen.contains("( ) 1. PDF"), "{screen}");
-    p.keys(&["Enter"]);
-    p.wait_for("choose 2–3");
-    p.keys(&["4", "Enter"]);
-    p.wait_for("cannot go on: choose at least 2");
-    p.keys(&["2", "1"]);
-    p.wait_for("[x] 1. Alpha");
+    p.step(&["Enter"], "choose 2–3");
+    p.step(&["4", "Enter"], "cannot go on: choose at least 2");
+    p.step(&["2", "1"], "[x] 1. Alpha");
     // A fourth pick is refused as it is made.
     p.keys(&["5"]);
     let screen = p.wait_for("choose at most 3");
     assert!(screen.contains("[ ] 5. Epsilon"), "{screen}");
     // Toggling one off makes room.
-    p.keys(&["4", "3"]);
-    p.wait_for("[x] 3. Gamma");
+    p.step(&["4", "3"], "[x] 3. Gamma");
     p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
-    p.keys(&["Enter"]);
-    let text = p.response();
+    let text = p.submit();
     let a = accepted(&f, &text);
     assert_eq!(a.choice("format"), Some("html"));
     let mut picked = a.choices("sections").unwrap();
@@ -227,9 +249,7 @@ fn v5_resource_listed_by_title_is_picked_and_can_be_skipped() {
     // Skipped: the optional scalar resource leaves its key out.
     p.wait_for("Backup template");
     p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
-    p.keys(&["Enter"]);
-    let text = p.response();
+    let text = p.submit();
     assert_eq!(
         text,
         r#"{"action":"accept","content":{"template":"https://example.com/t/weekly"}}"#
@@ -256,28 +276,22 @@ fn v6_resources_and_files_with_local_paths_checked_absolute_and_percent_encoded(
         {"id": "data", "type": "files", "title": "Data files", "required": false,
          "accept": [".csv"],
          "options": [resource("https://example.com/files/q1.csv", "Q1 sales")]}]});
-    let f = data(&form);
-    let p = Pane::start("files", &form);
-    p.wait_for("Deck three");
-    p.keys(&["1", "3", "2"]);
-    p.wait_for("choose at most 2");
+    let (f, p) = started("files", &form, "Deck three");
+    p.step(&["1", "3", "2"], "choose at most 2");
     p.keys(&["Enter"]);
     let screen = p.wait_for("Data files");
     assert!(screen.contains("(accepted: .csv)"), "{screen}");
-    p.keys(&["1", "a"]);
-    p.wait_for("Path:");
+    p.step(&["1", "a"], "Path:");
     // A path that does not exist is refused and nothing is added.
     let missing = dir.join("missing.csv");
     p.type_text(&missing.display().to_string());
-    p.keys(&["Enter"]);
-    p.wait_for("No such file or directory");
+    p.step(&["Enter"], "No such file or directory");
     for _ in 0..missing.display().to_string().chars().count() {
         p.keys(&["BSpace"]);
     }
     // A file outside the accept filter is refused too.
     p.type_text(&dir.join("notes.txt").display().to_string());
-    p.keys(&["Enter"]);
-    p.wait_for("is not among the accepted types");
+    p.step(&["Enter"], "is not among the accepted types");
     for _ in 0..dir.join("notes.txt").display().to_string().chars().count() {
         p.keys(&["BSpace"]);
     }
@@ -293,9 +307,7 @@ fn v6_resources_and_files_with_local_paths_checked_absolute_and_percent_encoded(
     assert!(screen.contains("[x] 2. "), "{screen}");
     assert!(!screen.contains("/../"), "{screen}");
     p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
-    p.keys(&["Enter"]);
-    let text = p.response();
+    let text = p.submit();
     let canonical = std::fs::canonicalize(&local).unwrap();
     let uri = forms_runtime::Url::from_file_path(&canonical)
         .unwrap()
@@ -326,9 +338,7 @@ fn v6_resources_and_files_with_local_paths_checked_absolute_and_percent_encoded(
 fn v8_decline_key_declines_and_ctrl_c_cancels_with_no_answers() {
     let form = json!({"message": "Quick question", "questions": [
         {"id": "name", "type": "text", "title": "Your name", "required": true}]});
-    let f = data(&form);
-    let p = Pane::start("decline", &form);
-    p.wait_for("Ctrl-D decline");
+    let (f, p) = started("decline", &form, "Ctrl-D decline");
     p.type_text("Ada");
     p.keys(&["C-d"]);
     let text = p.response();
@@ -339,8 +349,7 @@ fn v8_decline_key_declines_and_ctrl_c_cancels_with_no_answers() {
     let p = Pane::start("cancel", &form);
     p.wait_for("Ctrl-C cancel");
     p.type_text("Ada");
-    p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
+    p.step(&["Enter"], "Review your answers");
     p.keys(&["C-c"]);
     let text = p.response();
     assert_eq!(text, r#"{"action":"cancel"}"#);
@@ -396,32 +405,23 @@ fn a_lone_esc_is_a_key_of_its_own_and_the_next_key_acts() {
         {"id": "name", "type": "text", "title": "Your name", "required": true},
         {"id": "format", "type": "single_select", "title": "Format", "required": true,
          "options": [choice("pdf", "PDF"), choice("html", "Web page")]}]});
-    let f = data(&form);
-    let p = Pane::start("esc", &form);
-    p.wait_for("Question 1 of 2");
-    p.type_text("a");
-    p.wait_for("> a");
+    let (f, p) = started("esc", &form, "Question 1 of 2");
+    p.type_then("a", "> a");
     // Esc alone, then a letter a moment later: the letter is typed, not taken as the end of
     // an escape sequence.
     p.keys(&["Escape"]);
     std::thread::sleep(Duration::from_millis(300));
-    p.type_text("x");
-    p.wait_for("> ax");
+    p.type_then("x", "> ax");
     p.keys(&["Escape"]);
     std::thread::sleep(Duration::from_millis(300));
-    p.keys(&["Enter"]);
-    p.wait_for("Question 2 of 2");
+    p.step(&["Enter"], "Question 2 of 2");
     // Esc, then an arrow key (itself an escape sequence): the arrow moves the cursor.
     p.keys(&["Escape"]);
     std::thread::sleep(Duration::from_millis(300));
-    p.keys(&["Down"]);
-    p.wait_for("> ( ) 2. Web page");
-    p.keys(&["Space"]);
-    p.wait_for("> (o) 2. Web page");
+    p.step(&["Down"], "> ( ) 2. Web page");
+    p.step(&["Space"], "> (o) 2. Web page");
     p.keys(&["Enter"]);
-    p.wait_for("Review your answers");
-    p.keys(&["Enter"]);
-    let text = p.response();
+    let text = p.submit();
     assert_eq!(
         text,
         r#"{"action":"accept","content":{"name":"ax","format":"html"}}"#
@@ -438,26 +438,16 @@ fn v2_an_answer_undone_after_going_back_blocks_the_way_to_submit_again() {
         {"id": "first", "type": "text", "title": "First", "required": false},
         {"id": "second", "type": "multi_select", "title": "Second", "required": true,
          "options": [choice("x", "Ex"), choice("y", "Why")]}]});
-    let f = data(&form);
-    let p = Pane::start("review", &form);
-    p.wait_for("Question 1 of 2");
-    p.keys(&["Enter"]);
-    p.wait_for("Question 2 of 2");
-    p.keys(&["2", "Enter"]);
-    p.wait_for("Review your answers");
-    p.keys(&["Left"]);
-    p.wait_for("[x] 2. Why");
-    p.keys(&["2", "Left"]);
-    p.wait_for("Question 1 of 2");
-    p.keys(&["Enter"]);
-    p.wait_for("Question 2 of 2");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: choose at least 1");
+    let (f, p) = started("review", &form, "Question 1 of 2");
+    p.step(&["Enter"], "Question 2 of 2");
+    p.step(&["2", "Enter"], "Review your answers");
+    p.step(&["Left"], "[x] 2. Why");
+    p.step(&["2", "Left"], "Question 1 of 2");
+    p.step(&["Enter"], "Question 2 of 2");
+    p.step(&["Enter"], "cannot go on: choose at least 1");
     // Space picks the highlighted option, the one toggled last.
     p.keys(&["Space", "Enter"]);
-    p.wait_for("Review your answers");
-    p.keys(&["Enter"]);
-    let text = p.response();
+    let text = p.submit();
     let a = accepted(&f, &text);
     assert_eq!(a.choices("second"), Some(vec!["y"]));
     assert_eq!(a.text("first"), None);
@@ -476,14 +466,10 @@ fn a_native_request_is_filled_with_titles_falling_back_to_names() {
                 "size": {"type": "string", "title": "Size", "enum": ["S", "M", "L"]}}}}});
     let p = Pane::start("native", &request);
     let screen = p.wait_for("Beta doc");
-    assert!(screen.contains("1. alpha-doc"), "{screen}");
-    assert!(screen.contains("Document *"), "{screen}");
-    p.keys(&["Enter"]);
-    p.wait_for("a choice is required");
-    p.keys(&["1", "Enter"]);
-    p.wait_for("3. L");
-    p.keys(&["Down", "Space", "Enter"]);
-    p.wait_for("Review your answers");
+    assert_shows(&screen, &["1. alpha-doc", "Document *"]);
+    p.step(&["Enter"], "a choice is required");
+    p.step(&["1", "Enter"], "3. L");
+    p.step(&["Down", "Space", "Enter"], "Review your answers");
     p.keys(&["Enter"]);
     let v: Value = serde_json::from_str(&p.response()).unwrap();
     assert_eq!(
@@ -531,8 +517,7 @@ fn host_terminal_asks_the_server_s_form_in_the_terminal_and_prints_the_tool_resu
         )
     });
     p.wait_for("Question 1 of 1");
-    p.keys(&["2", "Enter"]);
-    p.wait_for("Review your answers");
+    p.step(&["2", "Enter"], "Review your answers");
     p.keys(&["Enter"]);
     let (code, out) = p.finish();
     assert_eq!(code, 0, "stdout: {out}\n{}", p.screen());
@@ -601,13 +586,12 @@ fn fill_shows_escape_sequences_of_the_form_as_text_and_the_clipboard_stays_unset
     }
     p.keys(&["1", "Enter"]);
     let review = p.wait_for("Review your answers");
-    assert!(
-        review.contains(&format!("Format{CSI_SHOWN}: PDF{OSC52_SHOWN}")),
-        "{review}"
-    );
-    assert!(
-        review.contains(&format!("Weekly report{OSC52_SHOWN}")),
-        "{review}"
+    assert_shows(
+        &review,
+        &[
+            &format!("Format{CSI_SHOWN}: PDF{OSC52_SHOWN}"),
+            &format!("Weekly report{OSC52_SHOWN}"),
+        ],
     );
     p.keys(&["Enter"]);
     let text = p.response();
@@ -653,76 +637,57 @@ fn host_terminal_asks_integer_number_and_boolean_fields_of_a_core_elicitation() 
         "an OSC 52 sequence of the server set the clipboard"
     );
     let screen = p.wait_for("Question 1 of 4");
-    assert!(
-        screen.contains(&format!("Report settings{OSC52_SHOWN}")),
-        "{screen}"
+    assert_shows(
+        &screen,
+        &[
+            &format!("Report settings{OSC52_SHOWN}"),
+            &format!("How many weeks{CSI_SHOWN} *"),
+            &format!("Between 1 and 10{OSC52_SHOWN}"),
+            "type a whole number (1–10)",
+        ],
     );
-    assert!(
-        screen.contains(&format!("How many weeks{CSI_SHOWN} *")),
-        "{screen}"
-    );
-    assert!(
-        screen.contains(&format!("Between 1 and 10{OSC52_SHOWN}")),
-        "{screen}"
-    );
-    assert!(screen.contains("type a whole number (1–10)"), "{screen}");
     // Nothing typed, then not a number, then a fraction, then out of range: asked again.
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: an answer is required");
-    p.type_text("abc");
-    p.wait_for("> abc");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: type a whole number");
+    p.step(&["Enter"], "cannot go on: an answer is required");
+    p.type_then("abc", "> abc");
+    p.step(&["Enter"], "cannot go on: type a whole number");
     p.keys(&["BSpace", "BSpace", "BSpace"]);
-    p.type_text("2.5");
-    p.wait_for("> 2.5");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: type a whole number");
+    p.type_then("2.5", "> 2.5");
+    p.step(&["Enter"], "cannot go on: type a whole number");
     p.keys(&["BSpace", "BSpace", "BSpace"]);
-    p.type_text("11");
-    p.wait_for("> 11");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: must be at most 10");
+    p.type_then("11", "> 11");
+    p.step(&["Enter"], "cannot go on: must be at most 10");
     p.keys(&["BSpace", "BSpace"]);
-    p.type_text("0");
-    p.wait_for("> 0");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: must be at least 1");
+    p.type_then("0", "> 0");
+    p.step(&["Enter"], "cannot go on: must be at least 1");
     p.keys(&["BSpace"]);
     p.type_text("7");
     p.keys(&["Enter"]);
     // The number starts at its default.
     let screen = p.wait_for("Question 2 of 4");
-    assert!(screen.contains("> 0.5"), "{screen}");
-    assert!(screen.contains("type a number (0–1)"), "{screen}");
+    assert_shows(&screen, &["> 0.5", "type a number (0–1)"]);
     p.keys(&["BSpace", "BSpace", "BSpace"]);
-    p.type_text("1.25");
-    p.wait_for("> 1.25");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: must be at most 1");
+    p.type_then("1.25", "> 1.25");
+    p.step(&["Enter"], "cannot go on: must be at most 1");
     p.keys(&["BSpace", "BSpace", "BSpace", "BSpace"]);
-    p.type_text(".25");
-    p.wait_for("> .25");
+    p.type_then(".25", "> .25");
     p.keys(&["Enter"]);
     // A required yes-or-no question without a default needs y or n.
     let screen = p.wait_for("Question 3 of 4");
-    assert!(
-        screen.contains(&format!("Send it by mail{CSI_SHOWN} *")),
-        "{screen}"
+    assert_shows(
+        &screen,
+        &[
+            &format!("Send it by mail{CSI_SHOWN} *"),
+            "( ) Yes    ( ) No",
+        ],
     );
-    assert!(screen.contains("( ) Yes    ( ) No"), "{screen}");
-    p.keys(&["Enter"]);
-    p.wait_for("cannot go on: answer y for yes or n for no");
-    p.type_text("x");
-    p.wait_for("x is not an answer: type y for yes or n for no");
-    p.type_text("y");
-    p.wait_for("(o) Yes    ( ) No");
+    p.step(&["Enter"], "cannot go on: answer y for yes or n for no");
+    p.type_then("x", "x is not an answer: type y for yes or n for no");
+    p.type_then("y", "(o) Yes    ( ) No");
     p.keys(&["Enter"]);
     // The optional one starts at its default, yes.
     let screen = p.wait_for("Question 4 of 4");
     assert!(screen.contains("(o) Yes    ( ) No"), "{screen}");
-    p.type_text("n");
-    p.wait_for("( ) Yes    (o) No");
+    p.type_then("n", "( ) Yes    (o) No");
     p.keys(&["Enter"]);
     let review = p.wait_for("Review your answers");
     for line in [

@@ -6,12 +6,14 @@
 #![allow(clippy::restriction)]
 
 mod browser;
+mod page_host;
+
+use page_host::Host;
 
 use forms_test_kit::forms::report_form;
 use forms_test_kit::process::Server;
 use forms_test_kit::{example, forms_mcp};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -20,8 +22,7 @@ fn scratch(name: &str) -> PathBuf {
     forms_test_kit::scratch("host", name)
 }
 
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
+use forms_test_kit::interop::{LEGACY, MODERN};
 
 fn forms_host(dir: &Path, answer: &Value, args: &[&str]) -> Command {
     let file = dir.join("answer.json");
@@ -73,18 +74,32 @@ fn data_call(dir: &Path, protocol: &str, answer: &Value) -> Command {
     command
 }
 
+/// Runs the data call on `protocol` (in a scratch folder named `name`), checks that the
+/// answer came back as its result, and returns the host's trace.
+fn trace_of_answered_call(name: &str, protocol: &str, answer: &Value) -> String {
+    let dir = scratch(name);
+    let (result, stderr, _) = run(data_call(&dir, protocol, answer));
+    assert_eq!(payload(&result), *answer);
+    stderr
+}
+
+/// The messages of a `--trace` log sent in `direction` whose text contains `needle`.
+fn traced_with(stderr: &str, direction: &str, needle: &str) -> Vec<Value> {
+    traced(stderr, direction)
+        .into_iter()
+        .filter(|m| m.to_string().contains(needle))
+        .collect()
+}
+
 #[test]
 fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
-    let dir = scratch("legacy");
     let answer = json!({"action": "accept", "content": {"format": "html", "goal": "churn"}});
-    let (result, stderr, _) = run(data_call(&dir, LEGACY, &answer));
-    assert_eq!(payload(&result), answer);
+    let stderr = trace_of_answered_call("legacy", LEGACY, &answer);
     // The trace shows the advertised capabilities and the mid-call request.
-    let init = stderr
-        .lines()
-        .find(|l| l.starts_with(">> ") && l.contains("\"initialize\""))
+    let init = traced_with(&stderr, ">>", "\"initialize\"")
+        .into_iter()
+        .next()
         .unwrap_or_else(|| panic!("no initialize in the trace: {stderr}"));
-    let init: Value = serde_json::from_str(&init[3..]).unwrap();
     assert_eq!(init["params"]["protocolVersion"], LEGACY);
     assert_eq!(
         init["params"]["capabilities"]["elicitation"]["form"],
@@ -105,15 +120,12 @@ fn host_answers_forms_mcp_mid_call_on_the_legacy_protocol() {
 
 #[test]
 fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
-    let dir = scratch("modern");
     let answer = json!({"action": "accept", "content": {"format": "pdf"}});
-    let (result, stderr, _) = run(data_call(&dir, MODERN, &answer));
-    assert_eq!(payload(&result), answer);
-    let round = stderr
-        .lines()
-        .find(|l| l.starts_with("<< ") && l.contains("input_required"))
+    let stderr = trace_of_answered_call("modern", MODERN, &answer);
+    let round = traced_with(&stderr, "<<", "input_required")
+        .into_iter()
+        .next()
         .unwrap_or_else(|| panic!("no input-required round in the trace: {stderr}"));
-    let round: Value = serde_json::from_str(&round[3..]).unwrap();
     let request = &round["result"]["inputRequests"]["form"]["params"];
     assert_eq!(
         request["_meta"]["openai/elicitation"]["requestedSchema"]["properties"]["format"]["oneOf"]
@@ -121,11 +133,9 @@ fn host_answers_forms_mcp_input_required_rounds_on_2026_07_28() {
         "html"
     );
     // The retry carries the answer as sent.
-    let retry = stderr
-        .lines()
-        .rfind(|l| l.starts_with(">> ") && l.contains("inputResponses"))
+    let retry = traced_with(&stderr, ">>", "inputResponses")
+        .pop()
         .unwrap_or_else(|| panic!("no retry in the trace: {stderr}"));
-    let retry: Value = serde_json::from_str(&retry[3..]).unwrap();
     assert_eq!(retry["params"]["inputResponses"]["form"], answer);
     assert!(
         !stderr.contains("\"openai/elicitation/create\""),
@@ -236,42 +246,16 @@ fn host_survives_a_malformed_elicitation_with_a_clear_message() {
 fn host_answers_through_the_page_in_headless_chromium() {
     let b = browser::Browser::start();
     for (protocol, option) in [(LEGACY, "html"), (MODERN, "pdf")] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-            .args([
-                "host",
-                "--protocol",
-                protocol,
-                "--call",
-                "form_elicitation_v2_request",
-            ])
-            .args(["--args", &report_form().to_string(), "--"])
-            .arg(forms_mcp())
-            .env("DATA_FORMS_TIMEOUT_MS", "60000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("no page URL on stderr").unwrap();
-            if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-                break url.to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let host = Host::start(protocol, &report_form(), &[]);
+        let url = host.url.clone();
         assert!(url.starts_with("http://127.0.0.1:"), "{url}");
         b.open_url(&url);
         assert_eq!(b.text_of("h1"), "Set up your weekly report", "{protocol}");
         b.click_on(&format!("label[data-option={option}]"));
         b.type_into(&b.find("textarea"), "churn");
         b.click_on("#forms-submit");
-        let mut out = String::new();
-        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
-        assert!(child.wait().unwrap().success(), "{protocol}");
-        let result: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
-            payload(&result),
+            host.result(),
             json!({"action": "accept", "content": {"goal": "churn", "format": option}}),
             "{protocol}"
         );

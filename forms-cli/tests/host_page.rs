@@ -8,145 +8,25 @@
 #![allow(clippy::restriction)]
 
 mod browser;
+mod page_host;
+
+use page_host::Host;
 
 use forms_runtime::Url;
+use forms_test_kit::checks::assert_contains_all;
 use forms_test_kit::forms::{files_form, report_form};
-use forms_test_kit::forms_mcp;
+use forms_test_kit::http;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn scratch(name: &str) -> PathBuf {
     forms_test_kit::scratch("page", name)
 }
 
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
-
-/// A `forms host` process answering through the page: its URL, and its standard error
-/// as it arrives.
-struct Host {
-    child: Child,
-    url: String,
-    port: u16,
-    key: String,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Host {
-    fn start(protocol: &str, form: &Value, extra: &[&str]) -> Host {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-            .args(["host", "--protocol", protocol])
-            .args(["--call", "form_elicitation_v2_request"])
-            .args(["--args", &form.to_string()])
-            .args(extra)
-            .arg("--")
-            .arg(forms_mcp())
-            .env("DATA_FORMS_TIMEOUT_MS", "120000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = mpsc::channel();
-        let lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let log = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in lines {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-                    let _ = tx.send(url.to_owned());
-                }
-                let mut log = log.lock().unwrap();
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("no page URL on stderr");
-        let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
-        let (port, key) = rest.split_once('/').unwrap();
-        let key = key.trim_end_matches('/').to_owned();
-        // The secret: 256 random bits, in hex.
-        assert_eq!(key.len(), 64, "{url}");
-        assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
-        Host {
-            port: port.parse().unwrap(),
-            url,
-            key,
-            stderr,
-            child,
-        }
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    fn still_waiting(&mut self) {
-        assert!(
-            self.child.try_wait().unwrap().is_none(),
-            "forms host ended early: {}",
-            self.stderr()
-        );
-    }
-
-    /// Waits for stderr to hold `count` lines containing `text`.
-    fn wait_for_stderr(&self, text: &str, count: usize) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let stderr = self.stderr();
-            if stderr.matches(text).count() >= count {
-                return stderr;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "expected {count} × {text:?} on stderr: {stderr}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The tool result's `structuredContent` once the host ends.
-    fn result(mut self) -> Value {
-        let mut out = String::new();
-        self.child
-            .stdout
-            .as_mut()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "forms host failed: {}", self.stderr());
-        let result: Value = serde_json::from_str(&out).unwrap();
-        let text: Value =
-            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text, result["structuredContent"]);
-        text
-    }
-
-    /// The headers the page itself sends with a POST.
-    fn own(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("Host", format!("127.0.0.1:{}", self.port)),
-            ("Origin", format!("http://127.0.0.1:{}", self.port)),
-            ("Content-Type", "application/json".to_owned()),
-        ]
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use forms_test_kit::interop::{LEGACY, MODERN};
 
 /// Request headers, name and value, sent as given.
 type Headers = Vec<(&'static str, String)>;
@@ -174,10 +54,6 @@ impl Reply {
 
 /// One HTTP/1.1 exchange over a fresh connection, with exactly the headers given.
 fn send(port: u16, method: &str, target: &str, headers: &[(&str, String)], body: &[u8]) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
     let mut head = format!("{method} {target} HTTP/1.1\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -189,10 +65,8 @@ fn send(port: u16, method: &str, target: &str, headers: &[(&str, String)], body:
         head.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
     head.push_str("Connection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
+    let (raw, ended) = http::exchange(port, &head, body, Duration::from_secs(30));
+    ended.unwrap();
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -318,55 +192,41 @@ fn only_the_page_itself_can_answer_the_waiting_form() {
         }
 
         // Answering: every forged POST is refused.
-        let attacks: Vec<(&str, String, Headers, u16)> = vec![
-            (
-                "foreign Host",
-                answer.clone(),
-                with(&own, "Host", &format!("attacker.example:{port}")),
-                403,
-            ),
-            (
-                "foreign Origin",
-                answer.clone(),
-                with(&own, "Origin", "http://127.0.0.1:9"),
-                403,
-            ),
+        // Forged headers on the answer path: (what, header, value, status).
+        let foreign_host = format!("attacker.example:{port}");
+        let other_name = format!("http://localhost:{port}");
+        let forged_headers = [
+            ("foreign Host", "Host", foreign_host.as_str(), 403),
+            ("foreign Origin", "Origin", "http://127.0.0.1:9", 403),
             (
                 "foreign Origin name",
-                answer.clone(),
-                with(&own, "Origin", "http://attacker.example"),
+                "Origin",
+                "http://attacker.example",
                 403,
             ),
-            (
-                "null Origin",
-                answer.clone(),
-                with(&own, "Origin", "null"),
-                403,
-            ),
+            ("null Origin", "Origin", "null", 403),
             (
                 "Origin of the other name",
-                answer.clone(),
-                with(&own, "Origin", &format!("http://localhost:{port}")),
+                "Origin",
+                other_name.as_str(),
                 403,
             ),
-            (
-                "cross-site fetch",
-                answer.clone(),
-                with(&own, "Sec-Fetch-Site", "cross-site"),
-                403,
-            ),
-            (
-                "text/plain",
-                answer.clone(),
-                with(&own, "Content-Type", "text/plain"),
-                415,
-            ),
+            ("cross-site fetch", "Sec-Fetch-Site", "cross-site", 403),
+            ("text/plain", "Content-Type", "text/plain", 415),
             (
                 "form post",
-                answer.clone(),
-                with(&own, "Content-Type", "application/x-www-form-urlencoded"),
+                "Content-Type",
+                "application/x-www-form-urlencoded",
                 415,
             ),
+        ];
+        let mut attacks: Vec<(&str, String, Headers, u16)> = forged_headers
+            .into_iter()
+            .map(|(what, name, value, status)| {
+                (what, answer.clone(), with(&own, name, value), status)
+            })
+            .collect();
+        attacks.extend([
             (
                 "no content type",
                 answer.clone(),
@@ -387,7 +247,7 @@ fn only_the_page_itself_can_answer_the_waiting_form() {
                 403,
             ),
             ("another form", format!("/{key}/answer/2"), own.clone(), 409),
-        ];
+        ]);
         for (what, target, headers, status) in &attacks {
             let reply = send(port, "POST", target, headers, forged.as_bytes());
             assert_eq!(reply.status, *status, "{protocol} {what}: {}", reply.text());
@@ -424,14 +284,15 @@ fn only_the_page_itself_can_answer_the_waiting_form() {
         host.still_waiting();
 
         let stderr = host.stderr();
-        for reason in [
-            "refused a request to the page: foreign Host \"attacker.example:",
-            "refused a request to the page: foreign Origin \"http://127.0.0.1:9\"",
-            "refused a request to the page: foreign Origin \"null\"",
-            "refused a request to the page: the page's secret is missing or wrong",
-        ] {
-            assert!(stderr.contains(reason), "{reason}: {stderr}");
-        }
+        assert_contains_all(
+            &stderr,
+            &[
+                "refused a request to the page: foreign Host \"attacker.example:",
+                "refused a request to the page: foreign Origin \"http://127.0.0.1:9\"",
+                "refused a request to the page: foreign Origin \"null\"",
+                "refused a request to the page: the page's secret is missing or wrong",
+            ],
+        );
 
         // The person's answer is taken, once.
         let taken = send(port, "POST", &answer, &own, person.to_string().as_bytes());
@@ -598,10 +459,6 @@ fn added_files_are_copied_privately_checked_against_accept_and_the_size_limit() 
         "y".repeat(40),
         "y".repeat(40)
     );
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
     let mut head = format!(
         "POST {} HTTP/1.1\r\n",
         file("question=data&name=streamed.csv")
@@ -610,10 +467,7 @@ fn added_files_are_copied_privately_checked_against_accept_and_the_size_limit() 
         head.push_str(&format!("{n}: {v}\r\n"));
     }
     head.push_str("Connection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
+    let (raw, _) = http::exchange(port, &head, body.as_bytes(), Duration::from_secs(30));
     let raw = String::from_utf8_lossy(&raw);
     assert!(raw.starts_with("HTTP/1.1 413"), "{raw}");
     // Nothing refused was left behind.

@@ -20,36 +20,14 @@ fn scratch(name: &str) -> PathBuf {
     forms_test_kit::scratch("host-peer", name)
 }
 
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
+use forms_test_kit::interop::{installed, LEGACY, MODERN};
 
 /// The venv's Python, or `None` after saying loudly that the test is skipped.
 fn python() -> Option<PathBuf> {
-    match std::env::var_os("FORMS_INTEROP_PY") {
-        Some(path) if !path.is_empty() => {
-            let path = PathBuf::from(path);
-            assert!(
-                path.exists(),
-                "FORMS_INTEROP_PY={} does not exist: run .ci/interop-setup",
-                path.display()
-            );
-            Some(path)
-        }
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!(
-                    "FORMS_INTEROP_PY is not set: CI must run the openai-mcp-extensions peer \
-                     test (.ci/test runs .ci/interop-setup)"
-                );
-            }
-            eprintln!(
-                "\n*** SKIPPED: forms host against the openai-mcp-extensions peer server: \
-                 FORMS_INTEROP_PY is not set. Run `eval \"$(.ci/interop-setup)\"` (or \
-                 .ci/test) first. ***\n"
-            );
-            None
-        }
-    }
+    installed(
+        "FORMS_INTEROP_PY",
+        "forms host against the openai-mcp-extensions peer server",
+    )
 }
 
 fn peer_server() -> PathBuf {

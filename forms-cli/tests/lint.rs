@@ -175,21 +175,24 @@ fn many_options_without_descriptions_warns_above_eight() {
 fn check_without_lint_is_unchanged_and_lint_refuses_what_check_refuses() {
     let form = json!({"message": "Hi", "questions": [
         {"id": "goal", "type": "text", "title": "Goal ", "required": false}]});
-    let (code, out) = forms(&["check"], &form.to_string());
-    assert_eq!(code, 0);
-    assert_eq!(
-        out,
-        "{\"message\":\"Hi\",\"questions\":[{\"id\":\"goal\",\"type\":\"text\",\"title\":\"Goal\",\"required\":false}]}\n"
-    );
-    let (code, out) = forms(
-        &["check", "--lint", "-"],
-        r#"{"message":"Hi","questions":[]}"#,
-    );
-    assert_eq!(code, 1);
-    assert_eq!(
-        out,
-        "{\"error\":{\"code\":\"invalid_arguments\",\"message\":\"questions: must have at least one question (R2)\"}}\n"
-    );
+    // (arguments, input, exit code, output)
+    let cases: [(&[&str], String, i32, &str); 2] = [
+        (
+            &["check"],
+            form.to_string(),
+            0,
+            "{\"message\":\"Hi\",\"questions\":[{\"id\":\"goal\",\"type\":\"text\",\"title\":\"Goal\",\"required\":false}]}\n",
+        ),
+        (
+            &["check", "--lint", "-"],
+            r#"{"message":"Hi","questions":[]}"#.to_owned(),
+            1,
+            "{\"error\":{\"code\":\"invalid_arguments\",\"message\":\"questions: must have at least one question (R2)\"}}\n",
+        ),
+    ];
+    for (args, input, code, out) in cases {
+        assert_eq!(forms(args, &input), (code, out.to_owned()), "{args:?}");
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@
 mod browser;
 
 use browser::Browser;
-use forms_runtime::{DataForm, FileRefView, Outcome};
+use forms_runtime::{Answers, DataForm, FileRefView, Outcome};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -74,6 +74,14 @@ fn response(b: &Browser) -> String {
 }
 
 /// Submits, expects a response, and checks it with the runtime.
+/// The answers of `text`, a response to `form` that must be an accepted one.
+fn accepted<'f>(form: &'f DataForm, text: &str) -> Answers<'f> {
+    match form.check_response(text).unwrap() {
+        Outcome::Accepted(a) => a,
+        _ => panic!("not an accepted response: {text}"),
+    }
+}
+
 fn submit_ok(b: &Browser, form: &DataForm) -> String {
     b.click_on("#forms-submit");
     let text = response(b);
@@ -137,9 +145,7 @@ fn v3_text_counts_characters_live_and_refuses_over_max_length() {
     b.type_into(&area, " Q3");
     assert_eq!(b.text_of(".count"), "10 / 10");
     let text = submit_ok(&b, &f);
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
-        panic!()
-    };
+    let a = accepted(&f, &text);
     assert_eq!(a.text("goal"), Some("Churn 🙂 Q3"));
 }
 
@@ -179,9 +185,7 @@ fn v4_single_select_radio_cards_and_multi_select_limits_while_clicking() {
     );
     assert!(b.text_of("#q-1-hint").contains("at most 3"));
     let text = submit_ok(&b, &f);
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
-        panic!()
-    };
+    let a = accepted(&f, &text);
     assert_eq!(a.choice("format"), Some("html"));
     assert_eq!(a.choices("sections"), Some(vec!["a", "b", "d"]));
 }
@@ -266,9 +270,7 @@ fn v5_resource_cards_icon_thumbnail_truncation_and_hover_strip() {
     submit_refused(&b);
     b.click_on("label[data-option='https://example.com/t/weekly']");
     let text = submit_ok(&b, &f);
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
-        panic!()
-    };
+    let a = accepted(&f, &text);
     assert_eq!(a.resource("template"), Some("https://example.com/t/weekly"));
 }
 
@@ -313,9 +315,7 @@ fn v6_resources_and_files_with_an_added_local_file() {
         text,
         r#"{"action":"accept","content":{"decks":["https://example.com/d/1","https://example.com/d/3"],"data":["https://example.com/files/q1.csv","file:///q3%20sales.csv"]}}"#
     );
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
-        panic!()
-    };
+    let a = accepted(&f, &text);
     let files = a.files("data").unwrap();
     assert!(
         matches!(files[0], FileRefView::Offered { uri } if uri == "https://example.com/files/q1.csv")
@@ -556,9 +556,7 @@ fn readme_example_fill_submit_and_screenshots() {
         text,
         r#"{"action":"accept","content":{"goal":"Why churn rose in March","format":"Pdf","sections":["summary","next_steps"],"template":"https://example.com/verified-business-review","data":["file:///q3%20sales.csv"]}}"#
     );
-    let Outcome::Accepted(a) = f.check_response(&text).unwrap() else {
-        panic!()
-    };
+    let a = accepted(&f, &text);
     assert_eq!(a.text("goal"), Some("Why churn rose in March"));
     assert_eq!(a.choice("format"), Some("Pdf"));
     assert_eq!(a.choices("sections"), Some(vec!["summary", "next_steps"]));

@@ -7,15 +7,20 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+pub mod answers;
 pub mod bins;
+pub mod checks;
 pub mod forms;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+pub mod http;
 pub mod inputs;
+pub mod interop;
 pub mod process;
 pub mod scratch;
 pub mod store;
 pub mod tmux;
+pub mod unprivileged;
 
 pub use bins::{bin, example, forms_mcp};
 pub use scratch::{scratch, tag, TempDir};

@@ -1,19 +1,32 @@
 //! Bound actions: an approved approval's action redeemed once by its executor or requester,
 //! and its execution reported.
 
-use super::change::{event, transition};
+use super::change::transition;
 use super::pipeline::{Plan, RedeemInput, ReportInput};
 use super::AsPrincipal;
 use crate::error::{ActionRefusal, AskError};
 use crate::limits;
 use crate::model::{
-    EventKind, Execution, ExecutionStatus, Outcome, Redeem, Redemption, Request, RequestId, State,
+    Action, EventKind, Execution, ExecutionStatus, Outcome, Redeem, Redemption, Request, RequestId,
+    State,
 };
 use crate::retry::InputHash;
-use crate::store::Write;
 use serde_json::json;
 
 impl AsPrincipal<'_> {
+    /// The action bound to `r`, when this principal may act on it: its executor or the
+    /// requester.
+    fn executable<'r>(&self, r: &'r Request) -> Result<&'r Action, AskError> {
+        let action = r
+            .action
+            .as_ref()
+            .ok_or(AskError::ActionRefused(ActionRefusal::NoAction))?;
+        if self.me != r.requester && self.me.as_str() != action.executor {
+            return Err(AskError::ActionRefused(ActionRefusal::NotExecutor));
+        }
+        Ok(action)
+    }
+
     /// Redeems an approved approval's bound action: what is presented must equal the bound
     /// executor, resource version, arguments and operation key exactly; a second redemption
     /// is refused. Only the named executor (who need not be a member of the conversation)
@@ -25,13 +38,7 @@ impl AsPrincipal<'_> {
             let r = self.readable(id)?;
             // The read observed the store's high-water mark: `now` is not behind it.
             let now = self.asks.now();
-            let action = r
-                .action
-                .as_ref()
-                .ok_or(AskError::ActionRefused(ActionRefusal::NoAction))?;
-            if self.me != r.requester && self.me.as_str() != action.executor {
-                return Err(AskError::ActionRefused(ActionRefusal::NotExecutor));
-            }
+            let action = self.executable(&r)?;
             if r.state != State::Resolved || r.outcome != Some(Outcome::Approved) {
                 return Err(AskError::ActionRefused(ActionRefusal::NotApproved));
             }
@@ -60,22 +67,13 @@ impl AsPrincipal<'_> {
                 by: self.me.clone(),
                 at: next.updated_at,
             });
-            let ev = event(
+            let ev = self.my_event(
                 &next,
                 EventKind::Redeemed,
-                Some(&self.me),
                 next.updated_at,
-                Some(json!({ "operation_key": action.operation_key })),
+                json!({ "operation_key": action.operation_key }),
             );
-            Ok(Plan {
-                eligible: None,
-                writes: vec![Write::Update {
-                    expected: r.version,
-                    request: next.clone(),
-                }],
-                events: vec![ev],
-                result: next,
-            })
+            Ok(Plan::update(r.version, next, ev))
         })
         .map_err(|e| match e {
             // Two redemptions raced: the loser sees the winner's.
@@ -118,13 +116,7 @@ impl AsPrincipal<'_> {
             let r = self.readable(id)?;
             // The read observed the store's high-water mark: `now` is not behind it.
             let now = self.asks.now();
-            let action = r
-                .action
-                .as_ref()
-                .ok_or(AskError::ActionRefused(ActionRefusal::NoAction))?;
-            if self.me != r.requester && self.me.as_str() != action.executor {
-                return Err(AskError::ActionRefused(ActionRefusal::NotExecutor));
-            }
+            let action = self.executable(&r)?;
             if r.redemption.is_none() {
                 return Err(AskError::ActionRefused(ActionRefusal::NotRedeemed));
             }
@@ -143,22 +135,13 @@ impl AsPrincipal<'_> {
                 by: self.me.clone(),
                 at: next.updated_at,
             });
-            let ev = event(
+            let ev = self.my_event(
                 &next,
                 EventKind::ExecutionReported,
-                Some(&self.me),
                 next.updated_at,
-                Some(json!({ "status": status, "detail": detail })),
+                json!({ "status": status, "detail": detail }),
             );
-            Ok(Plan {
-                eligible: None,
-                writes: vec![Write::Update {
-                    expected: r.version,
-                    request: next.clone(),
-                }],
-                events: vec![ev],
-                result: next,
-            })
+            Ok(Plan::update(r.version, next, ev))
         })
     }
 }

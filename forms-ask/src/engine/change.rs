@@ -32,6 +32,19 @@ pub(super) fn event(
     }
 }
 
+impl super::AsPrincipal<'_> {
+    /// An event of `r` that this principal caused at `at`, with `detail`.
+    pub(super) fn my_event(
+        &self,
+        r: &Request,
+        kind: EventKind,
+        at: Timestamp,
+        detail: serde_json::Value,
+    ) -> AuditEvent {
+        event(r, kind, Some(&self.me), at, Some(detail))
+    }
+}
+
 pub(super) fn check_text(what: &str, text: &str) -> Result<(), AskError> {
     if text.trim().is_empty() {
         return Err(AskError::InvalidInput(format!("{what} must not be blank")));

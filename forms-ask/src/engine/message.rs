@@ -1,6 +1,6 @@
 //! Follow-up messages: posted on a request, kept in its log, deciding nothing.
 
-use super::change::{check_text, event};
+use super::change::check_text;
 use super::pipeline::{MessageInput, Plan};
 use super::AsPrincipal;
 use crate::error::AskError;
@@ -29,13 +29,7 @@ impl AsPrincipal<'_> {
                     remedy: "open a new request to go on",
                 });
             }
-            let ev = event(
-                &r,
-                EventKind::Message,
-                Some(&self.me),
-                now,
-                Some(json!({ "text": text })),
-            );
+            let ev = self.my_event(&r, EventKind::Message, now, json!({ "text": text }));
             Ok(Plan {
                 eligible: None,
                 writes: vec![],

@@ -6,7 +6,7 @@ use super::AsPrincipal;
 use crate::error::{AskError, Ineligible, StoreError};
 use crate::model::{
     AuditEvent, ConversationId, ExecutionStatus, NewRequest, Outcome, Principal, Redeem,
-    Replacement, RequestId, RetryKey,
+    Replacement, Request, RequestId, RetryKey,
 };
 use crate::retry::InputHash;
 use crate::store::{Commit, Committed, Recorded, Write};
@@ -20,6 +20,22 @@ pub(super) struct Plan<T> {
     pub(super) writes: Vec<Write>,
     pub(super) events: Vec<AuditEvent>,
     pub(super) result: T,
+}
+
+impl Plan<Request> {
+    /// The plan of a change to one request: `next` replaces the version `expected` read,
+    /// with the event `ev`; the result is `next`.
+    pub(super) fn update(expected: u64, next: Request, ev: AuditEvent) -> Plan<Request> {
+        Plan {
+            eligible: None,
+            writes: vec![Write::Update {
+                expected,
+                request: next.clone(),
+            }],
+            events: vec![ev],
+            result: next,
+        }
+    }
 }
 
 impl AsPrincipal<'_> {

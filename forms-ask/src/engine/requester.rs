@@ -56,15 +56,7 @@ impl AsPrincipal<'_> {
             check_current(&r, version)?;
             let next = transition(&r, state, now.max(r.updated_at));
             let ev = event(&next, kind, Some(&self.me), next.updated_at, None);
-            Ok(Plan {
-                eligible: None,
-                writes: vec![Write::Update {
-                    expected: r.version,
-                    request: next.clone(),
-                }],
-                events: vec![ev],
-                result: next,
-            })
+            Ok(Plan::update(r.version, next, ev))
         })
     }
 
@@ -136,20 +128,13 @@ impl AsPrincipal<'_> {
             let mut previous = transition(&old, State::Superseded, now);
             previous.replaced_by = Some(new.id.clone());
             let events = vec![
-                event(
+                self.my_event(
                     &previous,
                     EventKind::Superseded,
-                    Some(&self.me),
                     now,
-                    Some(json!({ "replaced_by": new.id })),
+                    json!({ "replaced_by": new.id }),
                 ),
-                event(
-                    &new,
-                    EventKind::Opened,
-                    Some(&self.me),
-                    now,
-                    Some(json!({ "replaces": old.id })),
-                ),
+                self.my_event(&new, EventKind::Opened, now, json!({ "replaces": old.id })),
             ];
             Ok(Plan {
                 eligible: None,

@@ -1,7 +1,7 @@
 //! Responding: an eligible principal's outcome and answer (a form's host response, with
 //! the files sent with it) saved on an open request.
 
-use super::change::{check_current, event, transition};
+use super::change::{check_current, transition};
 use super::form_bridge::checked_response;
 use super::pipeline::{Plan, RespondInput, UploadInput};
 use super::AsPrincipal;
@@ -143,13 +143,7 @@ impl AsPrincipal<'_> {
             } else {
                 next.answer = answer.map(str::to_owned);
             }
-            let responded = event(
-                &next,
-                EventKind::Responded,
-                Some(&self.me),
-                next.updated_at,
-                Some(detail),
-            );
+            let responded = self.my_event(&next, EventKind::Responded, next.updated_at, detail);
             Ok((
                 Plan {
                     eligible: Some((r.conversation.clone(), self.me.clone())),

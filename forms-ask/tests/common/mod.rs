@@ -4,7 +4,8 @@
 
 use forms_ask::store::PostgresStore;
 use forms_ask::{
-    Asks, Clock, ConversationId, ManualClock, Principal, SqliteStore, Store, Timestamp,
+    AsPrincipal, AskError, Asks, AuditEvent, Clock, ConversationId, EventKind, ManualClock,
+    Principal, Replacement, Request, RequestId, SqliteStore, Store, Timestamp,
 };
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -63,6 +64,54 @@ pub struct World {
 /// The time every world starts at.
 pub fn start_time() -> Timestamp {
     Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+}
+
+/// `id`'s audit log (its first 200 events), oldest first, as `who` reads it on `asks`.
+pub fn log_of(asks: &Asks, who: &Principal, id: &RequestId) -> Vec<AuditEvent> {
+    asks.as_principal(who).log(id, None, 200).unwrap().events
+}
+
+/// The kinds of a log's events, in order.
+pub fn kinds(log: &[AuditEvent]) -> Vec<EventKind> {
+    log.iter().map(|e| e.event).collect()
+}
+
+/// The latest version a conflict refusal carries.
+pub fn conflict_latest(e: AskError) -> Request {
+    match e {
+        AskError::Conflict { latest } => *latest,
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+/// Runs two writes to one request at once (in `round` of a race): exactly one wins, the
+/// other is refused with a conflict. Returns the winner and the latest version the loser's
+/// refusal carries.
+pub fn race<A, B>(round: usize, a: A, b: B) -> (Request, Request)
+where
+    A: FnOnce() -> Result<Request, AskError> + Send,
+    B: FnOnce() -> Result<Request, AskError> + Send,
+{
+    let results: Vec<_> = std::thread::scope(|s| {
+        let a = s.spawn(a);
+        let b = s.spawn(b);
+        vec![a.join().unwrap(), b.join().unwrap()]
+    });
+    let winners: Vec<Request> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok().cloned())
+        .collect();
+    assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+    let loser = conflict_latest(results.into_iter().find_map(Result::err).unwrap());
+    (winners[0].clone(), loser)
+}
+
+/// A replacement that changes the body only.
+pub fn new_body(body: &str) -> Replacement {
+    Replacement {
+        body: Some(body.into()),
+        ..Default::default()
+    }
 }
 
 impl World {
@@ -124,6 +173,11 @@ impl World {
             }
         };
         Asks::with_clock(store, Arc::clone(&self.clock) as Arc<dyn Clock>)
+    }
+
+    /// The world's engine, as `who`.
+    pub fn by(&self, who: &Principal) -> AsPrincipal<'_> {
+        self.asks.as_principal(who)
     }
 
     pub fn p(&self, name: &str) -> Principal {

@@ -96,26 +96,52 @@ fn limit(n: Option<u64>) -> Option<usize> {
     n.and_then(|n| usize::try_from(n).ok())
 }
 
+fn offered(value: &str, label: &str, note: &Option<String>) -> OfferedOption {
+    OfferedOption {
+        value: value.to_owned(),
+        label: label.to_owned(),
+        note: note.clone(),
+    }
+}
+
 fn choice_options(options: &[ChoiceView]) -> Vec<OfferedOption> {
-    options
-        .iter()
-        .map(|o| OfferedOption {
-            value: o.value.clone(),
-            label: o.label().to_owned(),
-            note: o.description.clone(),
-        })
-        .collect()
+    let offer = |o: &ChoiceView| offered(&o.value, o.label(), &o.description);
+    options.iter().map(offer).collect()
 }
 
 fn resource_options(options: &[ResourceView]) -> Vec<OfferedOption> {
-    options
-        .iter()
-        .map(|r| OfferedOption {
-            value: r.uri.clone(),
-            label: r.label().to_owned(),
-            note: r.mime_type.clone(),
-        })
-        .collect()
+    let offer = |r: &ResourceView| offered(&r.uri, r.label(), &r.mime_type);
+    options.iter().map(offer).collect()
+}
+
+/// A choice of one of `options` (none when optional), files added with `picker`.
+fn one_of(options: Vec<OfferedOption>, picker: Option<Picker>) -> Kind {
+    Kind::Choice {
+        options,
+        multi: false,
+        min: 0,
+        max: None,
+        picker,
+        implicit: false,
+    }
+}
+
+/// A choice of several of `options`, within `(min_items, max_items)`, files added with
+/// `picker`; `implicit` as the question's `selection` says.
+fn several_of(
+    options: Vec<OfferedOption>,
+    (min_items, max_items): (Option<u64>, Option<u64>),
+    picker: Option<Picker>,
+    implicit: bool,
+) -> Kind {
+    Kind::Choice {
+        options,
+        multi: true,
+        min: limit(min_items).unwrap_or(0),
+        max: limit(max_items),
+        picker,
+        implicit,
+    }
 }
 
 fn picker(files: &Option<UserFiles>) -> Option<Picker> {
@@ -136,49 +162,33 @@ impl Question {
                 min: limit(*min_length).unwrap_or(0),
                 max: limit(*max_length),
             },
-            QuestionKind::SingleSelect { options, .. } => Kind::Choice {
-                options: choice_options(options),
-                multi: false,
-                min: 0,
-                max: None,
-                picker: None,
-                implicit: false,
-            },
+            QuestionKind::SingleSelect { options, .. } => one_of(choice_options(options), None),
             QuestionKind::MultiSelect {
                 options,
                 min_items,
                 max_items,
                 ..
-            } => Kind::Choice {
-                options: choice_options(options),
-                multi: true,
-                min: limit(*min_items).unwrap_or(0),
-                max: limit(*max_items),
-                picker: None,
-                implicit: false,
-            },
-            QuestionKind::Resource { options, files } => Kind::Choice {
-                options: resource_options(options),
-                multi: false,
-                min: 0,
-                max: None,
-                picker: picker(files),
-                implicit: false,
-            },
+            } => several_of(
+                choice_options(options),
+                (*min_items, *max_items),
+                None,
+                false,
+            ),
+            QuestionKind::Resource { options, files } => {
+                one_of(resource_options(options), picker(files))
+            }
             QuestionKind::Resources {
                 options,
                 files,
                 min_items,
                 max_items,
                 selection,
-            } => Kind::Choice {
-                options: resource_options(options),
-                multi: true,
-                min: limit(*min_items).unwrap_or(0),
-                max: limit(*max_items),
-                picker: picker(files),
-                implicit: selection.as_deref() == Some("implicit"),
-            },
+            } => several_of(
+                resource_options(options),
+                (*min_items, *max_items),
+                picker(files),
+                selection.as_deref() == Some("implicit"),
+            ),
             QuestionKind::Number {
                 integer,
                 minimum,
@@ -573,42 +583,36 @@ impl Question {
         s
     }
 
+    /// Handles one key on a line of typed text holding at most `max` characters (`None`: any
+    /// number).
+    fn edit(&self, state: &mut State, key: Key, status: &mut String, max: Option<usize>) -> Step {
+        match key {
+            Key::Char(c) => {
+                if max.is_some_and(|m| char_len(&state.text) >= m) {
+                    *status = format!(
+                        "at most {} — the limit is reached",
+                        plural(max.unwrap_or(0), "character")
+                    );
+                } else {
+                    state.text.push(c);
+                }
+                Step::Stay
+            }
+            Key::Backspace => {
+                state.text.pop();
+                Step::Stay
+            }
+            Key::Enter => self.leave(state, status),
+            Key::Left => Step::Back,
+            _ => Step::Stay,
+        }
+    }
+
     /// Handles one key; `status` receives a message when the key was refused.
     pub(super) fn handle(&self, state: &mut State, key: Key, status: &mut String) -> Step {
         match &self.kind {
-            Kind::Text { max, .. } => match key {
-                Key::Char(c) => {
-                    if max.is_some_and(|m| char_len(&state.text) >= m) {
-                        *status = format!(
-                            "at most {} — the limit is reached",
-                            plural(max.unwrap_or(0), "character")
-                        );
-                    } else {
-                        state.text.push(c);
-                    }
-                    Step::Stay
-                }
-                Key::Backspace => {
-                    state.text.pop();
-                    Step::Stay
-                }
-                Key::Enter => self.leave(state, status),
-                Key::Left => Step::Back,
-                _ => Step::Stay,
-            },
-            Kind::Number { .. } => match key {
-                Key::Char(c) => {
-                    state.text.push(c);
-                    Step::Stay
-                }
-                Key::Backspace => {
-                    state.text.pop();
-                    Step::Stay
-                }
-                Key::Enter => self.leave(state, status),
-                Key::Left => Step::Back,
-                _ => Step::Stay,
-            },
+            Kind::Text { max, .. } => self.edit(state, key, status, *max),
+            Kind::Number { .. } => self.edit(state, key, status, None),
             Kind::Boolean => match key {
                 Key::Char('y' | 'Y' | '1') => {
                     state.flag = Some(true);
@@ -933,46 +937,37 @@ mod tests {
             text: text.into(),
             ..State::default()
         };
-        assert_eq!(
-            count.problem(&with("")).as_deref(),
-            Some("an answer is required")
-        );
-        for bad in ["x", "7.5", "1e1", " - 3"] {
-            assert_eq!(
-                count.problem(&with(bad)).as_deref(),
-                Some("type a whole number")
-            );
+        // (question, the problem shown, what was typed)
+        let problems: [(&Question, Option<&str>, &[&str]); 9] = [
+            (count, Some("an answer is required"), &[""]),
+            (
+                count,
+                Some("type a whole number"),
+                &["x", "7.5", "1e1", " - 3"],
+            ),
+            (count, Some("must be at least 1"), &["0"]),
+            (count, Some("must be at most 10"), &["11"]),
+            (count, None, &[" 10 "]),
+            (ratio, None, &[""]),
+            (ratio, Some("type a number"), &["NaN", "inf", "1,5", "0x1"]),
+            (ratio, Some("must be at most 1.5"), &["1.6"]),
+            (ratio, Some("must be at least 0"), &["-0.1"]),
+        ];
+        for (question, problem, typed) in problems {
+            for typed in typed {
+                assert_eq!(
+                    question.problem(&with(typed)).as_deref(),
+                    problem,
+                    "{}: {typed:?}",
+                    question.id
+                );
+            }
         }
-        assert_eq!(
-            count.problem(&with("0")).as_deref(),
-            Some("must be at least 1")
-        );
-        assert_eq!(
-            count.problem(&with("11")).as_deref(),
-            Some("must be at most 10")
-        );
-        assert_eq!(count.problem(&with(" 10 ")), None);
         assert_eq!(count.answer(&with("-0")), Some(json!(0)));
         assert_eq!(count.answer(&with("7")), Some(json!(7)));
         assert_eq!(count.hint(), "type a whole number (1–10)");
         assert_eq!(ratio.initial().text, "0.5");
-        assert_eq!(ratio.problem(&with("")), None);
         assert_eq!(ratio.answer(&with("")), None);
-        for bad in ["NaN", "inf", "1,5", "0x1"] {
-            assert_eq!(
-                ratio.problem(&with(bad)).as_deref(),
-                Some("type a number"),
-                "{bad}"
-            );
-        }
-        assert_eq!(
-            ratio.problem(&with("1.6")).as_deref(),
-            Some("must be at most 1.5")
-        );
-        assert_eq!(
-            ratio.problem(&with("-0.1")).as_deref(),
-            Some("must be at least 0")
-        );
         assert_eq!(ratio.answer(&with("1")), Some(json!(1)));
         assert_eq!(ratio.answer(&with(".25")), Some(json!(0.25)));
         assert_eq!(ratio.hint(), "type a number (0–1.5)");
