@@ -15,6 +15,7 @@ pub mod inputs;
 pub mod process;
 pub mod scratch;
 pub mod store;
+pub mod timing;
 pub mod tmux;
 
 pub use bins::{bin, example, forms_mcp};
