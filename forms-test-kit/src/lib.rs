@@ -8,6 +8,8 @@
 #![allow(clippy::restriction)]
 
 pub mod bins;
+#[cfg(feature = "derived")]
+pub mod derived;
 pub mod forms;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;

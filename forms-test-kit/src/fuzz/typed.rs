@@ -7,141 +7,12 @@
 //! `decode_value` and `check_response_value`, and text and value agree.
 
 use super::json::{self, Json, Parsed};
-use forms_runtime::data::{Image, QuestionSpec, ResourceOption};
+use crate::derived::{self, AllKinds, ReportSetup, Setup};
+use forms_runtime::data::QuestionSpec;
 use forms_runtime::{
     Answers, DataForm, FileRef, FileRefView, Form, FormChoice, FormError, Outcome, TypedForm, Url,
 };
-use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Format {
-    #[form(title = "PDF", description = "Printable, paginated")]
-    Pdf,
-    #[form(title = "Web page")]
-    Html,
-}
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[form(rename_all = "kebab-case")]
-enum Section {
-    /// Executive summary
-    ExecutiveSummary,
-    /// Regional breakdown
-    ///
-    /// Revenue and churn per region.
-    RegionalBreakdown,
-    /// Outlook
-    Outlook,
-    #[form(
-        id = "appendix",
-        title = "Appendix",
-        thumbnail = "https://example.com/appendix.png"
-    )]
-    Extra,
-}
-
-/// The design's example (`101-derived-report-setup`).
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Set up your weekly report")]
-struct ReportSetup {
-    /// What would you like to understand?
-    goal: Option<String>,
-    #[form(title = "Report format")]
-    format: Format,
-    #[form(title = "Sections", max_items = 3)]
-    sections: Vec<Section>,
-    #[form(resource, title = "Relevant report templates")]
-    template: Option<Url>,
-    #[form(files, offered, title = "Upload your data", accept = [".csv", "text/csv"])]
-    data: Vec<FileRef>,
-}
-
-/// One field of each shape the derive supports (`104-derived-all-kinds`).
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Everything at once", rename_all = "camelCase")]
-struct AllKinds {
-    /// Project name
-    project_name: String,
-    /// Notes
-    ///
-    /// Anything else we should know.
-    #[form(max_length = 200)]
-    extra_notes: Option<String>,
-    #[form(title = "Format")]
-    format: Format,
-    #[form(title = "Fallback format")]
-    fallback: Option<Format>,
-    #[form(title = "Sections (list)", required, min_items = 2, max_items = 4)]
-    section_list: Vec<Section>,
-    #[form(title = "Sections (ordered set)")]
-    section_tree: BTreeSet<Section>,
-    #[form(title = "Sections (hash set)", id = "hashed")]
-    section_hash: HashSet<Section>,
-    #[form(resource, title = "Template")]
-    template: Url,
-    #[form(resources, title = "Examples", min_items = 1, max_items = 2)]
-    examples: Vec<Url>,
-    #[form(files, title = "Attachments", required, max_items = 3)]
-    attachments: Vec<FileRef>,
-    #[form(files, title = "Images", accept = ["image/*"])]
-    r#images: Vec<FileRef>,
-}
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq)]
-#[form(rename_all = "lowercase")]
-enum Kind {
-    /// PDF
-    Pdf,
-    /// Web page
-    Html,
-    /// Slides
-    Slides,
-}
-
-/// Limits on every kind (`110-derived-answers-setup`).
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Set up your weekly report")]
-struct Setup {
-    /// Goal
-    #[form(max_length = 10)]
-    goal: String,
-    /// Notes
-    notes: Option<String>,
-    /// Format
-    format: Kind,
-    /// Other formats
-    #[form(required, max_items = 2)]
-    others: Vec<Kind>,
-    /// Template
-    #[form(resource)]
-    template: Option<Url>,
-    /// Examples
-    #[form(resources, max_items = 2)]
-    examples: Vec<Url>,
-    /// Data
-    #[form(files, offered, max_items = 2)]
-    data: Vec<FileRef>,
-}
-
-fn templates() -> Vec<ResourceOption> {
-    let mut review = ResourceOption::new(
-        "https://example.com/templates/business-review",
-        "business-review",
-        "Presentation · Business review",
-    );
-    review.mime_type = Some("application/pdf".into());
-    review.icons = Some(vec![Image::new("https://example.com/pdf-logo.png")]);
-    review.thumbnail = Some(Image::new("https://example.com/review.png"));
-    vec![
-        review,
-        ResourceOption::new(
-            "https://example.com/templates/weekly",
-            "weekly",
-            "Document · Weekly update",
-        ),
-    ]
-}
 
 /// A typed value as the untyped accessors show it: answered questions in order, choices by
 /// id, URIs as text, files as `{"uri","path"?}`; empty arrays are left out (a `Vec` cannot
@@ -357,32 +228,10 @@ struct Forms {
 fn forms() -> &'static Forms {
     static FORMS: OnceLock<Forms> = OnceLock::new();
     FORMS.get_or_init(|| {
-        let r = |u: &str| ResourceOption::new(u, "n", "Document · T");
         let forms = Forms {
-            report: ReportSetup::build(ReportSetupParts {
-                template: templates(),
-                data: vec![ResourceOption::new(
-                    "https://example.com/files/q2.csv",
-                    "q2",
-                    "Spreadsheet · Q2 sales",
-                )],
-            })
-            .unwrap(),
-            all: AllKinds::build(AllKindsParts {
-                template: templates(),
-                examples: templates(),
-            })
-            .unwrap(),
-            setup: Setup::build(SetupParts {
-                template: vec![r("https://example.com/t1"), r("https://example.com/t2")],
-                examples: vec![
-                    r("https://example.com/e1"),
-                    r("https://example.com/e2"),
-                    r("https://example.com/e3"),
-                ],
-                data: vec![r("https://example.com/d1")],
-            })
-            .unwrap(),
+            report: derived::report_setup(),
+            all: derived::all_kinds(),
+            setup: derived::answers_setup(),
         };
         for (name, data) in
             NAMES
