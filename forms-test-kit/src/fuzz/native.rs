@@ -196,16 +196,21 @@ fn image(v: Option<&Json>, want: Option<&Image>, what: &str) -> Result<(), Strin
     }
 }
 
-fn choices(list: Option<&Json>, options: &[ChoiceOption], what: &str) -> Result<(), String> {
-    let list = list
+/// `v`, an array of `n` entries (one for each of the model's `n` items).
+fn array_of<'a>(v: Option<&'a Json>, n: usize, what: &str) -> Result<&'a [Json], String> {
+    let list = v
         .and_then(Json::as_array)
         .ok_or(format!("{what}: not an array"))?;
     ensure!(
-        list.len() == options.len(),
-        "{what}: {} entries for {} options",
-        list.len(),
-        options.len()
+        list.len() == n,
+        "{what}: {} entries for {n} items",
+        list.len()
     );
+    Ok(list)
+}
+
+fn choices(list: Option<&Json>, options: &[ChoiceOption], what: &str) -> Result<(), String> {
+    let list = array_of(list, options.len(), what)?;
     for (i, (c, o)) in list.iter().zip(options).enumerate() {
         let w = format!("{what}[{i}]");
         only_keys(
@@ -404,15 +409,7 @@ fn resource(v: &Json, o: &ResourceOption, what: &str) -> Result<(), String> {
     match (v.get("icons"), &o.icons) {
         (None, None) => {}
         (Some(list), Some(icons)) => {
-            let list = list
-                .as_array()
-                .ok_or(format!("{what}.icons: not an array"))?;
-            ensure!(
-                list.len() == icons.len(),
-                "{what}.icons: {} of {}",
-                list.len(),
-                icons.len()
-            );
+            let list = array_of(Some(list), icons.len(), &format!("{what}.icons"))?;
             for (i, (v, img)) in list.iter().zip(icons).enumerate() {
                 image(Some(v), Some(img), &format!("{what}.icons[{i}]"))?;
             }

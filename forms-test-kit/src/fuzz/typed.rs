@@ -29,6 +29,13 @@ fn member(out: &mut Vec<(String, Json)>, id: &str, v: Json) {
     }
 }
 
+/// `member` for an optional answer: left out when not answered.
+fn member_opt(out: &mut Vec<(String, Json)>, id: &str, v: Option<&str>) {
+    if let Some(v) = v {
+        member(out, id, Json::str(v));
+    }
+}
+
 fn ids<'a, C: FormChoice>(items: impl IntoIterator<Item = &'a C>) -> Json {
     Json::strs(items.into_iter().map(|c| c.id()))
 }
@@ -61,14 +68,10 @@ fn sorted<'a, C: FormChoice + 'a>(items: impl IntoIterator<Item = &'a C>) -> Jso
 impl View for ReportSetup {
     fn view(&self) -> Json {
         let mut m = Vec::new();
-        if let Some(g) = &self.goal {
-            member(&mut m, "goal", Json::str(g.as_str()));
-        }
+        member_opt(&mut m, "goal", self.goal.as_deref());
         member(&mut m, "format", Json::str(self.format.id()));
         member(&mut m, "sections", ids(&self.sections));
-        if let Some(t) = &self.template {
-            member(&mut m, "template", Json::str(t.as_str()));
-        }
+        member_opt(&mut m, "template", self.template.as_ref().map(Url::as_str));
         member(&mut m, "data", files(&self.data));
         Json::Obj(m)
     }
@@ -79,13 +82,13 @@ impl View for AllKinds {
     fn view(&self) -> Json {
         let mut m = Vec::new();
         member(&mut m, "projectName", Json::str(self.project_name.as_str()));
-        if let Some(n) = &self.extra_notes {
-            member(&mut m, "extraNotes", Json::str(n.as_str()));
-        }
+        member_opt(&mut m, "extraNotes", self.extra_notes.as_deref());
         member(&mut m, "format", Json::str(self.format.id()));
-        if let Some(f) = &self.fallback {
-            member(&mut m, "fallback", Json::str(f.id()));
-        }
+        member_opt(
+            &mut m,
+            "fallback",
+            self.fallback.as_ref().map(FormChoice::id),
+        );
         member(&mut m, "sectionList", ids(&self.section_list));
         member(&mut m, "sectionTree", sorted(&self.section_tree));
         member(&mut m, "hashed", sorted(&self.section_hash));
@@ -101,14 +104,10 @@ impl View for Setup {
     fn view(&self) -> Json {
         let mut m = Vec::new();
         member(&mut m, "goal", Json::str(self.goal.as_str()));
-        if let Some(n) = &self.notes {
-            member(&mut m, "notes", Json::str(n.as_str()));
-        }
+        member_opt(&mut m, "notes", self.notes.as_deref());
         member(&mut m, "format", Json::str(self.format.id()));
         member(&mut m, "others", ids(&self.others));
-        if let Some(t) = &self.template {
-            member(&mut m, "template", Json::str(t.as_str()));
-        }
+        member_opt(&mut m, "template", self.template.as_ref().map(Url::as_str));
         member(&mut m, "examples", urls(&self.examples));
         member(&mut m, "data", files(&self.data));
         Json::Obj(m)
