@@ -248,23 +248,23 @@ pub fn n3(form: &DataForm, native: &Json) -> Result<(), String> {
     Ok(())
 }
 
+/// The members of a native array property (multi_select, resources, files); the URI arrays
+/// add `x-openai-input`.
+const ARRAY_MEMBERS: [&str; 6] = [
+    "type",
+    "title",
+    "description",
+    "items",
+    "minItems",
+    "maxItems",
+];
+
 /// N4: multi_select.
 pub fn n4(form: &DataForm, native: &Json) -> Result<(), String> {
     for q in form.questions() {
         if let QuestionSpec::MultiSelect { options, .. } = &q.kind {
             let p = property(native, &q.id)?;
-            only_keys(
-                p,
-                &[
-                    "type",
-                    "title",
-                    "description",
-                    "items",
-                    "minItems",
-                    "maxItems",
-                ],
-                &q.id,
-            )?;
+            only_keys(p, &ARRAY_MEMBERS, &q.id)?;
             eq_str(p.get("type"), Some("array"), &q.id)?;
             head(p, q, &q.id)?;
             let items = p.get("items").ok_or("no items")?;
@@ -323,16 +323,11 @@ pub fn n5(form: &DataForm, native: &Json) -> Result<(), String> {
 }
 
 fn array_of_uris(p: &Json, q: &Question) -> Result<(), String> {
-    let allowed = [
-        "type",
-        "title",
-        "description",
-        "items",
-        "minItems",
-        "maxItems",
-        "x-openai-input",
-    ];
-    only_keys(p, &allowed, &q.id)?;
+    only_keys(
+        p,
+        &[&ARRAY_MEMBERS[..], &["x-openai-input"]].concat(),
+        &q.id,
+    )?;
     eq_str(p.get("type"), Some("array"), &q.id)?;
     head(p, q, &q.id)?;
     let items = p.get("items").ok_or("no items")?;
