@@ -356,17 +356,7 @@ fn descriptor_type_enum_lists_the_six_types_with_their_required_fields() {
         .iter()
         .map(|b| b["properties"]["type"]["enum"][0].as_str().unwrap())
         .collect();
-    assert_eq!(
-        types,
-        [
-            "text",
-            "single_select",
-            "multi_select",
-            "resource",
-            "resources",
-            "files"
-        ]
-    );
+    assert_eq!(types, seeds::QUESTION_TYPES);
     for b in branches {
         let ty = b["properties"]["type"]["enum"][0].as_str().unwrap();
         let required: Vec<_> = b["required"]
