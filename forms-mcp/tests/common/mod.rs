@@ -320,6 +320,16 @@ pub async fn start_http_with(timeout_ms: u64, extra: &[&str], env: &[(&str, &str
     HttpServer { child, url }
 }
 
+/// Checks that `done` is refused as `invalid_response` with a message naming `needle`.
+pub fn assert_invalid_response(done: &CallToolResult, needle: &str) {
+    let p = payload(done);
+    assert_eq!(code(&p), Some("invalid_response"));
+    assert!(
+        p["error"]["message"].as_str().unwrap().contains(needle),
+        "{p}"
+    );
+}
+
 /// The URL an HTTP server started on `127.0.0.1:0` prints on the first line of its standard
 /// error, `listening on http://127.0.0.1:PORT/mcp`, read within 10 seconds.
 pub async fn listening_url(
