@@ -7,24 +7,11 @@
 //! in the same run.
 
 use forms_test_kit::inputs;
+use forms_test_kit::timing::best_per_call;
 
 use criterion::{black_box, Criterion};
 use forms_runtime::DataForm;
-use std::time::{Duration, Instant};
-
-/// The fastest of several rounds, per call.
-fn best_per_call(rounds: usize, calls: u32, mut f: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            start.elapsed() / calls
-        })
-        .min()
-        .unwrap_or_default()
-}
+use std::time::Duration;
 
 fn value(text: &str) -> serde_json::Value {
     serde_json::from_str(black_box(text)).unwrap()

@@ -1,58 +1,12 @@
 //! Every answer rule (V1–V8) applies through the typed path: `TypedForm::decode` refuses what
 //! the runtime's answer checker refuses, with `invalid_response`, and returns no value.
 
-use forms_runtime::data::ResourceOption;
-use forms_runtime::{ErrorCode, FileRef, Form, Outcome, TypedForm};
+use forms_runtime::{ErrorCode, FileRef, Outcome};
 use url::Url;
 
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq)]
-#[form(rename_all = "lowercase")]
-enum Format {
-    /// PDF
-    Pdf,
-    /// Web page
-    Html,
-    /// Slides
-    Slides,
-}
-
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Set up your weekly report")]
-struct Setup {
-    /// Goal
-    #[form(max_length = 10)]
-    goal: String,
-    /// Notes
-    notes: Option<String>,
-    /// Format
-    format: Format,
-    /// Other formats
-    #[form(required, max_items = 2)]
-    others: Vec<Format>,
-    /// Template
-    #[form(resource)]
-    template: Option<Url>,
-    /// Examples
-    #[form(resources, max_items = 2)]
-    examples: Vec<Url>,
-    /// Data
-    #[form(files, offered, max_items = 2)]
-    data: Vec<FileRef>,
-}
-
-fn form() -> TypedForm<Setup> {
-    let r = |u: &str| ResourceOption::new(u, "n", "Document · T");
-    Setup::build(SetupParts {
-        template: vec![r("https://example.com/t1"), r("https://example.com/t2")],
-        examples: vec![
-            r("https://example.com/e1"),
-            r("https://example.com/e2"),
-            r("https://example.com/e3"),
-        ],
-        data: vec![r("https://example.com/d1")],
-    })
-    .unwrap()
-}
+// The derived form of the corpus case 110, shared with the typed fuzz cross-check: `Setup`,
+// whose choice questions are of `Kind` (`pdf`, `html`, `slides`).
+use forms_test_kit::derived::{answers_setup as form, Kind as Format, Setup};
 
 mod common;
 use common::corpus_form;

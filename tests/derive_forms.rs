@@ -4,13 +4,16 @@
 //! responses are also checked by `tests/conformance.rs` and by the peer check), every
 //! field kind round-trips through a host answer, and run-time parts are validated.
 
-use forms_runtime::data::{Image, ResourceOption};
+use forms_runtime::data::ResourceOption;
 use forms_runtime::{
     DataForm, ErrorCode, FileRef, Form, FormChoice, Outcome, StaticForm, TypedForm,
 };
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use url::Url;
+
+// The derived forms of the corpus cases 101 and 104, shared with the typed fuzz cross-check.
+use forms_test_kit::derived::{all_kinds, report_setup, Format, ReportSetup, Section};
 
 /// Asserts that `form` is the form the runtime builds from `json`, both as Data and as the
 /// native request.
@@ -40,87 +43,14 @@ fn accepted<T: std::fmt::Debug>(o: Outcome<T>) -> T {
 
 // ---------------------------------------------------------------- the design's example
 
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Set up your weekly report")]
-struct ReportSetup {
-    /// What would you like to understand?
-    goal: Option<String>,
-    #[form(title = "Report format")]
-    format: Format,
-    #[form(title = "Sections", max_items = 3)]
-    sections: Vec<Section>,
-    #[form(resource, title = "Relevant report templates")]
-    template: Option<Url>,
-    #[form(files, offered, title = "Upload your data", accept = [".csv", "text/csv"])]
-    data: Vec<FileRef>,
-}
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Format {
-    #[form(title = "PDF", description = "Printable, paginated")]
-    Pdf,
-    #[form(title = "Web page")]
-    Html,
-}
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[form(rename_all = "kebab-case")]
-enum Section {
-    /// Executive summary
-    ExecutiveSummary,
-    /// Regional breakdown
-    ///
-    /// Revenue and churn per region.
-    RegionalBreakdown,
-    /// Outlook
-    Outlook,
-    #[form(
-        id = "appendix",
-        title = "Appendix",
-        thumbnail = "https://example.com/appendix.png"
-    )]
-    Extra,
-}
-
-fn templates() -> Vec<ResourceOption> {
-    let mut review = ResourceOption::new(
-        "https://example.com/templates/business-review",
-        "business-review",
-        "Presentation · Business review",
-    );
-    review.mime_type = Some("application/pdf".into());
-    review.icons = Some(vec![Image::new("https://example.com/pdf-logo.png")]);
-    review.thumbnail = Some(Image::new("https://example.com/review.png"));
-    vec![
-        review,
-        ResourceOption::new(
-            "https://example.com/templates/weekly",
-            "weekly",
-            "Document · Weekly update",
-        ),
-    ]
-}
-
-fn report_form() -> TypedForm<ReportSetup> {
-    ReportSetup::build(ReportSetupParts {
-        template: templates(),
-        data: vec![ResourceOption::new(
-            "https://example.com/files/q2.csv",
-            "q2",
-            "Spreadsheet · Q2 sales",
-        )],
-    })
-    .unwrap()
-}
-
 #[test]
 fn report_setup_matches_the_runtime() {
-    assert_same(&report_form(), &corpus_form("101-derived-report-setup"));
+    assert_same(&report_setup(), &corpus_form("101-derived-report-setup"));
 }
 
 #[test]
 fn report_setup_round_trip() {
-    let form = report_form();
+    let form = report_setup();
     let answer = r#"{"action":"accept","content":{
         "goal":"Why did churn rise in EMEA?",
         "format":"Html",
@@ -154,7 +84,7 @@ fn report_setup_round_trip() {
 
 #[test]
 fn skipped_optional_questions_decode_to_empty_values() {
-    let form = report_form();
+    let form = report_setup();
     let setup = accepted(
         form.decode(r#"{"action":"accept","content":{"format":"Pdf"}}"#)
             .unwrap(),
@@ -168,7 +98,7 @@ fn skipped_optional_questions_decode_to_empty_values() {
 
 #[test]
 fn decode_value_gives_the_same_result() {
-    let form = report_form();
+    let form = report_setup();
     let text = r#"{"action":"accept","content":{"format":"Pdf","sections":["appendix"]}}"#;
     let value: serde_json::Value = serde_json::from_str(text).unwrap();
     assert_eq!(
@@ -184,7 +114,7 @@ fn decode_value_gives_the_same_result() {
 
 #[test]
 fn offered_urls_are_parsed_once_when_the_form_is_built() {
-    let form = report_form();
+    let form = report_setup();
     let urls = form.offered(3);
     assert_eq!(urls.len(), 2);
     assert_eq!(urls[1].as_str(), "https://example.com/templates/weekly");
@@ -259,53 +189,14 @@ fn enum_form_with_its_own_id_and_description() {
 
 // ---------------------------------------------------------------- every field kind
 
-/// One field of each shape the derive supports.
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Everything at once", rename_all = "camelCase")]
-struct AllKinds {
-    /// Project name
-    project_name: String,
-    /// Notes
-    ///
-    /// Anything else we should know.
-    #[form(max_length = 200)]
-    extra_notes: Option<String>,
-    #[form(title = "Format")]
-    format: Format,
-    #[form(title = "Fallback format")]
-    fallback: Option<Format>,
-    #[form(title = "Sections (list)", required, min_items = 2, max_items = 4)]
-    section_list: Vec<Section>,
-    #[form(title = "Sections (ordered set)")]
-    section_tree: BTreeSet<Section>,
-    #[form(title = "Sections (hash set)", id = "hashed")]
-    section_hash: HashSet<Section>,
-    #[form(resource, title = "Template")]
-    template: Url,
-    #[form(resources, title = "Examples", min_items = 1, max_items = 2)]
-    examples: Vec<Url>,
-    #[form(files, title = "Attachments", required, max_items = 3)]
-    attachments: Vec<FileRef>,
-    #[form(files, title = "Images", accept = ["image/*"])]
-    r#images: Vec<FileRef>,
-}
-
-fn all_kinds_form() -> TypedForm<AllKinds> {
-    AllKinds::build(AllKindsParts {
-        template: templates(),
-        examples: templates(),
-    })
-    .unwrap()
-}
-
 #[test]
 fn all_kinds_match_the_runtime() {
-    assert_same(&all_kinds_form(), &corpus_form("104-derived-all-kinds"));
+    assert_same(&all_kinds(), &corpus_form("104-derived-all-kinds"));
 }
 
 #[test]
 fn all_kinds_round_trip() {
-    let form = all_kinds_form();
+    let form = all_kinds();
     let answer = r#"{"action":"accept","content":{
         "projectName":"Atlas",
         "extraNotes":"",
@@ -358,7 +249,7 @@ fn all_kinds_round_trip() {
 
 #[test]
 fn declined_and_cancelled_forms_carry_no_answers() {
-    let form = all_kinds_form();
+    let form = all_kinds();
     let d = form.decode(r#"{"action":"decline"}"#).unwrap();
     assert_eq!(d, Outcome::Declined);
     assert_eq!(d.action(), "decline");

@@ -88,13 +88,19 @@ pub mod bare {
 }
 
 use forms_runtime::data::ResourceOption;
-use forms_runtime::{DataForm, Form as _, Outcome, StaticForm};
+use forms_runtime::{DataForm, Form as _, Outcome, StaticForm, TypedForm};
 
-/// The derived form equals the runtime's form from the equivalent Data JSON.
-fn same(data: &DataForm, native: &str, json: &str) {
-    let runtime = DataForm::from_json(json).unwrap();
+/// The derived form's Data form and native request equal the runtime's from the Data JSON
+/// of the corpus case `case`.
+fn same(data: &DataForm, case: &str) {
+    let runtime = DataForm::from_json(&corpus_form(case)).unwrap();
     assert_eq!(data, &runtime);
-    assert_eq!(native, runtime.native_json());
+    assert_eq!(data.native_json(), runtime.native_json());
+}
+
+/// The value `form` decodes from the accepted host response `answer`.
+fn accepted<T: forms_runtime::Form>(form: &TypedForm<T>, answer: &str) -> T {
+    form.decode(answer).unwrap().accepted().unwrap()
 }
 
 mod common;
@@ -106,29 +112,18 @@ fn shadowed_names_do_not_reach_the_generated_code() {
         template: vec![ResourceOption::new("https://example.com/t", "t", "Doc · T")],
     })
     .unwrap();
-    same(
-        form.data(),
-        form.data().native_json(),
-        &corpus_form("111-derived-hygiene-shadowed"),
-    );
-    let s = form
-        .decode(
-            r#"{"action":"accept","content":{"goal":"g","format":"Second","formats":["First"],
+    same(form.data(), "111-derived-hygiene-shadowed");
+    let s = accepted(
+        &form,
+        r#"{"action":"accept","content":{"goal":"g","format":"Second","formats":["First"],
                 "template":"https://example.com/t"}}"#,
-        )
-        .unwrap()
-        .accepted()
-        .unwrap();
+    );
     assert_eq!(s.goal, "g");
     assert_eq!(s.format, shadowing::Choice::Second);
     assert_eq!(s.formats, [shadowing::Choice::First]);
     assert_eq!(s.template.unwrap().as_str(), "https://example.com/t");
     let c = shadowing::Choice::form();
-    same(
-        c.data(),
-        c.data().native_json(),
-        &corpus_form("112-derived-hygiene-choice"),
-    );
+    same(c.data(), "112-derived-hygiene-choice");
     assert_eq!(
         c.decode(r#"{"action":"accept","content":{"choice":"First"}}"#)
             .unwrap(),
@@ -142,19 +137,12 @@ fn no_implicit_prelude_module() {
         links: vec![ResourceOption::new("https://example.com/l", "l", "Doc · L")],
     })
     .unwrap();
-    same(
-        form.data(),
-        form.data().native_json(),
-        &corpus_form("113-derived-hygiene-bare"),
-    );
-    let b = form
-        .decode(
-            r#"{"action":"accept","content":{"kind":"beta_two","kinds":["alpha_one","beta_two"],
+    same(form.data(), "113-derived-hygiene-bare");
+    let b = accepted(
+        &form,
+        r#"{"action":"accept","content":{"kind":"beta_two","kinds":["alpha_one","beta_two"],
                 "files":["file:///x.csv"],"links":["https://example.com/l"]}}"#,
-        )
-        .unwrap()
-        .accepted()
-        .unwrap();
+    );
     assert_eq!(b.goal, None);
     assert_eq!(b.kind, bare::Kind::BetaTwo);
     assert_eq!(b.kinds.len(), 2);

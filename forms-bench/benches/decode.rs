@@ -14,9 +14,12 @@
 use criterion::{black_box, Criterion};
 use forms_runtime::data::{Image, ResourceOption};
 use forms_runtime::{FileRef, Form, Outcome, TypedForm};
-use serde::Deserialize;
-use std::time::{Duration, Instant};
+use forms_test_kit::timing::best_per_call;
+use std::time::Duration;
 use url::Url;
+
+mod answer;
+use answer::{PlainResponse, ANSWER};
 
 #[derive(Form, Debug)]
 #[form(message = "Set up your weekly report")]
@@ -106,31 +109,6 @@ enum Region {
     Latam,
 }
 
-/// The same answer, read with no checks at all.
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct PlainResponse {
-    action: String,
-    content: PlainContent,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct PlainContent {
-    goal: String,
-    notes: Option<String>,
-    audience: String,
-    format: String,
-    tone: Option<String>,
-    sections: Vec<String>,
-    regions: Vec<String>,
-    template: Option<String>,
-    dashboard: String,
-    examples: Vec<String>,
-    data: Vec<String>,
-    appendix: Vec<String>,
-}
-
 fn resource(uri: &str, name: &str, title: &str) -> ResourceOption {
     let mut r = ResourceOption::new(uri, name, title);
     r.icons = Some(vec![Image::new("https://example.com/icons/doc.png")]);
@@ -189,8 +167,6 @@ fn form() -> TypedForm<Report> {
     .unwrap()
 }
 
-const ANSWER: &str = r#"{"action":"accept","content":{"goal":"Why did churn rise in EMEA during the second quarter, and which segments drove it?","notes":"Please compare against the same quarter last year and call out any pricing changes. The board meets on Thursday, so the summary must fit on one slide.","audience":"Leadership team and regional sales leads","format":"slides","tone":"formal","sections":["executive_summary","churn","retention_cohorts","outlook"],"regions":["emea","north-america"],"template":"https://docs.example.com/templates/board-pack","dashboard":"https://sites.example.com/churn-dashboard","examples":["https://docs.example.com/reports/2024-w03","https://docs.example.com/reports/2024-w05"],"data":["https://drive.example.com/files/q2-sales.csv","file:///Users/me/Downloads/q2%20churn%20by%20segment.csv"],"appendix":["file:///Users/me/Documents/pricing-changes.pdf"]}}"#;
-
 fn typed(form: &TypedForm<Report>) -> Report {
     match form.decode(black_box(ANSWER)).unwrap() {
         Outcome::Accepted(r) => r,
@@ -208,20 +184,6 @@ fn schema_pipeline(validator: &jsonschema::Validator) -> PlainResponse {
     let value: serde_json::Value = serde_json::from_str(black_box(ANSWER)).unwrap();
     assert!(validator.is_valid(&value["content"]));
     serde_json::from_value(value).unwrap()
-}
-
-/// The fastest of several rounds, per call.
-fn best_per_call(rounds: usize, calls: u32, mut f: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            start.elapsed() / calls
-        })
-        .min()
-        .unwrap_or_default()
 }
 
 fn main() {

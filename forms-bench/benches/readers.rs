@@ -23,14 +23,17 @@
 #![allow(clippy::restriction)]
 
 use forms_test_kit::inputs;
+use forms_test_kit::timing::best_per_call;
 
 use criterion::black_box;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod answer;
+use answer::{PlainResponse, ANSWER};
 
 /// Kept elements of an array (as the runtime's tree).
 const KEPT: usize = 128;
@@ -347,32 +350,6 @@ fn skip_all(text: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // The host answer.
 
-const ANSWER: &str = r#"{"action":"accept","content":{"goal":"Why did churn rise in EMEA during the second quarter, and which segments drove it?","notes":"Please compare against the same quarter last year and call out any pricing changes. The board meets on Thursday, so the summary must fit on one slide.","audience":"Leadership team and regional sales leads","format":"slides","tone":"formal","sections":["executive_summary","churn","retention_cohorts","outlook"],"regions":["emea","north-america"],"template":"https://docs.example.com/templates/board-pack","dashboard":"https://sites.example.com/churn-dashboard","examples":["https://docs.example.com/reports/2024-w03","https://docs.example.com/reports/2024-w05"],"data":["https://drive.example.com/files/q2-sales.csv","file:///Users/me/Downloads/q2%20churn%20by%20segment.csv"],"appendix":["file:///Users/me/Documents/pricing-changes.pdf"]}}"#;
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct PlainResponse {
-    action: String,
-    content: PlainContent,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct PlainContent {
-    goal: String,
-    notes: Option<String>,
-    audience: String,
-    format: String,
-    tone: Option<String>,
-    sections: Vec<String>,
-    regions: Vec<String>,
-    template: Option<String>,
-    dashboard: String,
-    examples: Vec<String>,
-    data: Vec<String>,
-    appendix: Vec<String>,
-}
-
 fn answer_serde_json(text: &str) -> PlainResponse {
     serde_json::from_str(text).unwrap()
 }
@@ -387,19 +364,6 @@ fn answer_simd(text: &str) -> PlainResponse {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-fn best_per_call(rounds: usize, calls: u32, mut f: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            start.elapsed() / calls
-        })
-        .min()
-        .unwrap_or_default()
-}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

@@ -306,6 +306,18 @@ fn media_type(headers: &HeaderMap) -> String {
         .unwrap_or_default()
 }
 
+/// `415 Unsupported Media Type` unless the body is declared as `expected`; `what` names the
+/// body in the reason.
+fn sent_as(headers: &HeaderMap, expected: &str, what: &str) -> Result<(), Refusal> {
+    if media_type(headers) != expected {
+        return Err(Refusal::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("{what} must be sent as {expected}"),
+        ));
+    }
+    Ok(())
+}
+
 fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers
         .get(header::CONTENT_LENGTH)
@@ -382,12 +394,7 @@ async fn answer(
     Extension(bodies): Extension<Bodies>,
     request: Request,
 ) -> Result<Response, Refusal> {
-    if media_type(request.headers()) != "application/json" {
-        return Err(Refusal::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "the answer must be sent as application/json",
-        ));
-    }
+    sent_as(request.headers(), "application/json", "the answer")?;
     if declared_length(request.headers()).is_some_and(|n| n > bodies.max_bytes() as u64) {
         return Err(Refusal::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -445,12 +452,7 @@ async fn add_file(
     UrlPath((_, form)): UrlPath<(String, u64)>,
     request: Request,
 ) -> Result<Response, Refusal> {
-    if media_type(request.headers()) != "application/octet-stream" {
-        return Err(Refusal::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "a file must be sent as application/octet-stream",
-        ));
-    }
+    sent_as(request.headers(), "application/octet-stream", "a file")?;
     let (question, name, mime) = file_params(request.uri());
     let view = inner.waiting(form)?;
     let taken = files::file_question(&view, &question).map_err(|why| {

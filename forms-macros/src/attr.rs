@@ -238,6 +238,17 @@ fn parse_str(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
         .map_err(|e| syn::Error::new(e.span(), format!("`{key}` takes a string: `{key} = \"…\"`")))
 }
 
+/// A string holding Rust syntax (a path, a name), parsed as `T`; else the error `expected` at
+/// the string.
+fn parse_str_as<T: syn::parse::Parse>(
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    expected: &str,
+) -> syn::Result<T> {
+    let v = parse_str(meta, key)?;
+    v.parse().map_err(|_| syn::Error::new(v.span(), expected))
+}
+
 fn parse_int(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Int> {
     let input = value(meta, key, "3")?;
     let mut tokens = TokenStream::new();
@@ -362,16 +373,12 @@ impl Attrs {
                     )),
                 })
             }
-            "crate" => parse_str(meta, &key).and_then(|v| {
-                let p: syn::Path = v.parse().map_err(|_| {
-                    syn::Error::new(
-                        v.span(),
-                        "`crate` takes a path to the forms runtime: `crate = \"::forms_runtime\"`",
-                    )
-                })?;
-                self.krate.set(cx, path, p);
-                Ok(())
-            }),
+            "crate" => parse_str_as(
+                meta,
+                &key,
+                "`crate` takes a path to the forms runtime: `crate = \"::forms_runtime\"`",
+            )
+            .map(|p| self.krate.set(cx, path, p)),
             "max_length" => parse_int(meta, &key).map(|v| self.max_length.set(cx, path, v)),
             "min_items" => parse_int(meta, &key).map(|v| self.min_items.set(cx, path, v)),
             "max_items" => parse_int(meta, &key).map(|v| self.max_items.set(cx, path, v)),
@@ -381,16 +388,12 @@ impl Attrs {
             "resources" => parse_flag(meta, &key).map(|v| self.resources.set(cx, path, v)),
             "files" => parse_flag(meta, &key).map(|v| self.files.set(cx, path, v)),
             "offered" => parse_flag(meta, &key).map(|v| self.offered.set(cx, path, v)),
-            "parts" => parse_str(meta, &key).and_then(|v| {
-                let ident: syn::Ident = v.parse().map_err(|_| {
-                    syn::Error::new(
-                        v.span(),
-                        "`parts` takes the name of the struct to generate: `parts = \"ReportParts\"`",
-                    )
-                })?;
-                self.parts.set(cx, path, ident);
-                Ok(())
-            }),
+            "parts" => parse_str_as(
+                meta,
+                &key,
+                "`parts` takes the name of the struct to generate: `parts = \"ReportParts\"`",
+            )
+            .map(|ident| self.parts.set(cx, path, ident)),
             _ => Ok(()),
         };
         if let Err(e) = result {

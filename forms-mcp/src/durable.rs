@@ -96,8 +96,11 @@ pub struct DurableForms {
     engine: Arc<Engine>,
 }
 
+/// The engine, dropped off the async runtime: the synchronous PostgreSQL client blocks on
+/// its own runtime when its connections close, which may not happen on a runtime thread.
+/// Shared by [`DurableForms`] and the requested-reply tools (`replies`).
 #[derive(Debug)]
-struct Engine(Option<Arc<Asks>>);
+pub(crate) struct Engine(pub(crate) Option<Arc<Asks>>);
 
 impl Drop for Engine {
     fn drop(&mut self) {

@@ -46,6 +46,7 @@
 //! request as it is now.
 
 use crate::auth::{Caller, Tokens};
+use crate::durable::Engine;
 use forms_ask::args::{
     self, CancelArgs, JoinArgs, ListArgs, LogArgs, MembersArgs, MessageArgs, OpenArgs, Operation,
     RedeemArgs, Refused, RemoveArgs, ReplaceArgs, ReportArgs, RespondArgs, RestoreArgs, RevokeArgs,
@@ -125,20 +126,6 @@ impl Principals {
 pub struct AskTools {
     asks: Arc<Engine>,
     principals: Principals,
-}
-
-/// The engine, dropped off the async runtime: the synchronous PostgreSQL client blocks on
-/// its own runtime when its connections close, which may not happen on a runtime thread.
-struct Engine(Option<Arc<Asks>>);
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        if let Some(asks) = self.0.take() {
-            if tokio::runtime::Handle::try_current().is_ok() {
-                std::thread::spawn(move || drop(asks));
-            }
-        }
-    }
 }
 
 impl std::fmt::Debug for AskTools {

@@ -30,6 +30,14 @@ fn tool(name: &'static str) -> CallToolRequestParams {
     CallToolRequestParams::new(name)
 }
 
+/// Calls the example's tool `name` once, on a connection of its own from `host`.
+async fn call_once(host: Host, name: &'static str) -> rmcp::model::CallToolResult {
+    let client = connect_command(host, example_command()).await;
+    let result = client.call_tool(tool(name)).await.unwrap();
+    client.cancel().await.unwrap();
+    result
+}
+
 fn text_of(result: &rmcp::model::CallToolResult) -> String {
     serde_json::to_value(result).unwrap()["content"][0]["text"]
         .as_str()
@@ -98,15 +106,12 @@ async fn example_server_asks_typed_forms_over_multi_round_trip() {
 #[tokio::test]
 async fn example_server_declined_and_unsupported_and_invalid_answers() {
     let host = Host::answering(json!({"action": "decline"}));
-    let client = connect_command(host, example_command()).await;
-    let result = client.call_tool(tool("weekly_report")).await.unwrap();
+    let result = call_once(host, "weekly_report").await;
     assert_eq!(text_of(&result), "The person chose to decline the form.");
-    client.cancel().await.unwrap();
 
     // A host with core elicitation only is asked through a core elicitation/create.
     let host = Host::new(core_caps(), scripted);
-    let client = connect_command(host.clone(), example_command()).await;
-    let result = client.call_tool(tool("greet")).await.unwrap();
+    let result = call_once(host.clone(), "greet").await;
     assert_eq!(text_of(&result), "Hello, Ada!");
     let requests = host.requests();
     assert_eq!(requests.len(), 1);
@@ -116,25 +121,15 @@ async fn example_server_declined_and_unsupported_and_invalid_answers() {
         "{:?}",
         requests[0].1
     );
-    client.cancel().await.unwrap();
 
     // A host without any form elicitation cannot be asked.
     let host = Host::new(json!({}), scripted);
-    let client = connect_command(host, example_command()).await;
-    let result = client.call_tool(tool("greet")).await.unwrap();
+    let result = call_once(host, "greet").await;
     assert_eq!(code(&payload(&result)), Some("unsupported_client"));
-    client.cancel().await.unwrap();
 
     let host = Host::answering(json!({"action": "accept", "content": {"format": "Docx"}}));
-    let client = connect_command(host, example_command()).await;
-    let result = client.call_tool(tool("pick_format")).await.unwrap();
-    let p = payload(&result);
-    assert_eq!(code(&p), Some("invalid_response"));
-    assert!(
-        p["error"]["message"].as_str().unwrap().contains("(V4)"),
-        "{p}"
-    );
-    client.cancel().await.unwrap();
+    let result = call_once(host, "pick_format").await;
+    assert_invalid_response(&result, "(V4)");
 }
 
 fn with_arguments(mut call: CallToolRequestParams, arguments: Value) -> CallToolRequestParams {
@@ -211,33 +206,25 @@ async fn example_server_asks_with_the_question_mark() {
     for modern in [false, true] {
         let host = Host::new(native_caps(), scripted);
         let host = if modern { host.modern() } else { host };
-        let client = connect_command(host, example_command()).await;
-        let result = client.call_tool(tool("quick_report")).await.unwrap();
+        let result = call_once(host, "quick_report").await;
         assert_eq!(
             text_of(&result),
             "Quick report as a web page about churn by region.",
             "modern: {modern}"
         );
-        client.cancel().await.unwrap();
     }
 
     let host = Host::answering(json!({"action": "decline"}));
-    let client = connect_command(host, example_command()).await;
-    let result = client.call_tool(tool("quick_report")).await.unwrap();
+    let result = call_once(host, "quick_report").await;
     assert_eq!(payload(&result), json!({"action": "decline"}));
     assert_ne!(result.is_error, Some(true));
-    client.cancel().await.unwrap();
 
     let host = Host::answering(json!({"action": "accept", "content": {"format": "Docx"}}));
-    let client = connect_command(host, example_command()).await;
-    let result = client.call_tool(tool("quick_report")).await.unwrap();
+    let result = call_once(host, "quick_report").await;
     assert_eq!(code(&payload(&result)), Some("invalid_response"));
     assert_eq!(result.is_error, Some(true));
-    client.cancel().await.unwrap();
 
     let host = Host::new(json!({}), scripted);
-    let client = connect_command(host, example_command()).await;
-    let result = client.call_tool(tool("quick_report")).await.unwrap();
+    let result = call_once(host, "quick_report").await;
     assert_eq!(code(&payload(&result)), Some("unsupported_client"));
-    client.cancel().await.unwrap();
 }

@@ -50,17 +50,12 @@ impl Server {
             .kill_on_drop(true);
         let mut child = command.spawn().unwrap();
         let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .expect("no address printed")
-            .unwrap()
-            .expect("stderr closed");
-        let port = line
-            .strip_prefix("listening on http://127.0.0.1:")
+        let url = listening_url(&mut lines).await;
+        let port = url
+            .strip_prefix("http://127.0.0.1:")
             .and_then(|rest| rest.strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .parse()
-            .unwrap();
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {url}"));
         let notes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let kept = notes.clone();
         tokio::spawn(async move {

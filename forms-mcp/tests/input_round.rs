@@ -262,13 +262,3 @@ async fn input_round_http_a_state_is_bound_to_its_caller() {
         c.cancel().await.unwrap();
     }
 }
-
-/// Checks that `done` is refused as `invalid_response` with a message naming `needle`.
-fn assert_invalid_response(done: &rmcp::model::CallToolResult, needle: &str) {
-    let p = payload(done);
-    assert_eq!(code(&p), Some("invalid_response"));
-    assert!(
-        p["error"]["message"].as_str().unwrap().contains(needle),
-        "{p}"
-    );
-}

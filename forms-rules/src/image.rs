@@ -1,7 +1,7 @@
 //! R25 and R26: images (choice thumbnails, resource icons and thumbnails).
 
 use crate::uri::{check_credentials, parse_uri};
-use crate::{char_len, limits, Rule, Violation};
+use crate::{check_max_chars, limits, Rule, Violation};
 
 /// The image types a data URI may carry (R25).
 pub const DATA_URI_IMAGE_TYPES: &[&str] = &["png", "jpeg", "jpg", "gif", "webp", "avif"];
@@ -32,18 +32,7 @@ pub fn is_signed_image_host(host: &str) -> bool {
 /// assert!(check_image_src("https://sdmntprwestus.oaiusercontent.com/f?sig=abc").is_ok());
 /// ```
 pub fn check_image_src(src: &str) -> Result<(), Violation> {
-    if src.len() > limits::IMAGE_SRC_MAX {
-        let n = char_len(src);
-        if n > limits::IMAGE_SRC_MAX {
-            return Err(Violation::new(
-                Rule::R25,
-                format!(
-                    "must be at most {} characters, found {n}",
-                    limits::IMAGE_SRC_MAX
-                ),
-            ));
-        }
-    }
+    check_max_chars(src, limits::IMAGE_SRC_MAX, Rule::R25)?;
     if src.len() >= 5
         && src
             .get(..5)
@@ -182,16 +171,5 @@ fn is_base64(bytes: &[u8]) -> bool {
 
 /// R25: an image's `mimeType` is at most 100 characters.
 pub fn check_image_mime_type(mime_type: &str) -> Result<(), Violation> {
-    let n = char_len(mime_type);
-    if n > limits::MIME_TYPE_MAX {
-        Err(Violation::new(
-            Rule::R25,
-            format!(
-                "must be at most {} characters, found {n}",
-                limits::MIME_TYPE_MAX
-            ),
-        ))
-    } else {
-        Ok(())
-    }
+    check_max_chars(mime_type, limits::MIME_TYPE_MAX, Rule::R25)
 }

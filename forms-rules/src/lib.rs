@@ -366,7 +366,8 @@ fn too_long(rule: Rule, max: usize, found: usize) -> Violation {
     )
 }
 
-fn check_max_chars(s: &str, max: usize, rule: Rule) -> Result<(), Violation> {
+/// `s` is at most `max` characters, else a violation of `rule` saying how many it has.
+pub(crate) fn check_max_chars(s: &str, max: usize, rule: Rule) -> Result<(), Violation> {
     // Cheap upper bound first: a string's character count never exceeds its byte length.
     if s.len() <= max {
         return Ok(());
@@ -604,16 +605,7 @@ pub fn check_icon_count(count: usize) -> Result<(), Violation> {
 /// V3: a text answer: at most `max_length` characters; when the question is required it must
 /// contain a character that is not JavaScript whitespace ([`is_js_blank`]).
 pub fn check_text_answer(text: &str, max_length: u32, required: bool) -> Result<(), Violation> {
-    let max = max_length as usize;
-    if text.len() > max {
-        let n = char_len(text);
-        if n > max {
-            return Err(Violation::new(
-                Rule::V3,
-                format!("must be at most {max} characters, found {n}"),
-            ));
-        }
-    }
+    check_max_chars(text, max_length as usize, Rule::V3)?;
     if required && is_js_blank(text) {
         return Err(Violation::new(
             Rule::V3,

@@ -1252,3 +1252,25 @@ fn r25_data_uri_scheme_type_and_base64_are_case_insensitive() {
         assert_eq!(check_image_src(bad).unwrap_err().rule, Rule::R25, "{bad}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// visible
+
+#[test]
+fn visible_escapes_what_a_terminal_would_obey_in_rust_and_in_json_notation() {
+    use crate::visible::{visible, visible_json};
+    use std::borrow::Cow;
+    let text = "a\u{1b}]52;c\u{7}b\u{9b}\u{202e}\n\t\u{7f}é";
+    assert_eq!(
+        visible(text),
+        "a\\u{1b}]52;c\\u{7}b\\u{9b}\\u{202e}\n\t\\u{7f}é"
+    );
+    assert_eq!(
+        visible_json(text),
+        "a\\u001b]52;c\\u0007b\\u009b\\u202e\n\t\\u007fé"
+    );
+    for clean in ["", "plain\n\ttext é"] {
+        assert!(matches!(visible(clean), Cow::Borrowed(s) if s == clean));
+        assert!(matches!(visible_json(clean), Cow::Borrowed(s) if s == clean));
+    }
+}

@@ -1,6 +1,6 @@
 //! RFC 3986 URIs, credential checks (R24, R26) and user-added file URIs (R27).
 
-use crate::{char_len, limits, Rule, Violation};
+use crate::{check_max_chars, limits, Rule, Violation};
 use std::net::Ipv6Addr;
 
 /// Words that make a query or fragment parameter name credential-like (R26).
@@ -558,15 +558,7 @@ pub(crate) fn check_credentials(parts: &UriParts<'_>, allow_sig: bool) -> Result
 /// assert!(forms_rules::check_resource_uri("https://example.com/x?token=abc").is_err());
 /// ```
 pub fn check_resource_uri(uri: &str) -> Result<(), Violation> {
-    if uri.len() > limits::URI_MAX {
-        let n = char_len(uri);
-        if n > limits::URI_MAX {
-            return Err(Violation::new(
-                Rule::R24,
-                format!("must be at most {} characters, found {n}", limits::URI_MAX),
-            ));
-        }
-    }
+    check_max_chars(uri, limits::URI_MAX, Rule::R24)?;
     let parts = parse_uri(uri).ok_or_else(|| {
         Violation::new(
             Rule::R24,

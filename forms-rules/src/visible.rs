@@ -22,18 +22,7 @@ pub fn is_hidden(c: char) -> bool {
 /// visible("\u{1b}]52;c;aGk=\u{7}") == r"\u{1b}]52;c;aGk=\u{7}"
 /// ```
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_hidden) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if is_hidden(c) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
+    escape_hidden(text, |out, c| write!(out, "\\u{{{c:x}}}"))
 }
 
 /// Compact JSON text made safe to print on a terminal, with the same value: the characters
@@ -41,13 +30,22 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 /// controls) are written as JSON escapes (`\u009b`). In valid JSON such characters can only
 /// stand inside strings, where an escape means the same character.
 pub fn visible_json(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(is_hidden) {
-        return Cow::Borrowed(json);
+    escape_hidden(json, |out, c| write!(out, "\\u{c:04x}"))
+}
+
+/// `text` with each character [`is_hidden`] holds for written by `escape` (given its code
+/// point); borrowed when there is none.
+fn escape_hidden(
+    text: &str,
+    escape: impl Fn(&mut String, u32) -> std::fmt::Result,
+) -> Cow<'_, str> {
+    if !text.chars().any(is_hidden) {
+        return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(json.len() + 8);
-    for c in json.chars() {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
         if is_hidden(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
+            let _ = escape(&mut out, u32::from(c));
         } else {
             out.push(c);
         }

@@ -4,6 +4,8 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod seeds;
+
 use forms_runtime::data::{FormSpec, Image, QuestionSpec};
 use forms_runtime::rules::{self, Rule, SelectionLimits};
 use forms_runtime::{DataForm, ErrorCode, FormError};
@@ -413,17 +415,7 @@ fn r7_type_is_one_of_six() {
         .iter()
         .map(|q| q.kind.kind().as_str())
         .collect();
-    assert_eq!(
-        kinds,
-        [
-            "text",
-            "single_select",
-            "multi_select",
-            "resource",
-            "resources",
-            "files"
-        ]
-    );
+    assert_eq!(kinds, seeds::QUESTION_TYPES);
     let mut v = form(vec![text_q("goal")]);
     for bad in ["date", "Text", "select", ""] {
         set(&mut v, "/questions/0/type", json!(bad));

@@ -20,6 +20,24 @@ fn schema() -> Value {
 
 /// A small validator for the keywords the descriptor uses. It refuses any keyword it does not
 /// know, so the schema cannot grow a constraint the tests silently ignore.
+/// `n` (a length, a count or a value) within the schema keywords `min` and `max` of `obj`,
+/// where present; else `path` and the failure named beside the keyword.
+fn within(
+    obj: &serde_json::Map<String, Value>,
+    n: u64,
+    (min, below): (&str, &str),
+    (max, above): (&str, &str),
+    path: &str,
+) -> Result<(), String> {
+    if obj.get(min).is_some_and(|m| n < m.as_u64().unwrap()) {
+        return Err(format!("{path}: {below}"));
+    }
+    if obj.get(max).is_some_and(|m| n > m.as_u64().unwrap()) {
+        return Err(format!("{path}: {above}"));
+    }
+    Ok(())
+}
+
 struct Validator<'a> {
     root: &'a Value,
 }
@@ -77,18 +95,13 @@ impl Validator<'_> {
         }
         if let Some(s) = value.as_str() {
             let len = s.chars().count() as u64;
-            if obj
-                .get("minLength")
-                .is_some_and(|m| len < m.as_u64().unwrap())
-            {
-                return Err(format!("{path}: too short"));
-            }
-            if obj
-                .get("maxLength")
-                .is_some_and(|m| len > m.as_u64().unwrap())
-            {
-                return Err(format!("{path}: too long"));
-            }
+            within(
+                obj,
+                len,
+                ("minLength", "too short"),
+                ("maxLength", "too long"),
+                path,
+            )?;
             if let Some(p) = obj.get("pattern").and_then(Value::as_str) {
                 // Only the patterns the descriptor uses are interpreted.
                 let ok = if p == "\\S" {
@@ -106,27 +119,23 @@ impl Validator<'_> {
             }
         }
         if let Some(i) = value.as_u64() {
-            if obj.get("minimum").is_some_and(|m| i < m.as_u64().unwrap()) {
-                return Err(format!("{path}: below minimum"));
-            }
-            if obj.get("maximum").is_some_and(|m| i > m.as_u64().unwrap()) {
-                return Err(format!("{path}: above maximum"));
-            }
+            within(
+                obj,
+                i,
+                ("minimum", "below minimum"),
+                ("maximum", "above maximum"),
+                path,
+            )?;
         }
         if let Some(arr) = value.as_array() {
             let len = arr.len() as u64;
-            if obj
-                .get("minItems")
-                .is_some_and(|m| len < m.as_u64().unwrap())
-            {
-                return Err(format!("{path}: too few items"));
-            }
-            if obj
-                .get("maxItems")
-                .is_some_and(|m| len > m.as_u64().unwrap())
-            {
-                return Err(format!("{path}: too many items"));
-            }
+            within(
+                obj,
+                len,
+                ("minItems", "too few items"),
+                ("maxItems", "too many items"),
+                path,
+            )?;
             if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
                 for (i, v) in arr.iter().enumerate() {
                     if arr[..i].contains(v) {
@@ -347,17 +356,7 @@ fn descriptor_type_enum_lists_the_six_types_with_their_required_fields() {
         .iter()
         .map(|b| b["properties"]["type"]["enum"][0].as_str().unwrap())
         .collect();
-    assert_eq!(
-        types,
-        [
-            "text",
-            "single_select",
-            "multi_select",
-            "resource",
-            "resources",
-            "files"
-        ]
-    );
+    assert_eq!(types, seeds::QUESTION_TYPES);
     for b in branches {
         let ty = b["properties"]["type"]["enum"][0].as_str().unwrap();
         let required: Vec<_> = b["required"]

@@ -27,15 +27,12 @@ fn out_dir() -> PathBuf {
 pub fn workspace_root() -> PathBuf {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
     ROOT.get_or_init(|| {
-        let output = Command::new(env!("CARGO"))
-            .args(["locate-project", "--workspace", "--message-format", "plain"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("cargo locate-project runs");
-        assert!(
-            output.status.success(),
-            "cargo locate-project --workspace: {}",
-            String::from_utf8_lossy(&output.stderr)
+        let output = crate::process::succeeded(
+            Command::new(env!("CARGO"))
+                .args(["locate-project", "--workspace", "--message-format", "plain"])
+                .current_dir(env!("CARGO_MANIFEST_DIR")),
+            "cargo locate-project runs",
+            "cargo locate-project --workspace",
         );
         let manifest = PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
         manifest

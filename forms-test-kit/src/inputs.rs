@@ -55,29 +55,25 @@ fn form(questions: Vec<String>) -> String {
 /// A typical large form: 12 questions × 24 options, half choices and half resources, about
 /// 93 KB.
 pub fn typical_form() -> String {
-    form(
-        (0..12)
-            .map(|q: usize| {
-                if q.is_multiple_of(2) {
-                    choice_question(q, 24, 20, 170)
-                } else {
-                    resource_question(q, 24, 40, 100)
-                }
-            })
-            .collect(),
-    )
+    twelve_questions((20, 170), (40, 100))
 }
 
 /// The largest valid form: 12 questions × 24 options with long titles, descriptions and
 /// URIs, just under 1 MiB.
 pub fn largest_valid_form() -> String {
+    twelve_questions((440, 1_000), (4_500, 1_000))
+}
+
+/// 12 questions × 24 options, choices (even questions: option title and description lengths
+/// `choice`) and resources (odd ones: URI path and description lengths `resource`) in turn.
+fn twelve_questions(choice: (usize, usize), resource: (usize, usize)) -> String {
     form(
         (0..12)
             .map(|q: usize| {
                 if q.is_multiple_of(2) {
-                    choice_question(q, 24, 440, 1_000)
+                    choice_question(q, 24, choice.0, choice.1)
                 } else {
-                    resource_question(q, 24, 4_500, 1_000)
+                    resource_question(q, 24, resource.0, resource.1)
                 }
             })
             .collect(),

@@ -10,6 +10,8 @@
 pub mod answers;
 pub mod bins;
 pub mod checks;
+#[cfg(feature = "derived")]
+pub mod derived;
 pub mod forms;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
@@ -19,6 +21,7 @@ pub mod interop;
 pub mod process;
 pub mod scratch;
 pub mod store;
+pub mod timing;
 pub mod tmux;
 pub mod unprivileged;
 

@@ -100,6 +100,18 @@ pub fn output_with_stdin(command: &mut Command, stdin: &[u8]) -> Output {
     output
 }
 
+/// Runs `command`, which must start (else the test fails with `cannot`, what to install) and
+/// succeed (else with `what` and its standard error); its output.
+pub fn succeeded(command: &mut Command, cannot: &str, what: &str) -> Output {
+    let output = command.stdin(Stdio::null()).output().expect(cannot);
+    assert!(
+        output.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// Runs `command` with standard input closed and returns its exit status (a process ended by
 /// a signal fails the test), standard output and standard error, as UTF-8.
 pub fn run(command: &mut Command) -> (i32, String, String) {

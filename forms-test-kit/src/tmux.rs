@@ -61,18 +61,14 @@ impl Pane {
 
     /// Runs `tmux -L SOCKET ARGS…`, which must succeed; its standard output.
     pub fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .stdin(Stdio::null())
-            .output()
-            .expect("tmux must be installed (apt-get install -y tmux)");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = crate::process::succeeded(
+            Command::new("tmux")
+                .arg("-L")
+                .arg(&self.socket)
+                .args(args)
+                .env_remove("TMUX"),
+            "tmux must be installed (apt-get install -y tmux)",
+            &format!("tmux {args:?}"),
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }

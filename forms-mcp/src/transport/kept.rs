@@ -474,6 +474,10 @@ mod tests {
         };
         let answers = &capture.answers;
         let sized = |n: usize| RawValue::from_string(format!("\"{}\"", "x".repeat(n - 2))).unwrap();
+        // An answer of 3 × the free bytes, as the answer to call `n`.
+        let large_answer = |n: i64| {
+            answers.keep_result("session", RequestId::Number(n), &sized(3 * FREE_KEPT_BYTES))
+        };
         let mut waiting: Vec<Waiting> = (0..4).map(|_| capture.wait()).collect();
         for (n, waiting) in waiting.iter_mut().enumerate() {
             waiting.expect(RequestId::Number(n as i64));
@@ -483,22 +487,15 @@ mod tests {
         assert!(matches!(small, Keeping::Kept(_)));
         assert_eq!(budget.available_permits(), 3 * FREE_KEPT_BYTES);
         // A large one takes its bytes past the free ones, until the budget is spent.
-        let Keeping::Kept(large) =
-            answers.keep_result("session", RequestId::Number(1), &sized(3 * FREE_KEPT_BYTES))
-        else {
+        let Keeping::Kept(large) = large_answer(1) else {
             panic!("not kept")
         };
         assert_eq!(budget.available_permits(), FREE_KEPT_BYTES);
-        assert_eq!(
-            answers.keep_result("session", RequestId::Number(2), &sized(3 * FREE_KEPT_BYTES)),
-            Keeping::Spent
-        );
+        assert_eq!(large_answer(2), Keeping::Spent);
         // Dropped (rmcp refused its message), it gives its share back.
         answers.drop_result("session", large);
         assert_eq!(budget.available_permits(), 3 * FREE_KEPT_BYTES);
-        let Keeping::Kept(_) =
-            answers.keep_result("session", RequestId::Number(2), &sized(3 * FREE_KEPT_BYTES))
-        else {
+        let Keeping::Kept(_) = large_answer(2) else {
             panic!("not kept")
         };
         assert_eq!(budget.available_permits(), FREE_KEPT_BYTES);

@@ -314,6 +314,27 @@ pub async fn start_http_with(timeout_ms: u64, extra: &[&str], env: &[(&str, &str
     let mut child = command.spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
     let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let url = listening_url(&mut lines).await;
+    // Keep draining stderr so the server never blocks on it.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    HttpServer { child, url }
+}
+
+/// Checks that `done` is refused as `invalid_response` with a message naming `needle`.
+pub fn assert_invalid_response(done: &CallToolResult, needle: &str) {
+    let p = payload(done);
+    assert_eq!(code(&p), Some("invalid_response"));
+    assert!(
+        p["error"]["message"].as_str().unwrap().contains(needle),
+        "{p}"
+    );
+}
+
+/// The URL an HTTP server started on `127.0.0.1:0` prints on the first line of its standard
+/// error, `listening on http://127.0.0.1:PORT/mcp`, read within 10 seconds.
+pub async fn listening_url(
+    lines: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+) -> String {
     let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
         .await
         .expect("no address printed")
@@ -327,9 +348,7 @@ pub async fn start_http_with(timeout_ms: u64, extra: &[&str], env: &[(&str, &str
         url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
         "{url}"
     );
-    // Keep draining stderr so the server never blocks on it.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    HttpServer { child, url }
+    url
 }
 
 /// Connects `host` to `server` over streamable HTTP.

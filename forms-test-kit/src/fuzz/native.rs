@@ -196,16 +196,21 @@ fn image(v: Option<&Json>, want: Option<&Image>, what: &str) -> Result<(), Strin
     }
 }
 
-fn choices(list: Option<&Json>, options: &[ChoiceOption], what: &str) -> Result<(), String> {
-    let list = list
+/// `v`, an array of `n` entries (one for each of the model's `n` items).
+fn array_of<'a>(v: Option<&'a Json>, n: usize, what: &str) -> Result<&'a [Json], String> {
+    let list = v
         .and_then(Json::as_array)
         .ok_or(format!("{what}: not an array"))?;
     ensure!(
-        list.len() == options.len(),
-        "{what}: {} entries for {} options",
-        list.len(),
-        options.len()
+        list.len() == n,
+        "{what}: {} entries for {n} items",
+        list.len()
     );
+    Ok(list)
+}
+
+fn choices(list: Option<&Json>, options: &[ChoiceOption], what: &str) -> Result<(), String> {
+    let list = array_of(list, options.len(), what)?;
     for (i, (c, o)) in list.iter().zip(options).enumerate() {
         let w = format!("{what}[{i}]");
         only_keys(
@@ -243,23 +248,23 @@ pub fn n3(form: &DataForm, native: &Json) -> Result<(), String> {
     Ok(())
 }
 
+/// The members of a native array property (multi_select, resources, files); the URI arrays
+/// add `x-openai-input`.
+const ARRAY_MEMBERS: [&str; 6] = [
+    "type",
+    "title",
+    "description",
+    "items",
+    "minItems",
+    "maxItems",
+];
+
 /// N4: multi_select.
 pub fn n4(form: &DataForm, native: &Json) -> Result<(), String> {
     for q in form.questions() {
         if let QuestionSpec::MultiSelect { options, .. } = &q.kind {
             let p = property(native, &q.id)?;
-            only_keys(
-                p,
-                &[
-                    "type",
-                    "title",
-                    "description",
-                    "items",
-                    "minItems",
-                    "maxItems",
-                ],
-                &q.id,
-            )?;
+            only_keys(p, &ARRAY_MEMBERS, &q.id)?;
             eq_str(p.get("type"), Some("array"), &q.id)?;
             head(p, q, &q.id)?;
             let items = p.get("items").ok_or("no items")?;
@@ -318,16 +323,11 @@ pub fn n5(form: &DataForm, native: &Json) -> Result<(), String> {
 }
 
 fn array_of_uris(p: &Json, q: &Question) -> Result<(), String> {
-    let allowed = [
-        "type",
-        "title",
-        "description",
-        "items",
-        "minItems",
-        "maxItems",
-        "x-openai-input",
-    ];
-    only_keys(p, &allowed, &q.id)?;
+    only_keys(
+        p,
+        &[&ARRAY_MEMBERS[..], &["x-openai-input"]].concat(),
+        &q.id,
+    )?;
     eq_str(p.get("type"), Some("array"), &q.id)?;
     head(p, q, &q.id)?;
     let items = p.get("items").ok_or("no items")?;
@@ -404,15 +404,7 @@ fn resource(v: &Json, o: &ResourceOption, what: &str) -> Result<(), String> {
     match (v.get("icons"), &o.icons) {
         (None, None) => {}
         (Some(list), Some(icons)) => {
-            let list = list
-                .as_array()
-                .ok_or(format!("{what}.icons: not an array"))?;
-            ensure!(
-                list.len() == icons.len(),
-                "{what}.icons: {} of {}",
-                list.len(),
-                icons.len()
-            );
+            let list = array_of(Some(list), icons.len(), &format!("{what}.icons"))?;
             for (i, (v, img)) in list.iter().zip(icons).enumerate() {
                 image(Some(v), Some(img), &format!("{what}.icons[{i}]"))?;
             }

@@ -7,141 +7,12 @@
 //! `decode_value` and `check_response_value`, and text and value agree.
 
 use super::json::{self, Json, Parsed};
-use forms_runtime::data::{Image, QuestionSpec, ResourceOption};
+use crate::derived::{self, AllKinds, ReportSetup, Setup};
+use forms_runtime::data::QuestionSpec;
 use forms_runtime::{
     Answers, DataForm, FileRef, FileRefView, Form, FormChoice, FormError, Outcome, TypedForm, Url,
 };
-use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Format {
-    #[form(title = "PDF", description = "Printable, paginated")]
-    Pdf,
-    #[form(title = "Web page")]
-    Html,
-}
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[form(rename_all = "kebab-case")]
-enum Section {
-    /// Executive summary
-    ExecutiveSummary,
-    /// Regional breakdown
-    ///
-    /// Revenue and churn per region.
-    RegionalBreakdown,
-    /// Outlook
-    Outlook,
-    #[form(
-        id = "appendix",
-        title = "Appendix",
-        thumbnail = "https://example.com/appendix.png"
-    )]
-    Extra,
-}
-
-/// The design's example (`101-derived-report-setup`).
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Set up your weekly report")]
-struct ReportSetup {
-    /// What would you like to understand?
-    goal: Option<String>,
-    #[form(title = "Report format")]
-    format: Format,
-    #[form(title = "Sections", max_items = 3)]
-    sections: Vec<Section>,
-    #[form(resource, title = "Relevant report templates")]
-    template: Option<Url>,
-    #[form(files, offered, title = "Upload your data", accept = [".csv", "text/csv"])]
-    data: Vec<FileRef>,
-}
-
-/// One field of each shape the derive supports (`104-derived-all-kinds`).
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Everything at once", rename_all = "camelCase")]
-struct AllKinds {
-    /// Project name
-    project_name: String,
-    /// Notes
-    ///
-    /// Anything else we should know.
-    #[form(max_length = 200)]
-    extra_notes: Option<String>,
-    #[form(title = "Format")]
-    format: Format,
-    #[form(title = "Fallback format")]
-    fallback: Option<Format>,
-    #[form(title = "Sections (list)", required, min_items = 2, max_items = 4)]
-    section_list: Vec<Section>,
-    #[form(title = "Sections (ordered set)")]
-    section_tree: BTreeSet<Section>,
-    #[form(title = "Sections (hash set)", id = "hashed")]
-    section_hash: HashSet<Section>,
-    #[form(resource, title = "Template")]
-    template: Url,
-    #[form(resources, title = "Examples", min_items = 1, max_items = 2)]
-    examples: Vec<Url>,
-    #[form(files, title = "Attachments", required, max_items = 3)]
-    attachments: Vec<FileRef>,
-    #[form(files, title = "Images", accept = ["image/*"])]
-    r#images: Vec<FileRef>,
-}
-
-#[derive(Form, Debug, Clone, Copy, PartialEq, Eq)]
-#[form(rename_all = "lowercase")]
-enum Kind {
-    /// PDF
-    Pdf,
-    /// Web page
-    Html,
-    /// Slides
-    Slides,
-}
-
-/// Limits on every kind (`110-derived-answers-setup`).
-#[derive(Form, Debug, PartialEq)]
-#[form(message = "Set up your weekly report")]
-struct Setup {
-    /// Goal
-    #[form(max_length = 10)]
-    goal: String,
-    /// Notes
-    notes: Option<String>,
-    /// Format
-    format: Kind,
-    /// Other formats
-    #[form(required, max_items = 2)]
-    others: Vec<Kind>,
-    /// Template
-    #[form(resource)]
-    template: Option<Url>,
-    /// Examples
-    #[form(resources, max_items = 2)]
-    examples: Vec<Url>,
-    /// Data
-    #[form(files, offered, max_items = 2)]
-    data: Vec<FileRef>,
-}
-
-fn templates() -> Vec<ResourceOption> {
-    let mut review = ResourceOption::new(
-        "https://example.com/templates/business-review",
-        "business-review",
-        "Presentation · Business review",
-    );
-    review.mime_type = Some("application/pdf".into());
-    review.icons = Some(vec![Image::new("https://example.com/pdf-logo.png")]);
-    review.thumbnail = Some(Image::new("https://example.com/review.png"));
-    vec![
-        review,
-        ResourceOption::new(
-            "https://example.com/templates/weekly",
-            "weekly",
-            "Document · Weekly update",
-        ),
-    ]
-}
 
 /// A typed value as the untyped accessors show it: answered questions in order, choices by
 /// id, URIs as text, files as `{"uri","path"?}`; empty arrays are left out (a `Vec` cannot
@@ -155,6 +26,13 @@ trait View {
 fn member(out: &mut Vec<(String, Json)>, id: &str, v: Json) {
     if v != Json::Arr(Vec::new()) {
         out.push((id.to_owned(), v));
+    }
+}
+
+/// `member` for an optional answer: left out when not answered.
+fn member_opt(out: &mut Vec<(String, Json)>, id: &str, v: Option<&str>) {
+    if let Some(v) = v {
+        member(out, id, Json::str(v));
     }
 }
 
@@ -190,14 +68,10 @@ fn sorted<'a, C: FormChoice + 'a>(items: impl IntoIterator<Item = &'a C>) -> Jso
 impl View for ReportSetup {
     fn view(&self) -> Json {
         let mut m = Vec::new();
-        if let Some(g) = &self.goal {
-            member(&mut m, "goal", Json::str(g.as_str()));
-        }
+        member_opt(&mut m, "goal", self.goal.as_deref());
         member(&mut m, "format", Json::str(self.format.id()));
         member(&mut m, "sections", ids(&self.sections));
-        if let Some(t) = &self.template {
-            member(&mut m, "template", Json::str(t.as_str()));
-        }
+        member_opt(&mut m, "template", self.template.as_ref().map(Url::as_str));
         member(&mut m, "data", files(&self.data));
         Json::Obj(m)
     }
@@ -208,13 +82,13 @@ impl View for AllKinds {
     fn view(&self) -> Json {
         let mut m = Vec::new();
         member(&mut m, "projectName", Json::str(self.project_name.as_str()));
-        if let Some(n) = &self.extra_notes {
-            member(&mut m, "extraNotes", Json::str(n.as_str()));
-        }
+        member_opt(&mut m, "extraNotes", self.extra_notes.as_deref());
         member(&mut m, "format", Json::str(self.format.id()));
-        if let Some(f) = &self.fallback {
-            member(&mut m, "fallback", Json::str(f.id()));
-        }
+        member_opt(
+            &mut m,
+            "fallback",
+            self.fallback.as_ref().map(FormChoice::id),
+        );
         member(&mut m, "sectionList", ids(&self.section_list));
         member(&mut m, "sectionTree", sorted(&self.section_tree));
         member(&mut m, "hashed", sorted(&self.section_hash));
@@ -230,14 +104,10 @@ impl View for Setup {
     fn view(&self) -> Json {
         let mut m = Vec::new();
         member(&mut m, "goal", Json::str(self.goal.as_str()));
-        if let Some(n) = &self.notes {
-            member(&mut m, "notes", Json::str(n.as_str()));
-        }
+        member_opt(&mut m, "notes", self.notes.as_deref());
         member(&mut m, "format", Json::str(self.format.id()));
         member(&mut m, "others", ids(&self.others));
-        if let Some(t) = &self.template {
-            member(&mut m, "template", Json::str(t.as_str()));
-        }
+        member_opt(&mut m, "template", self.template.as_ref().map(Url::as_str));
         member(&mut m, "examples", urls(&self.examples));
         member(&mut m, "data", files(&self.data));
         Json::Obj(m)
@@ -328,17 +198,7 @@ fn check<T: Form + View + std::fmt::Debug + PartialEq>(form: &TypedForm<T>, text
         match (&typed, &typed_value) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "typed text and value differ"),
             (Err(_), Err(b)) => {
-                // Messages compared in the value's own key order (a `Value` sorts keys).
-                let same_order = v.to_string();
-                match form.decode(&same_order) {
-                    Err(a) => assert_eq!(
-                        a.message(),
-                        b.message(),
-                        "typed text and value refusals differ for {}",
-                        super::checks::shown(&same_order)
-                    ),
-                    Ok(_) => panic!("typed decode accepts {}", super::checks::shown(&same_order)),
-                }
+                super::checks::same_refusal("typed decode", &v, b, |t| form.decode(t), |_| false)
             }
             _ => panic!(
                 "typed text and value verdicts differ for {}",
@@ -357,32 +217,10 @@ struct Forms {
 fn forms() -> &'static Forms {
     static FORMS: OnceLock<Forms> = OnceLock::new();
     FORMS.get_or_init(|| {
-        let r = |u: &str| ResourceOption::new(u, "n", "Document · T");
         let forms = Forms {
-            report: ReportSetup::build(ReportSetupParts {
-                template: templates(),
-                data: vec![ResourceOption::new(
-                    "https://example.com/files/q2.csv",
-                    "q2",
-                    "Spreadsheet · Q2 sales",
-                )],
-            })
-            .unwrap(),
-            all: AllKinds::build(AllKindsParts {
-                template: templates(),
-                examples: templates(),
-            })
-            .unwrap(),
-            setup: Setup::build(SetupParts {
-                template: vec![r("https://example.com/t1"), r("https://example.com/t2")],
-                examples: vec![
-                    r("https://example.com/e1"),
-                    r("https://example.com/e2"),
-                    r("https://example.com/e3"),
-                ],
-                data: vec![r("https://example.com/d1")],
-            })
-            .unwrap(),
+            report: derived::report_setup(),
+            all: derived::all_kinds(),
+            setup: derived::answers_setup(),
         };
         for (name, data) in
             NAMES

@@ -1,4 +1,5 @@
-// Two fields over the option count of the same enum: each assertion names its own field.
+// Three fields over the option count of the same enum, by `max_items`, by `min_items` and by
+// both: each assertion names its own field and points at the limit above the count.
 use forms_runtime::Form;
 
 #[derive(Form)]
@@ -7,6 +8,9 @@ struct Setup {
     /// Formats
     #[form(max_items = 3)]
     formats: Vec<Format>,
+    /// Main formats
+    #[form(min_items = 3)]
+    main_formats: Vec<Format>,
     /// Other formats
     #[form(min_items = 3, max_items = 3)]
     other_formats: Vec<Format>,
