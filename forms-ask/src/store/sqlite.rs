@@ -27,7 +27,6 @@ use crate::upload::StoredUpload;
 use rusqlite::{
     params, Connection, DatabaseName, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior,
 };
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -195,10 +194,7 @@ enum Header {
 
 /// Reads the database header (100 bytes) and the header of page 1's b-tree (8 bytes).
 fn read_header(path: &Path) -> std::io::Result<Header> {
-    let mut head = Vec::with_capacity(108);
-    std::fs::File::open(path)?
-        .take(108)
-        .read_to_end(&mut head)?;
+    let head = first_bytes(path, 108)?;
     if head.is_empty() {
         return Ok(Header::Empty);
     }
@@ -229,6 +225,78 @@ fn read_header(path: &Path) -> std::io::Result<Header> {
     } else {
         Header::Foreign
     })
+}
+
+/// The first `n` bytes of the file at `path`, read through a descriptor this process keeps
+/// open until it exits.
+///
+/// SQLite's locks are POSIX advisory locks, which belong to the process: closing any
+/// descriptor of a file drops every lock the process holds on it. A descriptor opened and
+/// closed here while another store of this process has the file open would drop that
+/// store's locks; another process would then take itself for the file's last user when it
+/// closes, checkpoint and delete the write-ahead log, and the first store's later writes
+/// would go to a deleted file no one else reads. So each database file's descriptor is
+/// opened once per process and kept (one descriptor per file the process ever opened).
+#[cfg(unix)]
+fn first_bytes(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
+    use std::collections::HashMap;
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::LazyLock;
+
+    /// The kept descriptors, by device and inode.
+    static KEPT: LazyLock<Mutex<HashMap<(u64, u64), std::fs::File>>> =
+        LazyLock::new(Mutex::default);
+
+    let meta = std::fs::metadata(path)?;
+    let mut kept = KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let file = match kept.entry((meta.dev(), meta.ino())) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let file = std::fs::File::open(path)?;
+            let opened = file.metadata()?;
+            if (opened.dev(), opened.ino()) != (meta.dev(), meta.ino()) {
+                // Replaced between the two looks: read it, and keep the descriptor of what
+                // was opened under its own identity.
+                let identity = (opened.dev(), opened.ino());
+                let file = kept.entry(identity).or_insert(file);
+                return read_at_start(file, n);
+            }
+            e.insert(file)
+        }
+    };
+    read_at_start(file, n)
+}
+
+/// Up to `n` bytes from the start of `file`, without moving a shared cursor.
+#[cfg(unix)]
+fn read_at_start(file: &std::fs::File, n: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut head = vec![0; n];
+    let mut filled = 0;
+    while let Some(rest) = head.get_mut(filled..).filter(|r| !r.is_empty()) {
+        match file.read_at(rest, filled as u64) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(filled);
+    Ok(head)
+}
+
+/// The first `n` bytes of the file at `path` (a lock elsewhere is per handle: closing this
+/// one drops none of SQLite's).
+#[cfg(not(unix))]
+fn first_bytes(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(n);
+    std::fs::File::open(path)?
+        .take(n as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// What SQLite says the database is, read without writing.
