@@ -57,7 +57,7 @@ fn scripted(dir: &Path, tool: &str, answer: &Value, extra: &[&str]) -> (Value, V
     std::fs::write(&file, answer.to_string()).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_forms"))
         .args(["host", "--call", tool, "--answer"])
-        .arg(&file)
+        .arg(format!("@{}", file.display()))
         .args(extra)
         .arg("--")
         .arg(example("url_server"))
