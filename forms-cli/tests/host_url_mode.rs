@@ -113,7 +113,7 @@ fn scripted_url_requests_are_answered_shown_and_opened_only_with_open_urls() {
     std::fs::write(&file, r#"{"action":"accept","content":{"card":"4111"}}"#).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_forms"))
         .args(["host", "--call", "open", "--answer"])
-        .arg(&file)
+        .arg(format!("@{}", file.display()))
         .arg("--")
         .arg(example("url_server"))
         .stdin(Stdio::null())
