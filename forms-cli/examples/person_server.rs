@@ -4,15 +4,10 @@
 //! boolean, and a list of picks), number bounds, titled enums (`oneOf` of `{const,title}`,
 //! `items.anyOf`) and legacy `enumNames`, and returns the host's response (or error) as its
 //! result text. Its `serverInfo` title holds markup, which a page must show as text.
-//! Newline-delimited JSON-RPC.
+//! Newline-delimited JSON-RPC ([`forms_test_kit::scripted`]).
 
+use forms_test_kit::scripted::{answer_of, serve, tools, Peer, Script};
 use serde_json::{json, Value};
-use std::io::{BufRead, Write};
-
-fn send(out: &mut impl Write, message: &Value) -> std::io::Result<()> {
-    writeln!(out, "{message}")?;
-    out.flush()
-}
 
 /// The form: every field optional, so that accepting it as shown answers its defaults.
 fn form() -> Value {
@@ -37,48 +32,21 @@ fn form() -> Value {
             "verified": {"type": "boolean", "title": "Verified", "default": true}}}}})
 }
 
-fn main() -> std::io::Result<()> {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout();
-    let mut pending_call = None;
-    for line in stdin.lock().lines() {
-        let Ok(message) = serde_json::from_str::<Value>(&line?) else {
-            continue;
-        };
-        let id = message.get("id").cloned();
-        match message.get("method").and_then(Value::as_str) {
-            Some("initialize") => send(
-                &mut out,
-                &json!({"jsonrpc": "2.0", "id": id, "result": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "person-server", "title": "Profiles <b>desk</b>",
-                    "version": "2.5.0"}}}),
-            )?,
-            Some("tools/list") => send(
-                &mut out,
-                &json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
-                {"name": "ask", "inputSchema": {"type": "object"}}]}}),
-            )?,
-            Some("tools/call") => {
-                pending_call = id;
-                send(&mut out, &form())?;
-            }
-            Some(_) => {}
-            None => {
-                // The host's response to the form: the result (or error) as the tool's text.
-                let answer = message
-                    .get("result")
-                    .or_else(|| message.get("error"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                send(
-                    &mut out,
-                    &json!({"jsonrpc": "2.0", "id": pending_call.take(), "result": {
-                    "content": [{"type": "text", "text": answer.to_string()}]}}),
-                )?;
-            }
-        }
+struct Person;
+
+impl Script for Person {
+    fn call(&mut self, peer: &mut Peer, _request: &Value) -> std::io::Result<()> {
+        peer.ask(&form())
     }
-    Ok(())
+
+    /// The host's response to the form: the result (or error) as the tool's text.
+    fn answered(&mut self, peer: &mut Peer, response: &Value) -> std::io::Result<()> {
+        peer.finish(json!([{"type": "text", "text": answer_of(response).to_string()}]))
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let info =
+        json!({"name": "person-server", "title": "Profiles <b>desk</b>", "version": "2.5.0"});
+    serve(&info, &tools(&["ask"]), &mut Person)
 }

@@ -11,9 +11,7 @@ use forms_ask::{Asks, Clock, ConversationId, NewRequest, Principal, SystemClock}
 use forms_runtime::DataForm;
 use forms_test_kit::tag;
 use serde_json::json;
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
 
 /// A SQLite store in `dir` with an open form request of an agent to Ana: the store's path,
@@ -63,23 +61,11 @@ fn open_request(dir: &std::path::Path) -> (String, String, String, String, Strin
 fn ask_page_shows_the_requester_title_body_and_deadline_and_no_author_panels() {
     let dir = forms_test_kit::scratch("ask-person", "page");
     let (db, id, agent, ana, deadline) = open_request(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["ask", "page", &id, "--db", &db, "--as", &ana])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("forms ask page: answer the form at ") {
-                let _ = tx.send(url.trim().to_owned());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    let (mut child, url) = browser::start_page(
+        Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(["ask", "page", &id, "--db", &db, "--as", &ana]),
+        "forms ask page: answer the form at ",
+    );
     let b = browser::Browser::start();
     b.open_url(&url);
 
@@ -114,14 +100,7 @@ fn ask_page_shows_the_requester_title_body_and_deadline_and_no_author_panels() {
 
     b.click_on("label[data-option=html]");
     b.click_on("#forms-submit");
-    let mut out = String::new();
-    child
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    assert!(child.wait().unwrap().success(), "{out}");
+    let out = browser::finished(&mut child);
     let saved: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(saved["outcome"], "answered", "{saved}");
     assert_eq!(

@@ -129,8 +129,16 @@ fn assert_passed(scenario: &str, checks: &[(String, String)], expected: Expected
     }
 }
 
-fn client_command() -> String {
-    pins().join("client.sh").display().to_string()
+/// Runs the suite's client `scenario` against `forms host` (the pinned `client.sh`) into
+/// `out`, the host's log in `log`.
+fn client_scenario(suite: &Path, scenario: &str, out: &Path, log: &Path) -> Child {
+    let client = pins().join("client.sh").display().to_string();
+    conformance(
+        suite,
+        &["client", "--command", &client, "--scenario", scenario],
+        out,
+        &[("FORMS_HOST_LOG", log)],
+    )
 }
 
 #[test]
@@ -153,18 +161,7 @@ fn forms_host_passes_the_suite_s_client_scenarios() {
     for (scenario, expected) in cases {
         let out = base.join(scenario);
         let log = base.join(format!("{scenario}.log"));
-        let child = conformance(
-            &suite,
-            &[
-                "client",
-                "--command",
-                &client_command(),
-                "--scenario",
-                scenario,
-            ],
-            &out,
-            &[("FORMS_HOST_LOG", &log)],
-        );
+        let child = client_scenario(&suite, scenario, &out, &log);
         let output = finish(child, &out);
         let host = std::fs::read_to_string(&log).unwrap_or_default();
         let found = checks(&out, &format!("{output}\nforms host: {host}"));
@@ -179,18 +176,7 @@ fn forms_host_page_applies_sep_1034_defaults_of_the_suite_s_elicitation() {
     let out = base.join("out");
     let log = base.join("host.log");
     let scenario = "elicitation-sep1034-client-defaults";
-    let child = conformance(
-        &suite,
-        &[
-            "client",
-            "--command",
-            &client_command(),
-            "--scenario",
-            scenario,
-        ],
-        &out,
-        &[("FORMS_HOST_LOG", &log)],
-    );
+    let child = client_scenario(&suite, scenario, &out, &log);
     // The page's URL, from the host's standard error.
     let deadline = Instant::now() + Duration::from_secs(60);
     let url = loop {

@@ -12,8 +12,6 @@ mod browser;
 use forms_test_kit::example;
 use forms_test_kit::tmux::{self, quote_path};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The response that accepts `examples/person_server.rs`'s form as it is first shown.
@@ -32,22 +30,7 @@ fn seen(out: &str) -> Value {
 #[test]
 fn the_host_page_shows_the_server_prefills_defaults_bounds_numbers_and_hides_author_panels() {
     let b = browser::Browser::start();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-        .args(["host", "--call", "ask", "--"])
-        .arg(example("person_server"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("no page URL on stderr").unwrap();
-        if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-            break url.to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
+    let (mut child, url) = browser::host_page("ask", &example("person_server"));
     b.open_url(&url);
 
     // Who asks: the server's title, name and version, its markup as text.
@@ -148,14 +131,7 @@ fn the_host_page_shows_the_server_prefills_defaults_bounds_numbers_and_hides_aut
     b.type_into(&age, "30");
     b.click_on("#forms-submit");
 
-    let mut out = String::new();
-    child
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    assert!(child.wait().unwrap().success(), "{out}");
+    let out = browser::finished(&mut child);
     assert_eq!(seen(&out), defaults());
     // The page says so in words, not as the host response's JSON.
     let deadline = Instant::now() + Duration::from_secs(5);

@@ -14,7 +14,6 @@ mod browser;
 use forms_test_kit::example;
 use forms_test_kit::tmux::{self, quote_path};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -57,7 +56,7 @@ fn scripted(dir: &Path, tool: &str, answer: &Value, extra: &[&str]) -> (Value, V
     std::fs::write(&file, answer.to_string()).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_forms"))
         .args(["host", "--call", tool, "--answer"])
-        .arg(&file)
+        .arg(format!("@{}", file.display()))
         .args(extra)
         .arg("--")
         .arg(example("url_server"))
@@ -114,7 +113,7 @@ fn scripted_url_requests_are_answered_shown_and_opened_only_with_open_urls() {
     std::fs::write(&file, r#"{"action":"accept","content":{"card":"4111"}}"#).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_forms"))
         .args(["host", "--call", "open", "--answer"])
-        .arg(&file)
+        .arg(format!("@{}", file.display()))
         .arg("--")
         .arg(example("url_server"))
         .stdin(Stdio::null())
@@ -189,22 +188,7 @@ fn the_terminal_asks_y_or_n_before_opening() {
 fn the_page_shows_the_url_with_its_host_apart_and_answers_the_person_s_choice() {
     let b = browser::Browser::start();
     for (button, action) in [("#forms-decline", "decline"), ("#forms-url-open", "accept")] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forms"))
-            .args(["host", "--call", "open", "--"])
-            .arg(example("url_server"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("no page URL on stderr").unwrap();
-            if let Some(url) = line.strip_prefix("forms host: answer the form at ") {
-                break url.to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let (mut child, url) = browser::host_page("open", &example("url_server"));
         b.open_url(&url);
         assert!(b.text_of("#forms-asker").contains("url-server 1.0"));
         assert_eq!(
@@ -219,14 +203,7 @@ fn the_page_shows_the_url_with_its_host_apart_and_answers_the_person_s_choice() 
             0
         );
         b.click_on(button);
-        let mut out = String::new();
-        child
-            .stdout
-            .as_mut()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        assert!(child.wait().unwrap().success(), "{out}");
+        let out = browser::finished(&mut child);
         let (answer, _) = texts(&out);
         assert_eq!(answer, json!({"action": action}));
     }

@@ -6,6 +6,10 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+mod controls;
+mod conversation;
+
+use conversation::answer_v1;
 use forms_test_kit::forms::{report_answer, report_form};
 use forms_test_kit::inputs::largest_valid_form;
 use forms_test_kit::process::{output_with_stdin, Run};
@@ -85,6 +89,11 @@ fn open_args<'a>(db: &'a str, key: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// `forms ask OP --db DB --as WHO REST…`.
+fn ask_as<'a>(op: &'a str, db: &'a str, who: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [&["ask", op, "--db", db, "--as", who][..], rest].concat()
+}
+
 /// A usage error (exit 2, nothing on stdout) of the command `usage` whose message holds
 /// every one of `words`.
 fn assert_usage_error(run: &Run, usage: &str, words: &[&str]) {
@@ -99,6 +108,14 @@ fn assert_usage_error(run: &Run, usage: &str, words: &[&str]) {
     for word in words {
         assert!(run.stderr.contains(word), "{word:?} not in {}", run.stderr);
     }
+}
+
+/// Asserts that no store was created at `db`: a refused command reads its files first.
+fn assert_no_store(db: &str) {
+    assert!(
+        !Path::new(db).exists(),
+        "a refused command created the store"
+    );
 }
 
 /// The line of `help` that documents `flag`: its value name, then its help, on that line
@@ -229,17 +246,7 @@ fn a_1_mib_form_opens_from_a_file_and_from_stdin_and_a_byte_more_is_refused() {
         &["`--form`", "standard input", "1 MiB (1048576 bytes)"],
     );
     // Nothing was opened by the refused commands.
-    let listed = forms(&[
-        "ask",
-        "list",
-        "--db",
-        &db,
-        "--as",
-        "ana",
-        "--conversation",
-        "c",
-    ])
-    .ok();
+    let listed = forms(&ask_as("list", &db, "ana", &["--conversation", "c"])).ok();
     assert_eq!(listed["requests"].as_array().unwrap().len(), 2, "{listed}");
 }
 
@@ -283,10 +290,7 @@ fn an_endless_input_is_refused_after_the_limit() {
             &["`--form`", "1 MiB (1048576 bytes)"],
         );
     }
-    assert!(
-        !Path::new(&db).exists(),
-        "a refused command created the store"
-    );
+    assert_no_store(&db);
 }
 
 #[test]
@@ -302,23 +306,8 @@ fn an_unreadable_file_is_a_usage_error_naming_it() {
     std::fs::write(&not_utf8, b"{\"message\":\"Caf\xe9\"}").unwrap();
     let at_not_utf8 = format!("@{}", not_utf8.display());
     let respond = |answer: &str| {
-        forms(&[
-            "ask",
-            "respond",
-            "--db",
-            &db,
-            "--as",
-            "ana",
-            "r-1",
-            "--version",
-            "1",
-            "--outcome",
-            "answered",
-            "--answer",
-            answer,
-            "--key",
-            "k",
-        ])
+        let answered = answer_v1("r-1", answer, "k");
+        forms(&ask_as("respond", &db, "ana", &answered))
     };
     let redeem = |action: &str| {
         forms(&[
@@ -386,10 +375,7 @@ fn an_unreadable_file_is_a_usage_error_naming_it() {
     let run = forms(&open_args(&db, "k", &["--form", "@"]));
     assert_usage_error(&run, "forms ask open", &["--form", "path of a file"]);
     // The files were read before the store was opened: none was created.
-    assert!(
-        !Path::new(&db).exists(),
-        "a refused command created the store"
-    );
+    assert_no_store(&db);
 }
 
 #[test]
@@ -411,10 +397,7 @@ fn standard_input_is_read_by_one_flag_at_most() {
         "forms ask open",
         &["`--form` and `--action` are both `-`", "standard input"],
     );
-    assert!(
-        !Path::new(&db).exists(),
-        "a refused command created the store"
-    );
+    assert_no_store(&db);
     let run = forms_with_stdin(
         &["host", "--args", "-", "--answer", "-", "--", "no-server"],
         b"{}",
@@ -455,27 +438,15 @@ fn an_approval_s_action_and_answer_come_from_a_file_and_standard_input() {
     );
     let id = opened["id"].as_str().unwrap();
     // An answer that starts with `@` is given through standard input, as is.
-    let answered = forms_with_stdin(
-        &[
-            "ask",
-            "respond",
-            "--db",
-            &db,
-            "--as",
-            "ana",
-            id,
-            "--version",
-            "1",
-            "--outcome",
-            "approved",
-            "--answer",
-            "-",
-            "--key",
-            "k-respond",
-        ],
-        b"@agent go ahead",
-    )
-    .ok();
+    let approved = [id, "--version", "1", "--outcome", "approved"];
+    let from_stdin = ["--answer", "-", "--key", "k-respond"];
+    let args = ask_as(
+        "respond",
+        &db,
+        "ana",
+        &[&approved[..], &from_stdin[..]].concat(),
+    );
+    let answered = forms_with_stdin(&args, b"@agent go ahead").ok();
     assert_eq!(answered["answer"], "@agent go ahead", "{answered}");
     let redeemed = forms_with_stdin(
         &[

@@ -13,8 +13,10 @@
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
+use forms_test_kit::answers::REFUSED_TEMPLATE_ANSWERS;
 use forms_test_kit::bins;
 use forms_test_kit::forms::template_form;
+use forms_test_kit::interop::{LEGACY, MODERN};
 mod common;
 
 use serde_json::{json, Value};
@@ -26,8 +28,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 const TOOL: &str = "form_elicitation_v2_request";
 const ELICIT: &str = "openai/elicitation/create";
 const CORE_ELICIT: &str = "elicitation/create";
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
 
 // ---------------------------------------------------------------------------------------------
 // The cases.
@@ -166,15 +166,8 @@ fn listed() -> Vec<Case> {
     }
     // `forms answer`'s refusals (forms-cli's cli.rs).
     let template = template_form();
-    for answer in [
-        r#"{"action":"accept","content":{"template":"https://example.com/verified-business-review"}}"#,
-        r#"{"action":"accept","content":{"template":"https://example.com/other"}}"#,
-        r#"{"action":"accept","content":{"template":""}}"#,
-        r#"{"action":"accept","content":{"template":null}}"#,
-        r#"{"action":"accept","content":{"unknown":"x"}}"#,
-        r#"{"action":"maybe"}"#,
-        "not json",
-    ] {
+    let offered = r#"{"action":"accept","content":{"template":"https://example.com/verified-business-review"}}"#;
+    for answer in std::iter::once(offered).chain(REFUSED_TEMPLATE_ANSWERS) {
         cases.push(case(format!("cli {answer}"), &template, answer));
     }
     // The security review's answers (forms-runtime's hostile_uris.rs).

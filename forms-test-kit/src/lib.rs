@@ -20,6 +20,7 @@ pub mod inputs;
 pub mod interop;
 pub mod process;
 pub mod scratch;
+pub mod scripted;
 pub mod store;
 pub mod timing;
 pub mod tmux;

@@ -8,7 +8,7 @@
 #![allow(clippy::restriction, dead_code)]
 
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -334,6 +334,55 @@ impl Drop for Browser {
         let _ = self.driver.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
     }
+}
+
+/// Starts `command` (standard input closed, output and error piped) and waits, at most 60 s,
+/// for the page URL it names on standard error after `prefix`; the rest of its standard error
+/// is read and dropped. The child is killed if no URL comes.
+pub fn start_page(command: &mut Command, prefix: &str) -> (Child, String) {
+    command.stdin(Stdio::null()).stdout(Stdio::piped());
+    let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let prefix = prefix.to_owned();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix(prefix.as_str()) {
+                let _ = tx.send(url.trim().to_owned());
+            }
+        }
+    });
+    let Ok(url) = rx.recv_timeout(Duration::from_secs(60)) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("no page URL on stderr");
+    };
+    (child, url)
+}
+
+/// `forms host --call CALL -- SERVER` (the binary under test), started as [`start_page`]
+/// starts it: the child and its page URL.
+pub fn host_page(call: &str, server: &Path) -> (Child, String) {
+    start_page(
+        Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(["host", "--call", call, "--"])
+            .arg(server),
+        "forms host: answer the form at ",
+    )
+}
+
+/// Reads `child`'s standard output to its end and asserts that it exited successfully;
+/// returns the output.
+pub fn finished(child: &mut Child) -> String {
+    let mut out = String::new();
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "{out}");
+    out
 }
 
 /// Standard base64 (with padding), as WebDriver returns screenshots.

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const LEGACY: &str = "2025-11-25";
-pub const MODERN: &str = "2026-07-28";
+pub use forms_test_kit::interop::{installed, LEGACY, MODERN};
 
 /// The short server timeout of the `timeout` case, in milliseconds.
 pub const SHORT_TIMEOUT_MS: u64 = 1500;
@@ -33,35 +32,6 @@ pub const CASES: [&str; 6] = [
 /// This folder: the scripts and the pin files.
 pub fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
-}
-
-/// The path in the environment variable `var`, or `None` after saying loudly that the test
-/// is skipped; with `CI=true` a missing variable fails the test.
-pub fn installed(var: &str, what: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(path) if !path.is_empty() => {
-            let path = PathBuf::from(path);
-            assert!(
-                path.exists(),
-                "{var}={} does not exist: run .ci/interop-setup",
-                path.display()
-            );
-            Some(path)
-        }
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!(
-                    "{var} is not set: CI must run the interop tests with {what} \
-                     (.ci/test runs .ci/interop-setup)"
-                );
-            }
-            eprintln!(
-                "\n*** SKIPPED: interop test with {what}: {var} is not set. \
-                 Run `eval \"$(.ci/interop-setup)\"` (or .ci/test) first. ***\n"
-            );
-            None
-        }
-    }
 }
 
 /// The venv's Python with the pinned `mcp`, or `None` (skipped).
