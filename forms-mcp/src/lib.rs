@@ -99,6 +99,7 @@ pub mod durable;
 pub mod http;
 mod input_round;
 mod legacy;
+pub mod page;
 #[cfg(feature = "asks")]
 pub mod replies;
 pub mod secret;
