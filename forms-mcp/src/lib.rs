@@ -108,6 +108,7 @@ mod server;
 pub mod state;
 mod stop;
 pub mod transport;
+mod url_mode;
 
 pub use ask::{error_response, Asked, FormAsker};
 pub use call::FormCall;
@@ -116,3 +117,4 @@ pub use input_round::INPUT_KEY;
 pub use legacy::ELICITATION_METHOD;
 pub use server::{call_tool_result, tool, FormsServer, PROTOCOL_VERSION_MAX};
 pub use stop::{asking, Stop};
+pub use url_mode::FILE_RETENTION;

@@ -322,6 +322,15 @@ impl PageServer {
     }
 }
 
+impl std::fmt::Debug for PageServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The secrets stay out of logs.
+        f.debug_struct("PageServer")
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
 impl PageSlot {
     /// The page's URL: the server's origin and the page's secret, nothing else.
     pub fn url(&self) -> &str {
@@ -566,11 +575,33 @@ fn note_page(title: &str, body: &str) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'\">\
          <title>{title}</title><style>body{{font:16px system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em}}\
          input{{font:inherit;letter-spacing:.2em}}</style></head><body>{body}</body></html>"
     )
 }
+
+/// The code prompt's script: the code is sent with `fetch` (which sends the page's origin
+/// under `Referrer-Policy: no-referrer`, where a plain form POST sends `Origin: null`); the
+/// right code reloads the page with its cookie, a wrong one shows how many tries are left.
+const CODE_SCRIPT: &str = "<script>(function () {\
+  var form = document.getElementById('forms-code-form');\
+  form.addEventListener('submit', function (ev) {\
+    ev.preventDefault();\
+    var body = new URLSearchParams(new FormData(form)).toString();\
+    fetch(form.getAttribute('action'), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body, redirect: 'manual' })\
+      .then(function (r) {\
+        if (r.ok || r.type === 'opaqueredirect') { location.reload(); return; }\
+        return r.text().then(function (html) {\
+          var shown = new DOMParser().parseFromString(html, 'text/html');\
+          var note = shown.getElementById('forms-note');\
+          if (!note) { document.body.innerHTML = shown.body.innerHTML; return; }\
+          document.getElementById('forms-note').textContent = note.textContent;\
+        });\
+      })\
+      .catch(function () { document.getElementById('forms-note').textContent = 'Not sent; try again.'; });\
+  });\
+})();</script>";
 
 fn code_prompt(key: &str, note: &str) -> String {
     note_page(
@@ -578,9 +609,9 @@ fn code_prompt(key: &str, note: &str) -> String {
         &format!(
             "<h1>Enter your code</h1><p>Your MCP client showed a code of 8 letters and \
              digits with this link. Enter it to see the form.</p><p id=\"forms-note\">{note}</p>\
-             <form method=\"post\" action=\"/{key}/code\"><input id=\"forms-code\" name=\"code\" \
+             <form id=\"forms-code-form\" method=\"post\" action=\"/{key}/code\"><input id=\"forms-code\" name=\"code\" \
              autocomplete=\"off\" autofocus maxlength=\"32\" required> \
-             <button id=\"forms-code-submit\" type=\"submit\">Continue</button></form>"
+             <button id=\"forms-code-submit\" type=\"submit\">Continue</button></form>{CODE_SCRIPT}"
         ),
     )
 }
