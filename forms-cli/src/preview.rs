@@ -2,7 +2,7 @@
 //! form or a native request the way the host does, and shows the exact host response on
 //! Submit.
 //!
-//! The page (`assets/preview.html`) holds its CSS and JavaScript inline; the only thing it
+//! The page (the runtime's [`forms_runtime::native::page`]) holds its CSS and JavaScript inline; the only thing it
 //! loads is the form's own images (its Content-Security-Policy allows nothing else). It
 //! renders the native request, so a Data form is first validated and compiled by the
 //! runtime; a native request (`{mode, message, requestedSchema}`, or a whole JSON-RPC
@@ -15,16 +15,11 @@
 use crate::cli::PreviewArgs;
 use crate::io::{json_line, lossy, utf8, Document, Input, Printed, Usage};
 use crate::lint::{self, PathStyle, Warning};
+use forms_runtime::native::page::{self, PageData};
 use forms_runtime::native::NativeView;
 use forms_runtime::{DataForm, Finding, FormError, JsonPath};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-
-/// The page template; `/*FORMS_DATA*/` is replaced by the embedded form.
-const TEMPLATE: &str = include_str!("../assets/preview.html");
-
-/// The placeholder of the embedded form in [`TEMPLATE`].
-const SLOT: &str = "/*FORMS_DATA*/";
 
 /// Runs `forms preview`: the page on standard output, or written to `--out` with a one-line
 /// JSON summary (`{"page":PATH,"warnings":N}`) on standard output.
@@ -158,7 +153,7 @@ pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
         None => ("native", PathStyle::Native),
     };
     let warnings = lint::lint_native(&read.view, style);
-    page(&read.view, source, name, warnings, None)
+    page(&read.view, source, name, warnings)
         .map_err(|e| arguments_error(format!("cannot serialize the page data: {e}")))
 }
 
@@ -170,29 +165,18 @@ pub fn render_answer(
     view: &NativeView,
     asker: &[(String, String)],
 ) -> Result<String, serde_json::Error> {
-    page(view, "native", "", Vec::new(), Some(asker)).map(|page| page.html)
+    forms_runtime::native::page::answer_page(view, asker)
 }
 
-/// The page: the template with `{"source","file","view","warnings","asker"}` embedded, where
-/// `view` is the [`NativeView`] as it serializes (the one shape the page's script reads), and
-/// `asker`, when given, makes it the person's page (see [`render_answer`]) rather than the
-/// author's preview.
+/// The author's preview page: the runtime's page with `{"source","file","view","warnings"}`
+/// embedded, where `view` is the [`NativeView`] as it serializes (the one shape the page's
+/// script reads).
 fn page(
     view: &NativeView,
     source: &str,
     name: &str,
     warnings: Vec<Warning>,
-    asker: Option<&[(String, String)]>,
 ) -> Result<Page, serde_json::Error> {
-    #[derive(serde::Serialize)]
-    struct PageData<'a> {
-        source: &'a str,
-        file: &'a str,
-        view: &'a NativeView,
-        warnings: &'a [Warning],
-        #[serde(skip_serializing_if = "Option::is_none")]
-        asker: Option<Vec<[&'a str; 2]>>,
-    }
     // A JSON line, as every command prints one: the page printed on standard output holds
     // no character of the form a terminal would obey.
     let data = json_line(&PageData {
@@ -200,15 +184,12 @@ fn page(
         file: name,
         view,
         warnings: &warnings,
-        asker: asker.map(|lines| {
-            lines
-                .iter()
-                .map(|(label, text)| [label.as_str(), text.as_str()])
-                .collect()
-        }),
+        asker: None,
     })?;
-    let html = TEMPLATE.replacen(SLOT, &escape_script_json(&data), 1);
-    Ok(Page { html, warnings })
+    Ok(Page {
+        html: page::html(&data),
+        warnings,
+    })
 }
 
 fn json_string(s: &str) -> String {
@@ -216,23 +197,6 @@ fn json_string(s: &str) -> String {
 }
 
 use serde_json::Value;
-
-/// Makes JSON text safe inside a `<script>` element: `<`, `>` and `&` can only occur inside
-/// JSON strings, where their `\u` escapes mean the same; U+2028 and U+2029 likewise.
-pub fn escape_script_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {

@@ -30,12 +30,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod page;
 mod trace;
 mod url_mode;
 pub mod visible;
 
-pub use page::{accepts, PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
+pub use forms_mcp::page::{accepts, PageOptions, PageServer, DEFAULT_MAX_FILE_BYTES};
 pub use url_mode::{open_in_browser, url_response, UrlRequest};
 
 use forms_runtime::native::NativeView;

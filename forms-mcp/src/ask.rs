@@ -109,6 +109,9 @@ pub struct FormAsker {
     timeout: Duration,
     states: Arc<States>,
     core_fallback: bool,
+    url_mode: bool,
+    page_preferred: bool,
+    pages: crate::url_mode::Pages,
 }
 
 /// What asking gives before the answer check.
@@ -136,6 +139,9 @@ impl FormAsker {
             timeout,
             states: Arc::new(states),
             core_fallback: true,
+            url_mode: true,
+            page_preferred: false,
+            pages: Arc::default(),
         }
     }
 
@@ -146,6 +152,9 @@ impl FormAsker {
             timeout,
             states: Arc::new(States::new(key)?),
             core_fallback: true,
+            url_mode: true,
+            page_preferred: false,
+            pages: Arc::default(),
         })
     }
 
@@ -171,6 +180,25 @@ impl FormAsker {
     /// as the Data tool's contract says.
     pub fn with_core_fallback(mut self, on: bool) -> FormAsker {
         self.core_fallback = on;
+        self
+    }
+
+    /// Whether a client without the extension but with URL-mode elicitation
+    /// (`capabilities.elicitation.url`, protocol 2025-11-25) is asked a form that a core form
+    /// would not carry whole (a `files` question, resource cards, pictures, option
+    /// descriptions) on the person's page, served by this process on 127.0.0.1 (see
+    /// [`crate::page`]): the client gets an `elicitation/create` request in URL mode, and the
+    /// page's checked submission is the answer. On by default; a form a core form carries
+    /// whole still goes as a core form.
+    pub fn with_url_mode(mut self, on: bool) -> FormAsker {
+        self.url_mode = on;
+        self
+    }
+
+    /// Whether every form goes to a URL-mode client on the page, even one a core form
+    /// carries whole (off by default). Needs [`FormAsker::with_url_mode`] on.
+    pub fn with_page_preferred(mut self, on: bool) -> FormAsker {
+        self.page_preferred = on;
         self
     }
 
@@ -262,10 +290,21 @@ impl FormAsker {
         } else {
             legacy_form_support(caps.as_ref())
         };
+        // Without the extension, a client with URL-mode elicitation gets the page for a form
+        // a core form does not carry whole (2025-11-25).
+        let page = !native
+            && !multi_round_trip
+            && self.url_mode
+            && crate::url_mode::url_support(caps.as_ref())
+            && (self.page_preferred
+                || !core_elicitation::fully_carried(form)
+                || !core_elicitation::core_form_support(caps.as_ref()));
         // Without the extension, a client with core form elicitation gets the core schema.
-        let core =
-            !native && self.core_fallback && core_elicitation::core_form_support(caps.as_ref());
-        if !native && !core {
+        let core = !native
+            && !page
+            && self.core_fallback
+            && core_elicitation::core_form_support(caps.as_ref());
+        if !native && !core && !page {
             return Err(unsupported_client());
         }
         if crate::transport::Capture::of(ctx).is_none() {
@@ -285,7 +324,9 @@ impl FormAsker {
                 },
             );
         }
-        let answer = if core {
+        let answer = if page {
+            crate::url_mode::ask(&self.pages, ctx, form, self.timeout).await
+        } else if core {
             let request =
                 ServerRequest::ElicitRequest(ElicitRequest::new(core_elicitation::params(form)?));
             legacy::send(ctx, request, core_elicitation::METHOD, self.timeout).await

@@ -26,6 +26,23 @@ pub(crate) fn core_form_support(caps: Option<&ClientCapabilities>) -> bool {
         .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
 }
 
+/// Whether a core form carries `form` whole: no `files` question, no resource question
+/// (its cards: name, description, type, icons and thumbnail), no option with a description
+/// or a picture. A form that is not is asked in URL mode where the client has it.
+pub(crate) fn fully_carried(form: &DataForm) -> bool {
+    form.questions().iter().all(|q| match &q.kind {
+        QuestionSpec::Text { .. } => true,
+        QuestionSpec::SingleSelect { options } | QuestionSpec::MultiSelect { options, .. } => {
+            options
+                .iter()
+                .all(|o| o.description.is_none() && o.thumbnail.is_none())
+        }
+        QuestionSpec::Resource { .. }
+        | QuestionSpec::Resources { .. }
+        | QuestionSpec::Files { .. } => false,
+    })
+}
+
 /// The core `elicitation/create` params of `form`:
 /// `{"mode":"form","message":…,"requestedSchema":{…}}`.
 ///

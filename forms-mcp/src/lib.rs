@@ -99,6 +99,7 @@ pub mod durable;
 pub mod http;
 mod input_round;
 mod legacy;
+pub mod page;
 #[cfg(feature = "asks")]
 pub mod replies;
 pub mod secret;
@@ -107,6 +108,7 @@ mod server;
 pub mod state;
 mod stop;
 pub mod transport;
+mod url_mode;
 
 pub use ask::{error_response, Asked, FormAsker};
 pub use call::FormCall;
@@ -115,3 +117,4 @@ pub use input_round::INPUT_KEY;
 pub use legacy::ELICITATION_METHOD;
 pub use server::{call_tool_result, tool, FormsServer, PROTOCOL_VERSION_MAX};
 pub use stop::{asking, Stop};
+pub use url_mode::FILE_RETENTION;

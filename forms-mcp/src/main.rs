@@ -79,6 +79,15 @@ struct Options {
     /// still gets unsupported_client)
     #[arg(long)]
     core_fallback: bool,
+    /// Also ask a client with URL-mode elicitation but without the openai/elicitation
+    /// extension (protocol 2025-11-25) on the form's page, served on 127.0.0.1 at a secret URL
+    /// behind a code given in the request's message: a form a core form does not carry
+    /// whole (files, resource cards, pictures, option descriptions)
+    #[arg(long)]
+    url_mode: bool,
+    /// With --url-mode: every form goes to a URL-mode client on the page
+    #[arg(long, requires = "url_mode")]
+    page_preferred: bool,
     #[command(flatten)]
     http_limits: HttpLimits,
 }
@@ -285,7 +294,9 @@ fn main() -> ExitCode {
     let mut server = match forms_mcp::state::state_key_from_env()
         .and_then(|key| FormsServer::with_state_key(timeout, &key))
     {
-        Ok(server) => server.with_core_fallback(options.core_fallback),
+        Ok(server) => server
+            .with_core_fallback(options.core_fallback)
+            .with_url_mode(options.url_mode, options.page_preferred),
         Err(error) => {
             eprintln!("forms-mcp: {error}");
             return ExitCode::from(2);

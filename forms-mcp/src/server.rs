@@ -72,7 +72,9 @@ impl FormsServer {
     /// states with a random key of this process.
     pub fn new(timeout: Duration) -> FormsServer {
         FormsServer {
-            asker: FormAsker::new(timeout).with_core_fallback(false),
+            asker: FormAsker::new(timeout)
+                .with_core_fallback(false)
+                .with_url_mode(false),
             tools: data_router(),
         }
     }
@@ -81,7 +83,9 @@ impl FormsServer {
     /// (at least 32 bytes; every instance behind one load balancer needs the same key).
     pub fn with_state_key(timeout: Duration, key: &[u8]) -> Result<FormsServer, StateKeyError> {
         Ok(FormsServer {
-            asker: FormAsker::with_state_key(timeout, key)?.with_core_fallback(false),
+            asker: FormAsker::with_state_key(timeout, key)?
+                .with_core_fallback(false)
+                .with_url_mode(false),
             tools: data_router(),
         })
     }
@@ -117,6 +121,19 @@ impl FormsServer {
     /// a form with a `files` question still does). Off by default.
     pub fn with_core_fallback(mut self, on: bool) -> FormsServer {
         self.asker = self.asker.with_core_fallback(on);
+        self
+    }
+
+    /// The same server whose Data tool also asks clients with URL-mode elicitation but
+    /// without the extension (protocol 2025-11-25) on the person's page, served by this
+    /// process on 127.0.0.1 ([`FormAsker::with_url_mode`]): a form a core form does not carry
+    /// whole, or every form when the client has no core form mode or `page_preferred`. Off by
+    /// default (an extension of the Data contract).
+    pub fn with_url_mode(mut self, on: bool, page_preferred: bool) -> FormsServer {
+        self.asker = self
+            .asker
+            .with_url_mode(on)
+            .with_page_preferred(page_preferred);
         self
     }
 

@@ -9,6 +9,7 @@
 
 pub mod answers;
 pub mod bins;
+pub mod browser;
 pub mod checks;
 #[cfg(feature = "derived")]
 pub mod derived;

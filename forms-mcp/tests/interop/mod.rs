@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[allow(unused_imports)] // each test binary uses some of them
 pub use forms_test_kit::interop::{installed, LEGACY, MODERN};
 
 /// The short server timeout of the `timeout` case, in milliseconds.

@@ -26,6 +26,7 @@
 //! lenient, order-keeping view that the linter, the terminal filler, the preview page and
 //! `forms host` all read forms through.
 
+pub mod page;
 mod view;
 
 pub use view::{

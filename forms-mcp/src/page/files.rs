@@ -1,6 +1,6 @@
 //! The copies of the files a person adds on the page. A browser never tells a page where a
-//! picked file lives, so the page sends the file's bytes and the host writes them into a
-//! private directory of the session; the answer names the copy by its real absolute path.
+//! picked file lives, so the page sends the file's bytes and the server writes them into a
+//! private directory of the page; the answer names the copy by its real absolute path.
 //!
 //! The directory is created on the first added file, under the system's temporary directory,
 //! with a random name and mode 0700; each copy is created new (never through an existing
@@ -111,8 +111,12 @@ pub(crate) fn candidate(name: &str, n: usize) -> String {
 
 /// Creates the private directory of a session under `parent`: a new directory with a random
 /// name and mode 0700, returned by its canonical path (so the URIs name the real place).
-pub(crate) async fn create_private_dir(parent: &Path, tag: &str) -> std::io::Result<PathBuf> {
-    let dir = parent.join(format!("forms-host-{tag}"));
+pub(crate) async fn create_private_dir(
+    parent: &Path,
+    prefix: &str,
+    tag: &str,
+) -> std::io::Result<PathBuf> {
+    let dir = parent.join(format!("{prefix}-{tag}"));
     #[cfg_attr(not(unix), allow(unused_mut))]
     let mut builder = tokio::fs::DirBuilder::new();
     #[cfg(unix)]
@@ -235,8 +239,12 @@ mod tests {
     async fn copies_are_private_and_never_overwrite() {
         let parent = std::env::temp_dir();
         let tag = format!("unit-{}", std::process::id());
-        let dir = create_private_dir(&parent, &tag).await.unwrap();
-        assert!(create_private_dir(&parent, &tag).await.is_err());
+        let dir = create_private_dir(&parent, "forms-host", &tag)
+            .await
+            .unwrap();
+        assert!(create_private_dir(&parent, "forms-host", &tag)
+            .await
+            .is_err());
         let (first, _) = create_copy(&dir, "../q3 sales.csv").await.unwrap();
         let (second, _) = create_copy(&dir, "q3 sales.csv").await.unwrap();
         assert_eq!(first, dir.join("q3 sales.csv"));

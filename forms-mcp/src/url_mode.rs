@@ -1,0 +1,216 @@
+//! Forms on hosts with core URL-mode elicitation only (protocol 2025-11-25): the whole
+//! native form, served by this server as the person's page ([`crate::page`]), reached
+//! through an `elicitation/create` request with `mode: "url"`.
+//!
+//! When the client advertises `capabilities.elicitation.url` but not the extension, a form
+//! that a core form would not carry whole (files, resource cards, pictures, option
+//! descriptions: [`crate::core_elicitation::fully_carried`]), or any form when the author
+//! asks for the page ([`crate::FormAsker::with_page_preferred`]), is asked this way:
+//!
+//! 1. The page is opened on the page server (started on demand on 127.0.0.1, a free port)
+//!    under a new secret of 256 random bits: the URL holds that secret only, no form
+//!    content. A code of 8 characters from an unambiguous alphabet is drawn; the page asks
+//!    for it before it shows the form, and [`crate::page::CODE_TRIES`] wrong codes cancel the
+//!    ask. The code is only in the request's `message`, which only the person's own client
+//!    shows: the URL alone answers nothing (the specification has the server make sure the
+//!    person who opens the URL is the one who started the elicitation).
+//! 2. `elicitation/create` goes to the client with `mode: "url"`, the `url`, a new
+//!    `elicitationId` and the `message` (the form's message, then the code). The client's
+//!    `accept` is the person's consent to open the URL, not the answer; `decline` and
+//!    `cancel` end the ask as the outcome they name.
+//! 3. After consent the ask waits, at most what is left of its timeout, for the page's
+//!    submission. Each submission is checked on submit with the answer checker (rules
+//!    V1–V8) against the form shown; a refused one is shown on the page with its findings
+//!    and the form stays open. The first taken submission (accept, decline or cancel) ends
+//!    the ask, is answered to the tool as a host's answer would be, and
+//!    `notifications/elicitation/complete` with the `elicitationId` goes to that client only
+//!    (also when the ask ends by its timeout or the tool call's cancellation).
+//! 4. The page closes with the ask (later requests to its URL are refused). Files added on
+//!    it are copied into a private directory of the page (0700, copies 0600, the question's
+//!    `accept` and [`crate::page::DEFAULT_MAX_FILE_BYTES`] enforced), answered as `file://`
+//!    URIs of the copies, and removed [`FILE_RETENTION`] after the ask ends.
+
+use crate::legacy;
+use crate::page::{AnswerCheck, PageOptions, PageServer};
+use crate::secret::random_hex;
+use forms_runtime::native::NativeView;
+use forms_runtime::{DataForm, ErrorCode, FormError};
+use rmcp::model::{
+    CustomNotification, ElicitRequest, ElicitRequestParams, ServerNotification, ServerRequest,
+};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::OnceCell;
+
+/// How long the copies of files added on a URL-mode page are kept after its ask ends: one
+/// hour, for the tool to read them; then the page's directory is removed (files left by a
+/// process that exits before are not).
+pub const FILE_RETENTION: Duration = Duration::from_secs(3600);
+
+/// The method of the completion notification.
+pub(crate) const COMPLETE_METHOD: &str = "notifications/elicitation/complete";
+
+/// The alphabet of the page's code: capitals and digits without `0`/`O`, `1`/`I`/`L`.
+const CODE_ALPHABET: &[u8; 31] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// The characters of the page's code (31^8, about 39.6 random bits).
+const CODE_LENGTH: usize = 8;
+
+/// The page server of an asker, started on the first URL-mode ask.
+pub(crate) type Pages = Arc<OnceCell<PageServer>>;
+
+/// Whether `caps` advertise URL-mode elicitation (`elicitation.url`).
+pub(crate) fn url_support(caps: Option<&rmcp::model::ClientCapabilities>) -> bool {
+    caps.and_then(|caps| caps.elicitation.as_ref())
+        .is_some_and(|elicitation| elicitation.url.is_some())
+}
+
+/// A new code for a page.
+pub(crate) fn new_code() -> std::io::Result<String> {
+    // Bytes under 248 (8 × 31) map evenly onto the alphabet; the others are drawn again.
+    let mut code = String::with_capacity(CODE_LENGTH);
+    for _ in 0..16 {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+        for b in bytes.iter().filter(|&&b| b < 248) {
+            if code.len() == CODE_LENGTH {
+                return Ok(code);
+            }
+            if let Some(&c) = CODE_ALPHABET.get(usize::from(b % 31)) {
+                code.push(char::from(c));
+            }
+        }
+        if code.len() == CODE_LENGTH {
+            return Ok(code);
+        }
+    }
+    Err(std::io::Error::other(
+        "the random source gave too few usable bytes",
+    ))
+}
+
+fn transport_error(why: impl std::fmt::Display) -> FormError {
+    FormError::new(ErrorCode::TransportError, why.to_string())
+}
+
+/// The request's message: the form's message, then where to answer and the code.
+fn message(form: &DataForm, code: &str, timeout: Duration) -> String {
+    let minutes = timeout.as_secs().div_ceil(60).max(1);
+    format!(
+        "{}\n\nAnswer this form on the page at the link (it can show files, pictures and \
+         cards). When the page asks, enter the code {code}. The page works for {minutes} \
+         minute{}; only you should use it.",
+        form.message(),
+        if minutes == 1 { "" } else { "s" }
+    )
+}
+
+/// Asks `form` in URL mode through `ctx`'s client and waits for the page's submission, at
+/// most `timeout` in all; the answer is the submitted host response's JSON text, already
+/// checked against the form.
+pub(crate) async fn ask(
+    pages: &Pages,
+    ctx: &RequestContext<RoleServer>,
+    form: &DataForm,
+    timeout: Duration,
+) -> Result<Box<RawValue>, FormError> {
+    let started = Instant::now();
+    let server = pages
+        .get_or_try_init(|| {
+            PageServer::start(PageOptions {
+                label: "forms-mcp",
+                ..PageOptions::default()
+            })
+        })
+        .await
+        .map_err(|e| transport_error(format!("cannot serve the form's page: {e}")))?;
+    let code = new_code().map_err(transport_error)?;
+    let slot = server
+        .open(Some(code.clone()), FILE_RETENTION)
+        .map_err(transport_error)?;
+    let elicitation_id = random_hex::<16>().map_err(transport_error)?;
+    let view = NativeView::from_json(form.native_json()).map_err(transport_error)?;
+    let mut asker = Vec::new();
+    if let Some(info) = ctx.peer.peer_info() {
+        let client = &info.client_info;
+        asker.push((
+            "Asked through".to_owned(),
+            format!("{} {}", client.name, client.version),
+        ));
+    }
+    let html = forms_runtime::native::page::answer_page(&view, &asker).map_err(transport_error)?;
+    let checker = form.clone();
+    let check: AnswerCheck = Arc::new(move |text: &str| {
+        checker
+            .check_response(text)
+            .map(|_| ())
+            .map_err(|e| e.message().to_owned())
+    });
+    let params: ElicitRequestParams = serde_json::from_value(json!({
+        "mode": "url",
+        "message": message(form, &code, timeout),
+        "url": slot.url(),
+        "elicitationId": elicitation_id,
+    }))
+    .map_err(transport_error)?;
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    let consent = legacy::send(ctx, request, "elicitation/create", timeout).await?;
+    let action = serde_json::from_str::<Value>(consent.get())
+        .ok()
+        .and_then(|v| v.get("action").and_then(Value::as_str).map(str::to_owned));
+    match action.as_deref() {
+        Some("accept") => {}
+        // The person declined or dismissed opening the page: that is the outcome.
+        Some("decline" | "cancel") => return Ok(consent),
+        _ => return Err(FormError::new(
+            ErrorCode::InvalidResponse,
+            "action: the client's answer to the URL-mode request is not accept, decline or cancel",
+        )),
+    }
+    let left = timeout.saturating_sub(started.elapsed());
+    let outcome = tokio::select! {
+        biased;
+        () = ctx.ct.cancelled() => Err(FormError::new(
+            ErrorCode::RequestCancelled,
+            "the tool call was cancelled before the form was submitted",
+        )),
+        answer = tokio::time::timeout(left, slot.ask(Arc::new(view), html, Some(check))) => match answer {
+            Ok(Ok(value)) => serde_json::value::to_raw_value(&value).map_err(transport_error),
+            Ok(Err(why)) => Err(transport_error(why)),
+            Err(_) => Err(FormError::new(
+                ErrorCode::Timeout,
+                format!("the form was not submitted within {} ms", timeout.as_millis()),
+            )),
+        },
+    };
+    drop(slot);
+    let complete = CustomNotification::new(
+        COMPLETE_METHOD,
+        Some(json!({"elicitationId": elicitation_id})),
+    );
+    let _ = ctx
+        .peer
+        .send_notification(ServerNotification::CustomNotification(complete))
+        .await;
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_eight_unambiguous_characters() {
+        for _ in 0..100 {
+            let code = new_code().unwrap();
+            assert_eq!(code.len(), CODE_LENGTH);
+            assert!(code.bytes().all(|b| CODE_ALPHABET.contains(&b)), "{code}");
+            assert!(!code.contains(['0', 'O', '1', 'I', 'L']), "{code}");
+        }
+        assert_ne!(new_code().unwrap(), new_code().unwrap());
+    }
+}
