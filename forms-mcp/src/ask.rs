@@ -205,6 +205,23 @@ impl FormAsker {
         self
     }
 
+    /// The routes of the person's pages on another server's listener, under `prefix` (see
+    /// [`crate::page::PageServer::mounted`]), when URL mode is on and no page server was
+    /// started yet; the asker's URL-mode pages are then served there, at the origin of the
+    /// tool call's own HTTP request.
+    pub(crate) fn page_router(&self, prefix: &str) -> Option<axum::Router> {
+        if !self.url_mode || self.pages.initialized() {
+            return None;
+        }
+        let options = crate::page::PageOptions {
+            label: "forms-mcp",
+            ..crate::page::PageOptions::default()
+        };
+        let (server, router) = crate::page::PageServer::mounted(options, prefix).ok()?;
+        self.pages.set(server).ok()?;
+        Some(router)
+    }
+
     /// How long an ask waits for the submission (and how long a state lives).
     pub fn timeout(&self) -> Duration {
         self.timeout

@@ -154,6 +154,8 @@ struct Waiting {
 
 struct Inner {
     options: PageOptions,
+    /// The path the pages are served under (`""` on their own listener).
+    prefix: String,
     slots: Mutex<Vec<Slot>>,
     forms: AtomicU64,
     refusals: AtomicUsize,
@@ -226,6 +228,7 @@ impl PageServer {
         let url = format!("{origin}/{session}/");
         let inner = Arc::new(Inner {
             options,
+            prefix: String::new(),
             slots: Mutex::new(vec![Slot {
                 key: session.clone(),
                 pending: None,
@@ -251,17 +254,7 @@ impl PageServer {
         )
         .with_connection_time(CONNECTION_TIME)
         .with_headers(guarded_headers());
-        let app = Router::new()
-            .route("/{secret}/", get(show))
-            .route("/{secret}/code", post(code))
-            .route("/{secret}/answer/{form}", post(answer))
-            .route("/{secret}/file/{form}", post(add_file))
-            .fallback(|| async { Refusal::new(StatusCode::NOT_FOUND, "no such page") })
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&inner),
-                secret_check,
-            ))
-            .with_state(Arc::clone(&inner));
+        let app = routes(&inner);
         tokio::spawn(crate::serve::serve(
             listener,
             app,
@@ -276,7 +269,45 @@ impl PageServer {
         })
     }
 
-    /// The session page's URL, secret included.
+    /// A page server without a listener of its own, for another server's listener (such as
+    /// `forms-mcp --http`): its routes, to merge into that server's router, answer under
+    /// `prefix` (such as `/forms-page`), and its pages are opened with
+    /// [`PageServer::open_at`], naming the origin the person reaches that listener at. The
+    /// host server's own `Host`/`Origin` checks and limits apply; a page also requires a
+    /// present `Origin` to be the request's own (`http://` and its `Host`), and its responses
+    /// carry the same no-store, no-framing and no-referrer headers.
+    pub fn mounted(options: PageOptions, prefix: &str) -> std::io::Result<(PageServer, Router)> {
+        let inner = Arc::new(Inner {
+            options,
+            prefix: prefix.trim_end_matches('/').to_owned(),
+            slots: Mutex::new(Vec::new()),
+            forms: AtomicU64::new(0),
+            refusals: AtomicUsize::new(0),
+        });
+        let router = Router::new().nest(&inner.prefix, routes(&inner)).layer(
+            axum::middleware::map_response(|mut response: Response| async move {
+                response.headers_mut().extend(guarded_headers());
+                response
+            }),
+        );
+        Ok((
+            PageServer {
+                origin: String::new(),
+                url: String::new(),
+                session: String::new(),
+                inner,
+            },
+            router,
+        ))
+    }
+
+    /// Whether the pages are served under a path of another server's listener
+    /// ([`PageServer::mounted`]).
+    pub fn is_mounted(&self) -> bool {
+        self.origin.is_empty()
+    }
+
+    /// The session page's URL, secret included (empty for a [`PageServer::mounted`] one).
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -297,6 +328,17 @@ impl PageServer {
     /// (the page asks for it before it shows the form), its added files in a private
     /// directory of its own, removed `retention` after the page closes.
     pub fn open(&self, code: Option<String>, retention: Duration) -> std::io::Result<PageSlot> {
+        self.open_at(&self.origin, code, retention)
+    }
+
+    /// [`PageServer::open`], the page's URL starting with `origin` (`http://HOST:PORT`, how
+    /// the person reaches the listener the pages are served on).
+    pub fn open_at(
+        &self,
+        origin: &str,
+        code: Option<String>,
+        retention: Duration,
+    ) -> std::io::Result<PageSlot> {
         let key = random_hex::<32>()?;
         let slot = Slot {
             key: key.clone(),
@@ -315,7 +357,7 @@ impl PageServer {
             .map_err(|_| std::io::Error::other("poisoned"))?
             .push(slot);
         Ok(PageSlot {
-            url: format!("{}/{key}/", self.origin),
+            url: format!("{origin}{}/{key}/", self.inner.prefix),
             key,
             inner: Arc::clone(&self.inner),
         })
@@ -368,6 +410,21 @@ impl Drop for PageSlot {
             }
         }
     }
+}
+
+/// The page routes, behind the secret check.
+fn routes(inner: &Arc<Inner>) -> Router {
+    Router::new()
+        .route("/{secret}/", get(show))
+        .route("/{secret}/code", post(code))
+        .route("/{secret}/answer/{form}", post(answer))
+        .route("/{secret}/file/{form}", post(add_file))
+        .fallback(|| async { Refusal::new(StatusCode::NOT_FOUND, "no such page") })
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(inner),
+            secret_check,
+        ))
+        .with_state(Arc::clone(inner))
 }
 
 /// The headers of every response: never cached, never framed, no referrer.
@@ -470,8 +527,8 @@ impl Inner {
         let form = self.forms.fetch_add(1, Ordering::Relaxed) + 1;
         let html = forms_runtime::native::page::with_posts(
             &html,
-            &format!("/{key}/answer/{form}"),
-            &format!("/{key}/file/{form}"),
+            &format!("{}/{key}/answer/{form}", self.prefix),
+            &format!("{}/{key}/file/{form}", self.prefix),
         );
         self.with_slot(key, |slot| {
             slot.pending = Some(Pending {
@@ -547,6 +604,8 @@ async fn secret_check(State(inner): State<Arc<Inner>>, request: Request, next: N
     let key = secret_of(request.uri().path());
     let refusal = if let Err(Refusal::Status(_, why)) = inner.with_slot(key, |_| ()) {
         Some(why)
+    } else if let Some(origin) = foreign_origin(request.headers()) {
+        Some(format!("a request from another origin ({origin})"))
     } else if request.method() == Method::POST {
         request
             .headers()
@@ -567,6 +626,19 @@ async fn secret_check(State(inner): State<Arc<Inner>>, request: Request, next: N
             Refusal::foreign(reason).into_response()
         }
         None => next.run(request).await,
+    }
+}
+
+/// A present `Origin` that is not the request's own (`http://` and its `Host`), shown.
+fn foreign_origin(headers: &HeaderMap) -> Option<String> {
+    let origin = headers.get(header::ORIGIN)?;
+    let own = headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .map(|host| format!("http://{host}"));
+    match own {
+        Some(own) if origin.as_bytes() == own.as_bytes() => None,
+        _ => Some(crate::serve::shown(origin)),
     }
 }
 
@@ -603,13 +675,13 @@ const CODE_SCRIPT: &str = "<script>(function () {\
   });\
 })();</script>";
 
-fn code_prompt(key: &str, note: &str) -> String {
+fn code_prompt(prefix: &str, key: &str, note: &str) -> String {
     note_page(
         "Enter your code",
         &format!(
             "<h1>Enter your code</h1><p>Your MCP client showed a code of 8 letters and \
              digits with this link. Enter it to see the form.</p><p id=\"forms-note\">{note}</p>\
-             <form id=\"forms-code-form\" method=\"post\" action=\"/{key}/code\"><input id=\"forms-code\" name=\"code\" \
+             <form id=\"forms-code-form\" method=\"post\" action=\"{prefix}/{key}/code\"><input id=\"forms-code\" name=\"code\" \
              autocomplete=\"off\" autofocus maxlength=\"32\" required> \
              <button id=\"forms-code-submit\" type=\"submit\">Continue</button></form>{CODE_SCRIPT}"
         ),
@@ -629,7 +701,7 @@ async fn show(
     });
     let html = match shown {
         Ok(Ok(Some(html))) => html,
-        Ok(Err(())) => code_prompt(&key, ""),
+        Ok(Err(())) => code_prompt(&inner.prefix, &key, ""),
         _ => note_page(
             inner.options.label,
             "<p>No form is waiting for an answer.</p>",
@@ -685,10 +757,13 @@ async fn code(
         Outcome::Open => (
             StatusCode::SEE_OTHER,
             [
-                (header::LOCATION, format!("/{key}/")),
+                (header::LOCATION, format!("{}/{key}/", inner.prefix)),
                 (
                     header::SET_COOKIE,
-                    format!("{COOKIE}={cookie}; Path=/{key}/; HttpOnly; SameSite=Strict"),
+                    format!(
+                        "{COOKIE}={cookie}; Path={}/{key}/; HttpOnly; SameSite=Strict",
+                        inner.prefix
+                    ),
                 ),
             ],
         )
@@ -698,6 +773,7 @@ async fn code(
             (
                 StatusCode::FORBIDDEN,
                 axum::response::Html(code_prompt(
+                    &inner.prefix,
                     &key,
                     &format!("That code is not right; {left} tries left."),
                 )),

@@ -146,9 +146,24 @@ async fn open(
         .await
         .map_err(|e| transport_error(format!("cannot serve the form's page: {e}")))?;
     let code = new_code().map_err(transport_error)?;
-    let slot = server
-        .open(Some(code.clone()), FILE_RETENTION)
-        .map_err(transport_error)?;
+    let slot = if server.is_mounted() {
+        // Served on the listener the tool call came through: the person reaches it at the
+        // host the client used (already checked by that listener).
+        let host = ctx
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get(axum::http::header::HOST))
+            .and_then(|host| host.to_str().ok())
+            .ok_or_else(|| transport_error("the tool call came without a Host header"))?;
+        server.open_at(
+            &format!("http://{host}"),
+            Some(code.clone()),
+            FILE_RETENTION,
+        )
+    } else {
+        server.open(Some(code.clone()), FILE_RETENTION)
+    }
+    .map_err(transport_error)?;
     let elicitation_id = random_hex::<16>().map_err(transport_error)?;
     let view = NativeView::from_json(form.native_json()).map_err(transport_error)?;
     let mut asker = Vec::new();

@@ -129,16 +129,22 @@ fn code_of(message: &str) -> String {
     message[at..at + 8].to_owned()
 }
 
-/// `http://127.0.0.1:PORT/SECRET/` → (PORT, SECRET), checking that the URL holds nothing else.
+/// `http://127.0.0.1:PORT/SECRET/` (on a page listener of its own) or
+/// `http://127.0.0.1:PORT/forms-page/SECRET/` (on `forms-mcp --http`'s listener) → (PORT,
+/// the path up to the secret), checking that the URL holds nothing else.
 fn parts_of(url: &str) -> (u16, String) {
     let rest = url.strip_prefix("http://127.0.0.1:").expect(url);
     let (port, path) = rest.split_once('/').unwrap();
+    let (base, path) = match path.strip_prefix("forms-page/") {
+        Some(path) => ("/forms-page/", path),
+        None => ("/", path),
+    };
     let secret = path.strip_suffix('/').expect(url);
     assert!(
         secret.len() == 64 && secret.bytes().all(|b| b.is_ascii_hexdigit()),
         "the URL holds only a secret: {url}"
     );
-    (port.parse().unwrap(), secret.to_owned())
+    (port.parse().unwrap(), format!("{base}{secret}"))
 }
 
 /// One request to the page server, as a page of its own origin would send it; the status
@@ -245,7 +251,7 @@ fn answer_in_chromium(
     let (status, _) = request(
         port,
         "POST",
-        &format!("/{secret}/answer/1"),
+        &format!("{secret}/answer/1"),
         "application/json",
         &forged,
     );
@@ -376,6 +382,16 @@ fn the_data_tool_asks_a_url_mode_client_on_the_page_over_http() {
     );
     let invalid = json!({"action": "accept", "content": {"note": "x", "colour": "red"}});
     let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-1", None, &invalid, false);
+    // The page was served on the MCP listener itself, under its own path.
+    let origin = server.url.trim_end_matches("/mcp");
+    assert!(
+        params["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{origin}/forms-page/")),
+        "{params} on {}",
+        server.url
+    );
     let report = driver.done();
     assert!(report["error"].is_null(), "{report}");
     check_completed(&report, &params);
@@ -409,7 +425,7 @@ fn wrong_codes_cancel_the_ask_and_a_declined_url_declines_it() {
         let (status, body) = request(
             port,
             "POST",
-            &format!("/{secret}/code"),
+            &format!("{secret}/code"),
             "application/x-www-form-urlencoded",
             &format!("code={wrong}"),
         );
@@ -419,7 +435,7 @@ fn wrong_codes_cancel_the_ask_and_a_declined_url_declines_it() {
     let (status, _) = request(
         port,
         "POST",
-        &format!("/{secret}/code"),
+        &format!("{secret}/code"),
         "application/x-www-form-urlencoded",
         &format!("code={code}"),
     );
