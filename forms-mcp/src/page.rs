@@ -31,7 +31,7 @@
 //! - An added file is POSTed to `/SECRET/file/N?question=ID&name=NAME&type=MIME` as
 //!   `application/octet-stream`: the question's `accept` filter and the size limit
 //!   ([`PageOptions::max_file_bytes`]) are checked, the bytes are written into the page's
-//!   private directory (see [`files`]), and the answer is `{"uri":"file:///…","path":"/…"}`.
+//!   private directory (see `files.rs`), and the answer is `{"uri":"file:///…","path":"/…"}`.
 //! - Every response carries `Cache-Control: no-store`, forbids framing
 //!   (`Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`) and sends
 //!   no referrer.
@@ -1041,5 +1041,146 @@ mod tests {
         let second = post(port, &format!("/{key}/answer/1"), r#"{"action":"cancel"}"#).await;
         assert!(second.starts_with("HTTP/1.1 409"), "{second}");
         assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "decline"}));
+    }
+
+    /// One request with `headers`; the whole reply.
+    async fn send(port: u16, method: &str, path: &str, headers: &str, body: &str) -> String {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).await.unwrap();
+        reply
+    }
+
+    #[tokio::test]
+    async fn a_gated_page_shows_and_takes_nothing_without_its_code_and_checks_answers() {
+        let server = PageServer::start(PageOptions::default()).await.unwrap();
+        let native = NativeView::from_value(
+            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .unwrap();
+        let slot = server
+            .open(Some("ABCDEFGH".into()), Duration::from_secs(1))
+            .unwrap();
+        let url = slot.url().to_owned();
+        let port: u16 = url["http://127.0.0.1:".len()..]
+            .split('/')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let base = url["http://127.0.0.1:".len()..]
+            .split_once('/')
+            .map(|(_, path)| format!("/{}", path.trim_end_matches('/')))
+            .unwrap();
+        let check: AnswerCheck = Arc::new(|text: &str| {
+            if text.contains("decline") {
+                Ok(())
+            } else {
+                Err("content.x: not a question of the form (V2)".to_owned())
+            }
+        });
+        let asking = tokio::spawn(async move {
+            slot.ask(
+                Arc::new(native),
+                "<body>QUESTIONS-HERE".to_owned(),
+                Some(check),
+            )
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let json = "Content-Type: application/json\r\n";
+        let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+        // Without the code: the prompt, and no answer is taken.
+        let shown = send(port, "GET", &format!("{base}/"), "", "").await;
+        assert!(
+            shown.contains("Enter your code") && !shown.contains("QUESTIONS-HERE"),
+            "{shown}"
+        );
+        let answer = format!("{base}/answer/1");
+        let refused = send(port, "POST", &answer, json, r#"{"action":"decline"}"#).await;
+        assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+        // A wrong code counts; another origin is refused before the code is read.
+        let wrong = send(port, "POST", &format!("{base}/code"), form, "code=AAAAAAAA").await;
+        assert!(wrong.contains("4 tries left"), "{wrong}");
+        let foreign = format!("{form}Origin: http://evil.example\r\n");
+        let other = send(
+            port,
+            "POST",
+            &format!("{base}/code"),
+            &foreign,
+            "code=ABCDEFGH",
+        )
+        .await;
+        assert!(other.starts_with("HTTP/1.1 403"), "{other}");
+        // The right code (any case) sets the page's cookie, which shows the form.
+        let right = send(port, "POST", &format!("{base}/code"), form, "code=abcdefgh").await;
+        assert!(right.starts_with("HTTP/1.1 303"), "{right}");
+        let cookie = right
+            .lines()
+            .find_map(|l| l.strip_prefix("set-cookie: "))
+            .and_then(|c| c.split(';').next())
+            .unwrap()
+            .to_owned();
+        let with = format!("Cookie: {cookie}\r\n");
+        let shown = send(port, "GET", &format!("{base}/"), &with, "").await;
+        assert!(shown.contains("QUESTIONS-HERE"), "{shown}");
+        assert!(shown.contains("cache-control: no-store"), "{shown}");
+        // The code works once: a second browser giving it is refused.
+        let again = send(port, "POST", &format!("{base}/code"), form, "code=ABCDEFGH").await;
+        assert!(again.contains("3 tries left"), "{again}");
+        // The checker's refusal is the page's, with its findings; the form stays open.
+        let with_json = format!("{with}{json}");
+        let bad = send(
+            port,
+            "POST",
+            &answer,
+            &with_json,
+            r#"{"action":"accept","content":{"x":1}}"#,
+        )
+        .await;
+        assert!(
+            bad.starts_with("HTTP/1.1 422") && bad.contains("(V2)"),
+            "{bad}"
+        );
+        let good = send(port, "POST", &answer, &with_json, r#"{"action":"decline"}"#).await;
+        assert!(good.starts_with("HTTP/1.1 204"), "{good}");
+        assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "decline"}));
+        // The page closed with its ask: a replay reaches nothing.
+        let replay = send(port, "POST", &answer, &with_json, r#"{"action":"decline"}"#).await;
+        assert!(replay.starts_with("HTTP/1.1 403"), "{replay}");
+    }
+
+    #[tokio::test]
+    async fn wrong_codes_cancel_the_ask() {
+        let server = PageServer::start(PageOptions::default()).await.unwrap();
+        let native = NativeView::from_value(
+            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .unwrap();
+        let slot = server
+            .open(Some("ABCDEFGH".into()), Duration::from_secs(1))
+            .unwrap();
+        let url = slot.url().to_owned();
+        let rest = &url["http://127.0.0.1:".len()..];
+        let (port, path) = rest.split_once('/').unwrap();
+        let port: u16 = port.parse().unwrap();
+        let code = format!("/{path}code");
+        let asking =
+            tokio::spawn(async move { slot.ask(Arc::new(native), "<body>".into(), None).await });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+        for _ in 0..CODE_TRIES {
+            let wrong = send(port, "POST", &code, form, "code=ZZZZZZZZ").await;
+            assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
+        }
+        assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "cancel"}));
     }
 }
