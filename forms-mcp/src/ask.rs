@@ -112,6 +112,7 @@ pub struct FormAsker {
     url_mode: bool,
     page_preferred: bool,
     pages: crate::url_mode::Pages,
+    interactions: crate::url_mode::Interactions,
 }
 
 /// What asking gives before the answer check.
@@ -142,6 +143,7 @@ impl FormAsker {
             url_mode: true,
             page_preferred: false,
             pages: Arc::default(),
+            interactions: Arc::default(),
         }
     }
 
@@ -155,6 +157,7 @@ impl FormAsker {
             url_mode: true,
             page_preferred: false,
             pages: Arc::default(),
+            interactions: Arc::default(),
         })
     }
 
@@ -200,6 +203,23 @@ impl FormAsker {
     pub fn with_page_preferred(mut self, on: bool) -> FormAsker {
         self.page_preferred = on;
         self
+    }
+
+    /// The routes of the person's pages on another server's listener, under `prefix` (see
+    /// [`crate::page::PageServer::mounted`]), when URL mode is on and no page server was
+    /// started yet; the asker's URL-mode pages are then served there, at the origin of the
+    /// tool call's own HTTP request.
+    pub(crate) fn page_router(&self, prefix: &str) -> Option<axum::Router> {
+        if !self.url_mode || self.pages.initialized() {
+            return None;
+        }
+        let options = crate::page::PageOptions {
+            label: "forms-mcp",
+            ..crate::page::PageOptions::default()
+        };
+        let (server, router) = crate::page::PageServer::mounted(options, prefix).ok()?;
+        self.pages.set(server).ok()?;
+        Some(router)
     }
 
     /// How long an ask waits for the submission (and how long a state lives).
@@ -291,9 +311,8 @@ impl FormAsker {
             legacy_form_support(caps.as_ref())
         };
         // Without the extension, a client with URL-mode elicitation gets the page for a form
-        // a core form does not carry whole (2025-11-25).
+        // a core form does not carry whole.
         let page = !native
-            && !multi_round_trip
             && self.url_mode
             && crate::url_mode::url_support(caps.as_ref())
             && (self.page_preferred
@@ -312,6 +331,25 @@ impl FormAsker {
                 ErrorCode::TransportError,
                 crate::transport::NOT_KEPT,
             ));
+        }
+        if multi_round_trip && page {
+            let binding = tool_call_binding(call);
+            return Ok(
+                match crate::url_mode::round(
+                    &self.pages,
+                    &self.interactions,
+                    &self.states,
+                    form,
+                    &binding,
+                    call,
+                    self.timeout,
+                )
+                .await?
+                {
+                    Round::Answer(answer) => Raw::Answer(answer),
+                    Round::InputRequired(result) => Raw::InputRequired(result),
+                },
+            );
         }
         if multi_round_trip {
             let binding = tool_call_binding(call);

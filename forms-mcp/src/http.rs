@@ -162,6 +162,9 @@ fn limits(options: &HttpOptions, hosts: Hosts) -> Limits {
     )
 }
 
+/// The path the URL-mode pages are served under on the `--http` listener.
+pub const PAGE_PATH: &str = "/forms-page";
+
 /// Serves `server` on `listener` at [`ENDPOINT`] until `shutdown` is cancelled, with the
 /// checks and limits of `options`. Sessions are kept (rmcp's stateful mode), so the mid-call
 /// `openai/elicitation/create` of the legacy protocol reaches the host over the session's
@@ -207,6 +210,10 @@ pub async fn serve(
             }
         }
     });
+    // URL-mode pages (`--url-mode`) are served on this listener under their own path,
+    // outside the bearer-token guard (a browser has no token: the page's secret and code
+    // stand for it).
+    let pages = server.page_router(PAGE_PATH);
     let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     // One memory budget for the bodies being read and the answers kept.
     let guard = Arc::new(guard::Guard {
@@ -221,6 +228,10 @@ pub async fn serve(
         limits.bodies.budget(),
     )
     .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    let router = match pages {
+        Some(pages) => router.merge(pages),
+        None => router,
+    };
     crate::serve::serve(listener, router, limits, shutdown).await;
     Ok(())
 }

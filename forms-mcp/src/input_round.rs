@@ -39,7 +39,7 @@ pub(crate) enum Round {
 /// the request belongs to, if any. Never the client-chosen `Mcp-Session-Id` header alone.
 /// Served by another HTTP stack than [`crate::http`], the caller is read from the request's
 /// bearer token alone. On stdio (one process, one caller) the binding is empty.
-fn caller(ctx: &RequestContext<RoleServer>) -> Vec<u8> {
+pub(crate) fn caller(ctx: &RequestContext<RoleServer>) -> Vec<u8> {
     let Some(parts) = ctx.extensions.get::<axum::http::request::Parts>() else {
         return Vec::new();
     };

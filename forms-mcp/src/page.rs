@@ -31,7 +31,7 @@
 //! - An added file is POSTed to `/SECRET/file/N?question=ID&name=NAME&type=MIME` as
 //!   `application/octet-stream`: the question's `accept` filter and the size limit
 //!   ([`PageOptions::max_file_bytes`]) are checked, the bytes are written into the page's
-//!   private directory (see [`files`]), and the answer is `{"uri":"file:///…","path":"/…"}`.
+//!   private directory (see `files.rs`), and the answer is `{"uri":"file:///…","path":"/…"}`.
 //! - Every response carries `Cache-Control: no-store`, forbids framing
 //!   (`Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`) and sends
 //!   no referrer.
@@ -154,6 +154,8 @@ struct Waiting {
 
 struct Inner {
     options: PageOptions,
+    /// The path the pages are served under (`""` on their own listener).
+    prefix: String,
     slots: Mutex<Vec<Slot>>,
     forms: AtomicU64,
     refusals: AtomicUsize,
@@ -226,6 +228,7 @@ impl PageServer {
         let url = format!("{origin}/{session}/");
         let inner = Arc::new(Inner {
             options,
+            prefix: String::new(),
             slots: Mutex::new(vec![Slot {
                 key: session.clone(),
                 pending: None,
@@ -251,17 +254,7 @@ impl PageServer {
         )
         .with_connection_time(CONNECTION_TIME)
         .with_headers(guarded_headers());
-        let app = Router::new()
-            .route("/{secret}/", get(show))
-            .route("/{secret}/code", post(code))
-            .route("/{secret}/answer/{form}", post(answer))
-            .route("/{secret}/file/{form}", post(add_file))
-            .fallback(|| async { Refusal::new(StatusCode::NOT_FOUND, "no such page") })
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&inner),
-                secret_check,
-            ))
-            .with_state(Arc::clone(&inner));
+        let app = routes(&inner);
         tokio::spawn(crate::serve::serve(
             listener,
             app,
@@ -276,7 +269,45 @@ impl PageServer {
         })
     }
 
-    /// The session page's URL, secret included.
+    /// A page server without a listener of its own, for another server's listener (such as
+    /// `forms-mcp --http`): its routes, to merge into that server's router, answer under
+    /// `prefix` (such as `/forms-page`), and its pages are opened with
+    /// [`PageServer::open_at`], naming the origin the person reaches that listener at. The
+    /// host server's own `Host`/`Origin` checks and limits apply; a page also requires a
+    /// present `Origin` to be the request's own (`http://` and its `Host`), and its responses
+    /// carry the same no-store, no-framing and no-referrer headers.
+    pub fn mounted(options: PageOptions, prefix: &str) -> std::io::Result<(PageServer, Router)> {
+        let inner = Arc::new(Inner {
+            options,
+            prefix: prefix.trim_end_matches('/').to_owned(),
+            slots: Mutex::new(Vec::new()),
+            forms: AtomicU64::new(0),
+            refusals: AtomicUsize::new(0),
+        });
+        let router = Router::new().nest(&inner.prefix, routes(&inner)).layer(
+            axum::middleware::map_response(|mut response: Response| async move {
+                response.headers_mut().extend(guarded_headers());
+                response
+            }),
+        );
+        Ok((
+            PageServer {
+                origin: String::new(),
+                url: String::new(),
+                session: String::new(),
+                inner,
+            },
+            router,
+        ))
+    }
+
+    /// Whether the pages are served under a path of another server's listener
+    /// ([`PageServer::mounted`]).
+    pub fn is_mounted(&self) -> bool {
+        self.origin.is_empty()
+    }
+
+    /// The session page's URL, secret included (empty for a [`PageServer::mounted`] one).
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -297,6 +328,17 @@ impl PageServer {
     /// (the page asks for it before it shows the form), its added files in a private
     /// directory of its own, removed `retention` after the page closes.
     pub fn open(&self, code: Option<String>, retention: Duration) -> std::io::Result<PageSlot> {
+        self.open_at(&self.origin, code, retention)
+    }
+
+    /// [`PageServer::open`], the page's URL starting with `origin` (`http://HOST:PORT`, how
+    /// the person reaches the listener the pages are served on).
+    pub fn open_at(
+        &self,
+        origin: &str,
+        code: Option<String>,
+        retention: Duration,
+    ) -> std::io::Result<PageSlot> {
         let key = random_hex::<32>()?;
         let slot = Slot {
             key: key.clone(),
@@ -315,7 +357,7 @@ impl PageServer {
             .map_err(|_| std::io::Error::other("poisoned"))?
             .push(slot);
         Ok(PageSlot {
-            url: format!("{}/{key}/", self.origin),
+            url: format!("{origin}{}/{key}/", self.inner.prefix),
             key,
             inner: Arc::clone(&self.inner),
         })
@@ -368,6 +410,21 @@ impl Drop for PageSlot {
             }
         }
     }
+}
+
+/// The page routes, behind the secret check.
+fn routes(inner: &Arc<Inner>) -> Router {
+    Router::new()
+        .route("/{secret}/", get(show))
+        .route("/{secret}/code", post(code))
+        .route("/{secret}/answer/{form}", post(answer))
+        .route("/{secret}/file/{form}", post(add_file))
+        .fallback(|| async { Refusal::new(StatusCode::NOT_FOUND, "no such page") })
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(inner),
+            secret_check,
+        ))
+        .with_state(Arc::clone(inner))
 }
 
 /// The headers of every response: never cached, never framed, no referrer.
@@ -470,8 +527,8 @@ impl Inner {
         let form = self.forms.fetch_add(1, Ordering::Relaxed) + 1;
         let html = forms_runtime::native::page::with_posts(
             &html,
-            &format!("/{key}/answer/{form}"),
-            &format!("/{key}/file/{form}"),
+            &format!("{}/{key}/answer/{form}", self.prefix),
+            &format!("{}/{key}/file/{form}", self.prefix),
         );
         self.with_slot(key, |slot| {
             slot.pending = Some(Pending {
@@ -547,6 +604,8 @@ async fn secret_check(State(inner): State<Arc<Inner>>, request: Request, next: N
     let key = secret_of(request.uri().path());
     let refusal = if let Err(Refusal::Status(_, why)) = inner.with_slot(key, |_| ()) {
         Some(why)
+    } else if let Some(origin) = foreign_origin(request.headers()) {
+        Some(format!("a request from another origin ({origin})"))
     } else if request.method() == Method::POST {
         request
             .headers()
@@ -567,6 +626,19 @@ async fn secret_check(State(inner): State<Arc<Inner>>, request: Request, next: N
             Refusal::foreign(reason).into_response()
         }
         None => next.run(request).await,
+    }
+}
+
+/// A present `Origin` that is not the request's own (`http://` and its `Host`), shown.
+fn foreign_origin(headers: &HeaderMap) -> Option<String> {
+    let origin = headers.get(header::ORIGIN)?;
+    let own = headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .map(|host| format!("http://{host}"));
+    match own {
+        Some(own) if origin.as_bytes() == own.as_bytes() => None,
+        _ => Some(crate::serve::shown(origin)),
     }
 }
 
@@ -603,13 +675,13 @@ const CODE_SCRIPT: &str = "<script>(function () {\
   });\
 })();</script>";
 
-fn code_prompt(key: &str, note: &str) -> String {
+fn code_prompt(prefix: &str, key: &str, note: &str) -> String {
     note_page(
         "Enter your code",
         &format!(
             "<h1>Enter your code</h1><p>Your MCP client showed a code of 8 letters and \
              digits with this link. Enter it to see the form.</p><p id=\"forms-note\">{note}</p>\
-             <form id=\"forms-code-form\" method=\"post\" action=\"/{key}/code\"><input id=\"forms-code\" name=\"code\" \
+             <form id=\"forms-code-form\" method=\"post\" action=\"{prefix}/{key}/code\"><input id=\"forms-code\" name=\"code\" \
              autocomplete=\"off\" autofocus maxlength=\"32\" required> \
              <button id=\"forms-code-submit\" type=\"submit\">Continue</button></form>{CODE_SCRIPT}"
         ),
@@ -629,7 +701,7 @@ async fn show(
     });
     let html = match shown {
         Ok(Ok(Some(html))) => html,
-        Ok(Err(())) => code_prompt(&key, ""),
+        Ok(Err(())) => code_prompt(&inner.prefix, &key, ""),
         _ => note_page(
             inner.options.label,
             "<p>No form is waiting for an answer.</p>",
@@ -685,10 +757,13 @@ async fn code(
         Outcome::Open => (
             StatusCode::SEE_OTHER,
             [
-                (header::LOCATION, format!("/{key}/")),
+                (header::LOCATION, format!("{}/{key}/", inner.prefix)),
                 (
                     header::SET_COOKIE,
-                    format!("{COOKIE}={cookie}; Path=/{key}/; HttpOnly; SameSite=Strict"),
+                    format!(
+                        "{COOKIE}={cookie}; Path={}/{key}/; HttpOnly; SameSite=Strict",
+                        inner.prefix
+                    ),
                 ),
             ],
         )
@@ -698,6 +773,7 @@ async fn code(
             (
                 StatusCode::FORBIDDEN,
                 axum::response::Html(code_prompt(
+                    &inner.prefix,
                     &key,
                     &format!("That code is not right; {left} tries left."),
                 )),
@@ -967,5 +1043,146 @@ mod tests {
         let second = post(port, &format!("/{key}/answer/1"), r#"{"action":"cancel"}"#).await;
         assert!(second.starts_with("HTTP/1.1 409"), "{second}");
         assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "decline"}));
+    }
+
+    /// One request with `headers`; the whole reply.
+    async fn send(port: u16, method: &str, path: &str, headers: &str, body: &str) -> String {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).await.unwrap();
+        reply
+    }
+
+    #[tokio::test]
+    async fn a_gated_page_shows_and_takes_nothing_without_its_code_and_checks_answers() {
+        let server = PageServer::start(PageOptions::default()).await.unwrap();
+        let native = NativeView::from_value(
+            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .unwrap();
+        let slot = server
+            .open(Some("ABCDEFGH".into()), Duration::from_secs(1))
+            .unwrap();
+        let url = slot.url().to_owned();
+        let port: u16 = url["http://127.0.0.1:".len()..]
+            .split('/')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let base = url["http://127.0.0.1:".len()..]
+            .split_once('/')
+            .map(|(_, path)| format!("/{}", path.trim_end_matches('/')))
+            .unwrap();
+        let check: AnswerCheck = Arc::new(|text: &str| {
+            if text.contains("decline") {
+                Ok(())
+            } else {
+                Err("content.x: not a question of the form (V2)".to_owned())
+            }
+        });
+        let asking = tokio::spawn(async move {
+            slot.ask(
+                Arc::new(native),
+                "<body>QUESTIONS-HERE".to_owned(),
+                Some(check),
+            )
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let json = "Content-Type: application/json\r\n";
+        let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+        // Without the code: the prompt, and no answer is taken.
+        let shown = send(port, "GET", &format!("{base}/"), "", "").await;
+        assert!(
+            shown.contains("Enter your code") && !shown.contains("QUESTIONS-HERE"),
+            "{shown}"
+        );
+        let answer = format!("{base}/answer/1");
+        let refused = send(port, "POST", &answer, json, r#"{"action":"decline"}"#).await;
+        assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+        // A wrong code counts; another origin is refused before the code is read.
+        let wrong = send(port, "POST", &format!("{base}/code"), form, "code=AAAAAAAA").await;
+        assert!(wrong.contains("4 tries left"), "{wrong}");
+        let foreign = format!("{form}Origin: http://evil.example\r\n");
+        let other = send(
+            port,
+            "POST",
+            &format!("{base}/code"),
+            &foreign,
+            "code=ABCDEFGH",
+        )
+        .await;
+        assert!(other.starts_with("HTTP/1.1 403"), "{other}");
+        // The right code (any case) sets the page's cookie, which shows the form.
+        let right = send(port, "POST", &format!("{base}/code"), form, "code=abcdefgh").await;
+        assert!(right.starts_with("HTTP/1.1 303"), "{right}");
+        let cookie = right
+            .lines()
+            .find_map(|l| l.strip_prefix("set-cookie: "))
+            .and_then(|c| c.split(';').next())
+            .unwrap()
+            .to_owned();
+        let with = format!("Cookie: {cookie}\r\n");
+        let shown = send(port, "GET", &format!("{base}/"), &with, "").await;
+        assert!(shown.contains("QUESTIONS-HERE"), "{shown}");
+        assert!(shown.contains("cache-control: no-store"), "{shown}");
+        // The code works once: a second browser giving it is refused.
+        let again = send(port, "POST", &format!("{base}/code"), form, "code=ABCDEFGH").await;
+        assert!(again.contains("3 tries left"), "{again}");
+        // The checker's refusal is the page's, with its findings; the form stays open.
+        let with_json = format!("{with}{json}");
+        let bad = send(
+            port,
+            "POST",
+            &answer,
+            &with_json,
+            r#"{"action":"accept","content":{"x":1}}"#,
+        )
+        .await;
+        assert!(
+            bad.starts_with("HTTP/1.1 422") && bad.contains("(V2)"),
+            "{bad}"
+        );
+        let good = send(port, "POST", &answer, &with_json, r#"{"action":"decline"}"#).await;
+        assert!(good.starts_with("HTTP/1.1 204"), "{good}");
+        assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "decline"}));
+        // The page closed with its ask: a replay reaches nothing.
+        let replay = send(port, "POST", &answer, &with_json, r#"{"action":"decline"}"#).await;
+        assert!(replay.starts_with("HTTP/1.1 403"), "{replay}");
+    }
+
+    #[tokio::test]
+    async fn wrong_codes_cancel_the_ask() {
+        let server = PageServer::start(PageOptions::default()).await.unwrap();
+        let native = NativeView::from_value(
+            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .unwrap();
+        let slot = server
+            .open(Some("ABCDEFGH".into()), Duration::from_secs(1))
+            .unwrap();
+        let url = slot.url().to_owned();
+        let rest = &url["http://127.0.0.1:".len()..];
+        let (port, path) = rest.split_once('/').unwrap();
+        let port: u16 = port.parse().unwrap();
+        let code = format!("/{path}code");
+        let asking =
+            tokio::spawn(async move { slot.ask(Arc::new(native), "<body>".into(), None).await });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+        for _ in 0..CODE_TRIES {
+            let wrong = send(port, "POST", &code, form, "code=ZZZZZZZZ").await;
+            assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
+        }
+        assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "cancel"}));
     }
 }

@@ -137,6 +137,12 @@ impl FormsServer {
         self
     }
 
+    /// The routes of the URL-mode pages on the `--http` listener, under `prefix`, when URL
+    /// mode is on.
+    pub(crate) fn page_router(&self, prefix: &str) -> Option<axum::Router> {
+        self.asker.page_router(prefix)
+    }
+
     /// How long a call waits for the host's answer.
     pub fn timeout(&self) -> Duration {
         self.asker.timeout()

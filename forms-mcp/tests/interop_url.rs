@@ -88,13 +88,20 @@ impl Driver {
         }
     }
 
-    /// The final report.
-    fn done(mut self) -> Value {
+    /// The final report, and the requests that came before it.
+    fn done(self) -> Value {
+        self.done_after().0
+    }
+
+    /// The final report, and the requests that came before it.
+    fn done_after(mut self) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
         let mut report = self.next("report");
-        for _ in 0..5 {
+        for _ in 0..100 {
             if report["event"] == "done" {
                 break;
             }
+            before.push(report["params"].clone());
             report = self.next("report");
         }
         assert_eq!(report["event"], "done", "{report}");
@@ -103,7 +110,7 @@ impl Driver {
             assert!(Instant::now() < deadline, "the driver did not exit");
             std::thread::sleep(Duration::from_millis(20));
         }
-        report
+        (report, before)
     }
 }
 
@@ -120,16 +127,22 @@ fn code_of(message: &str) -> String {
     message[at..at + 8].to_owned()
 }
 
-/// `http://127.0.0.1:PORT/SECRET/` → (PORT, SECRET), checking that the URL holds nothing else.
+/// `http://127.0.0.1:PORT/SECRET/` (on a page listener of its own) or
+/// `http://127.0.0.1:PORT/forms-page/SECRET/` (on `forms-mcp --http`'s listener) → (PORT,
+/// the path up to the secret), checking that the URL holds nothing else.
 fn parts_of(url: &str) -> (u16, String) {
     let rest = url.strip_prefix("http://127.0.0.1:").expect(url);
     let (port, path) = rest.split_once('/').unwrap();
+    let (base, path) = match path.strip_prefix("forms-page/") {
+        Some(path) => ("/forms-page/", path),
+        None => ("/", path),
+    };
     let secret = path.strip_suffix('/').expect(url);
     assert!(
         secret.len() == 64 && secret.bytes().all(|b| b.is_ascii_hexdigit()),
         "the URL holds only a secret: {url}"
     );
-    (port.parse().unwrap(), secret.to_owned())
+    (port.parse().unwrap(), format!("{base}{secret}"))
 }
 
 /// One request to the page server, as a page of its own origin would send it; the status
@@ -202,10 +215,17 @@ fn answer_in_chromium(
     files_question: &str,
     choose: Option<&str>,
     invalid: &Value,
+    retried: bool,
 ) -> (String, Value) {
     let event = driver.next("URL-mode request");
     assert_eq!(event["event"], "url", "{event}");
     let params = event["params"].clone();
+    if retried {
+        // 2026-07-28: the client retries before the page is submitted, and is asked the
+        // same interaction (the same URL, code and elicitationId).
+        let again = driver.next("the retry's URL-mode request");
+        assert_eq!(again["params"], params, "a retry asked another interaction");
+    }
     assert_eq!(params["mode"], "url", "{params}");
     let url = params["url"].as_str().unwrap().to_owned();
     let message = params["message"].as_str().unwrap();
@@ -229,7 +249,7 @@ fn answer_in_chromium(
     let (status, _) = request(
         port,
         "POST",
-        &format!("/{secret}/answer/1"),
+        &format!("{secret}/answer/1"),
         "application/json",
         &forged,
     );
@@ -323,7 +343,8 @@ fn a_derived_form_with_files_reaches_a_url_mode_client_whole_over_stdio() {
                 "command": [bins::example("upload_server")], "tool": "send_data"}),
     );
     let invalid = json!({"action": "accept", "content": {"format": "Docx"}});
-    let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-2", Some("Pdf"), &invalid);
+    let (uri, params) =
+        answer_in_chromium(&mut driver, &file, "#q-2", Some("Pdf"), &invalid, false);
     let answered = Instant::now();
     let report = driver.done();
     eprintln!(
@@ -358,7 +379,17 @@ fn the_data_tool_asks_a_url_mode_client_on_the_page_over_http() {
                 "tool": "form_elicitation_v2_request", "arguments": form}),
     );
     let invalid = json!({"action": "accept", "content": {"note": "x", "colour": "red"}});
-    let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-1", None, &invalid);
+    let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-1", None, &invalid, false);
+    // The page was served on the MCP listener itself, under its own path.
+    let origin = server.url.trim_end_matches("/mcp");
+    assert!(
+        params["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{origin}/forms-page/")),
+        "{params} on {}",
+        server.url
+    );
     let report = driver.done();
     assert!(report["error"].is_null(), "{report}");
     check_completed(&report, &params);
@@ -392,7 +423,7 @@ fn wrong_codes_cancel_the_ask_and_a_declined_url_declines_it() {
         let (status, body) = request(
             port,
             "POST",
-            &format!("/{secret}/code"),
+            &format!("{secret}/code"),
             "application/x-www-form-urlencoded",
             &format!("code={wrong}"),
         );
@@ -402,7 +433,7 @@ fn wrong_codes_cancel_the_ask_and_a_declined_url_declines_it() {
     let (status, _) = request(
         port,
         "POST",
-        &format!("/{secret}/code"),
+        &format!("{secret}/code"),
         "application/x-www-form-urlencoded",
         &format!("code={code}"),
     );
@@ -426,4 +457,32 @@ fn wrong_codes_cancel_the_ask_and_a_declined_url_declines_it() {
             .contains("elicitation/complete"),
         "{report}"
     );
+}
+
+#[test]
+fn on_2026_07_28_a_retry_before_the_submission_gets_the_same_interaction_then_the_result() {
+    let Some(python) = python() else { return };
+    let dir = forms_test_kit::scratch("url", "modern");
+    let (file, bytes) = data_file(&dir);
+    let mut driver = Driver::start(
+        &python,
+        &json!({"mode": "auto", "transport": "stdio", "rounds": 100,
+                "command": [bins::example("upload_server")], "tool": "send_data"}),
+    );
+    let invalid = json!({"action": "accept", "content": {"format": "Docx"}});
+    let (uri, params) =
+        answer_in_chromium(&mut driver, &file, "#q-2", Some("Html"), &invalid, true);
+    let (report, again) = driver.done_after();
+    assert_eq!(report["protocol"], MODERN, "{report}");
+    assert!(report["error"].is_null(), "{report}");
+    // Each round before the submission asked the same interaction: one page, one code.
+    for request in &again {
+        assert_eq!(*request, params, "a retry asked another interaction");
+    }
+    let text = report["result"]["content"][0]["text"].as_str().unwrap();
+    let got: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(got["format"], "Html", "{got}");
+    assert_eq!(got["files"][0]["uri"], uri.as_str(), "{got}");
+    check_copy(&uri, got["files"][0]["path"].as_str(), &bytes, &file);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,7 +12,7 @@ CONFIG is one JSON object:
   {"mode": "legacy" | "auto", "transport": "stdio" | "http",
    "command": [...] (stdio), "url": "http://127.0.0.1:P/mcp" (http),
    "tool": "send_data", "arguments": {...}, "consent": {"action": "accept"},
-   "timeout": 60}
+   "timeout": 60, "rounds": 10}            rounds: the input-required rounds allowed (2026-07-28)
 
 Prints, last, {"event": "done", "sdk", "protocol", "requests": [params...],
 "notifications": [{"method", "params"}...], "result", "error"}.
@@ -67,7 +67,8 @@ async def main() -> None:
     try:
         with anyio.fail_after(config.get("timeout", 90)):
             async with Client(transport(config), mode=config["mode"], elicitation_callback=on_elicit,
-                              message_handler=on_message) as client:
+                              message_handler=on_message,
+                              input_required_max_rounds=config.get("rounds", 10)) as client:
                 out["protocol"] = client.protocol_version
                 result = await client.call_tool(config["tool"], config.get("arguments", {}))
                 out["result"] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
