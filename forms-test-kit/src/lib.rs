@@ -11,6 +11,8 @@ pub mod bins;
 pub mod forms;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+#[cfg(feature = "fuzz-deep")]
+pub mod fuzz_deep;
 pub mod inputs;
 pub mod process;
 pub mod scratch;
