@@ -15,7 +15,7 @@
 //! - `redeem` and `report_execution` of bound approvals: `not_allowed` and each
 //!   `action_refused` reason (no action, not the executor, not approved, already redeemed,
 //!   a mismatched field, not redeemed, a final report), exactly once.
-//! - retry keys: a key a principal already used for a write that went through replays its
+//! - retry keys (a client's retry repeats its last write exactly; keys collide too): a key a principal already used for a write that went through replays its
 //!   first result for the same input (nothing changes) and is refused (`retry_key_reused`)
 //!   for another; refused writes record nothing.
 //! - `show` by anyone: `not_allowed` or the model's request (state, version, outcome,
@@ -115,6 +115,8 @@ struct Model {
     reqs: Vec<Req>,
     /// (principal, key) → (input, first result) of writes that went through.
     keys: HashMap<(usize, u32), (Input, Request)>,
+    /// The last write, with the version it sent.
+    last: Option<Op>,
 }
 
 /// The engine under test, over a fresh SQLite file, with its directory.
@@ -181,7 +183,7 @@ fn arguments() -> serde_json::Value {
 }
 
 /// The operations of one step, drawn from the input.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Op {
     Open {
         by: usize,
@@ -235,6 +237,8 @@ enum Op {
         b: usize,
         req: usize,
     },
+    /// The last write again, exactly (same key, same input): a client's retry.
+    Retry,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -242,18 +246,22 @@ enum VersionPick {
     Current,
     Stale,
     Ahead,
+    /// The version a write sent before, for its retry.
+    Exact(u64),
 }
 
-fn draw(u: &mut Unstructured<'_>) -> arbitrary::Result<Op> {
+/// One operation; `requests` is how many the model holds (a request index past them names
+/// no request).
+fn draw(u: &mut Unstructured<'_>, requests: usize) -> arbitrary::Result<Op> {
     let by = usize::from(u.int_in_range(0u8..=4)?);
-    let req = usize::from(u.int_in_range(0u8..=15)?);
+    let req = usize::from(u.arbitrary::<u8>()?) % (requests + 1);
     let key = u32::from(u.int_in_range(0u8..=(KEYS as u8 - 1))?);
     let version = match u.int_in_range(0u8..=7)? {
         0 => VersionPick::Stale,
         1 => VersionPick::Ahead,
         _ => VersionPick::Current,
     };
-    Ok(match u.int_in_range(0u8..=11)? {
+    Ok(match u.int_in_range(0u8..=12)? {
         0 | 1 => {
             let kind =
                 [Kind::Question, Kind::Approval, Kind::Task][usize::from(u.int_in_range(0u8..=2)?)];
@@ -314,6 +322,7 @@ fn draw(u: &mut Unstructured<'_>) -> arbitrary::Result<Op> {
             who: usize::from(u.int_in_range(0u8..=3)?),
             change: u.int_in_range(0u8..=3)?,
         },
+        11 => Op::Retry,
         _ => Op::Race {
             a: by,
             b: usize::from(u.int_in_range(0u8..=4)?),
@@ -333,6 +342,7 @@ impl Model {
             members,
             reqs: Vec::new(),
             keys: HashMap::new(),
+            last: None,
         }
     }
 
@@ -558,6 +568,7 @@ fn pick_version(r: &Req, pick: VersionPick) -> u64 {
         VersionPick::Current => r.version,
         VersionPick::Stale => r.version.saturating_sub(1),
         VersionPick::Ahead => r.version + 1,
+        VersionPick::Exact(v) => v,
     }
 }
 
@@ -582,7 +593,9 @@ pub fn run_counted(data: &[u8]) -> Counts {
         if u.is_empty() {
             break;
         }
-        let Ok(op) = draw(&mut u) else { break };
+        let Ok(op) = draw(&mut u, model.reqs.len()) else {
+            break;
+        };
         let context = format!("step {step}: {op:?}");
         apply(asks, &mut model, op, &context);
     }
@@ -591,6 +604,45 @@ pub fn run_counted(data: &[u8]) -> Counts {
 }
 
 fn apply(asks: &Asks, model: &mut Model, op: Op, context: &str) {
+    // The last write, its version as sent, for a retry.
+    let exact = |req: usize, pick: VersionPick| {
+        VersionPick::Exact(model.reqs.get(req).map_or(1, |r| pick_version(r, pick)))
+    };
+    let last = match op.clone() {
+        Op::Respond {
+            by,
+            req,
+            version,
+            outcome,
+            answer,
+            key,
+        } => Some(Op::Respond {
+            by,
+            req,
+            version: exact(req, version),
+            outcome,
+            answer,
+            key,
+        }),
+        Op::Withdraw {
+            by,
+            req,
+            version,
+            supersede,
+            key,
+        } => Some(Op::Withdraw {
+            by,
+            req,
+            version: exact(req, version),
+            supersede,
+            key,
+        }),
+        w @ (Op::Open { .. } | Op::Redeem { .. } | Op::Report { .. }) => Some(w),
+        _ => None,
+    };
+    if last.is_some() {
+        model.last = last;
+    }
     let chat = chat();
     match op {
         Op::Open {
@@ -905,6 +957,11 @@ fn apply(asks: &Asks, model: &mut Model, op: Op, context: &str) {
                 Err(_) => assert_eq!(now, before, "{context}: a refused change changed {now:?}"),
             }
             model.members[who] = now;
+        }
+        Op::Retry => {
+            if let Some(last) = model.last.clone() {
+                apply(asks, model, last, context);
+            }
         }
         Op::Race { a, b, req } => {
             let Some(r) = model.reqs.get(req) else { return };
