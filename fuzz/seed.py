@@ -2,7 +2,8 @@
 """Writes the starting corpus of every fuzz target from ../tests/corpus into corpus/<target>/.
 
 data_form: each case's form; answer: "name\\nresponse" for every response of every case;
-typed: the same for the three derived cases; structured: fixed pseudo-random byte strings.
+typed: the same for the three derived cases; structured, mcp_edge and asks_model: fixed
+pseudo-random byte strings (the two deep targets draw their frames and operations from them).
 Run once, fuzz, then minimize with `cargo +nightly fuzz cmin TARGET`.
 """
 import hashlib, json, os, random, sys
@@ -32,3 +33,7 @@ for file in sorted(os.listdir(cases_dir)):
 rng = random.Random(7)
 for i in range(64):
     put("structured", bytes(rng.randrange(256) for _ in range(rng.choice([16, 64, 256, 1024, 4096]))))
+for target, seed in (("mcp_edge", 11), ("asks_model", 13)):
+    rng = random.Random(seed)
+    for i in range(32):
+        put(target, bytes(rng.randrange(256) for _ in range(rng.choice([32, 96, 256, 512]))))

@@ -6,8 +6,8 @@ use forms_test_kit::fuzz as forms_fuzz;
 
 use std::path::Path;
 
-/// Runs `target` on every file of `fuzz/corpus/<name>`; returns how many there were.
-fn replay(name: &str, target: fn(&[u8])) -> usize {
+/// Runs `target` on every file of `fuzz/corpus/<name>`; returns what it returned for each.
+fn replay<T>(name: &str, target: fn(&[u8]) -> T) -> Vec<T> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/corpus")
         .join(name);
@@ -17,21 +17,24 @@ fn replay(name: &str, target: fn(&[u8])) -> usize {
         .filter(|p| p.is_file())
         .collect();
     paths.sort();
+    let mut outcomes = Vec::with_capacity(paths.len());
     for p in &paths {
         let data = std::fs::read(p).unwrap();
         let outcome = std::panic::catch_unwind(|| target(&data));
-        assert!(
-            outcome.is_ok(),
-            "fuzz/corpus/{name}/{} fails",
-            p.file_name().unwrap().to_string_lossy()
-        );
+        match outcome {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(_) => panic!(
+                "fuzz/corpus/{name}/{} fails",
+                p.file_name().unwrap().to_string_lossy()
+            ),
+        }
     }
     assert!(
         paths.len() >= 10,
         "only {} inputs in fuzz/corpus/{name}",
         paths.len()
     );
-    paths.len()
+    outcomes
 }
 
 #[test]
@@ -89,6 +92,86 @@ fn fuzz_inputs_name_every_corpus_form() {
         assert_eq!(
             forms_fuzz::typed::data(i),
             &forms_fuzz::corpus::case(forms_fuzz::typed::NAMES[i]).form
+        );
+    }
+}
+
+/// Every committed `mcp_edge` input gets valid JSON-RPC from the server, which ends when
+/// the client closes; and together they reach deep states, not only refusals of garbage:
+/// asks answered on both generations, input-required results with request states, the
+/// tool's own error payloads and JSON-RPC errors.
+#[test]
+fn fuzz_corpus_mcp_edge_gets_valid_json_rpc_and_reaches_asks_on_both_generations() {
+    let mut total = forms_test_kit::fuzz_deep::mcp_edge::Counts::default();
+    for c in replay("mcp_edge", forms_test_kit::fuzz_deep::mcp_edge::run_counted) {
+        total.lines += c.lines;
+        total.errors += c.errors;
+        total.asked += c.asked;
+        total.input_required += c.input_required;
+        total.accepted_legacy += c.accepted_legacy;
+        total.accepted_modern += c.accepted_modern;
+        total.tool_errors += c.tool_errors;
+    }
+    assert!(total.asked > 0, "{total:?}");
+    assert!(total.input_required > 0, "{total:?}");
+    assert!(total.accepted_legacy > 0, "{total:?}");
+    assert!(total.accepted_modern > 0, "{total:?}");
+    assert!(total.tool_errors > 0, "{total:?}");
+    assert!(total.errors > 0, "{total:?}");
+}
+
+/// Every committed `asks_model` input's operations agree with the model, and together they
+/// reach every verdict the model decides: each write going through, each refusal code and
+/// action refusal, replayed and reused retry keys, races.
+#[test]
+fn fuzz_corpus_asks_model_agrees_with_the_model_and_reaches_every_verdict() {
+    let mut total = forms_test_kit::fuzz_deep::asks_model::Counts::new();
+    for counts in replay(
+        "asks_model",
+        forms_test_kit::fuzz_deep::asks_model::run_counted,
+    ) {
+        for (k, n) in counts {
+            *total.entry(k).or_default() += n;
+        }
+    }
+    for verdict in [
+        "open:ok",
+        "open:not_member",
+        "open:quota_exceeded",
+        "open:retry_key_reused",
+        "respond:ok",
+        "respond:not_found",
+        "respond:not_eligible",
+        "respond:conflict",
+        "respond:invalid_outcome",
+        "respond:invalid_answer",
+        "respond:replayed",
+        "cancel:ok",
+        "cancel:not_requester",
+        "cancel:conflict",
+        "supersede:ok",
+        "redeem:ok",
+        "redeem:replayed",
+        "redeem:not_allowed",
+        "redeem:NotApproved",
+        "redeem:NoAction",
+        "redeem:NotExecutor",
+        "redeem:Mismatch(\"the arguments\")",
+        "report:ok",
+        "report:not_allowed",
+        "report:NotRedeemed",
+        "report:NotExecutor",
+        "cancel:replayed",
+        "open:invalid_input",
+        "open:replayed",
+        "show:ok",
+        "show:not_allowed",
+        "list:ok",
+        "race:ok",
+    ] {
+        assert!(
+            total.contains_key(verdict),
+            "no input reaches {verdict}: {total:?}"
         );
     }
 }

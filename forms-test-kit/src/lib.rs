@@ -16,6 +16,8 @@ pub mod derived;
 pub mod forms;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+#[cfg(feature = "fuzz-deep")]
+pub mod fuzz_deep;
 pub mod http;
 pub mod inputs;
 pub mod interop;
