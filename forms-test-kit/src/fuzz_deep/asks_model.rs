@@ -656,6 +656,8 @@ fn apply(asks: &Asks, model: &mut Model, op: Op, context: &str) {
                 Kind::Question => NewRequest::question("Which one?"),
                 Kind::Approval => NewRequest::approval("May I?"),
                 Kind::Task => NewRequest::task("Do it"),
+                // The generator draws the three kinds above only.
+                other => unreachable!("no kind {other:?} is generated"),
             };
             if choices {
                 new = new.choices(CHOICES);
