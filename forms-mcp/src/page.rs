@@ -530,16 +530,27 @@ impl Inner {
             &format!("{}/{key}/answer/{form}", self.prefix),
             &format!("{}/{key}/file/{form}", self.prefix),
         );
-        self.with_slot(key, |slot| {
-            slot.pending = Some(Pending {
-                form,
-                html,
-                view,
-                check,
-                reply: Some(tx),
-            });
-        })
-        .map_err(|_| "the page is closed".to_owned())?;
+        // The code may have been given wrong too often before the ask began to wait (the
+        // browser can have the URL before the server has the client's consent): then the
+        // ask is cancelled at once.
+        let cancelled = self
+            .with_slot(key, |slot| {
+                if slot.gate.as_ref().is_some_and(|gate| gate.tries == 0) {
+                    return true;
+                }
+                slot.pending = Some(Pending {
+                    form,
+                    html,
+                    view,
+                    check,
+                    reply: Some(tx),
+                });
+                false
+            })
+            .map_err(|_| "the page is closed".to_owned())?;
+        if cancelled {
+            return Ok(json!({"action": "cancel"}));
+        }
         let answer = rx
             .await
             .map_err(|_| "the page server closed before the submit".to_owned());
@@ -1184,5 +1195,36 @@ mod tests {
             assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
         }
         assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "cancel"}));
+    }
+
+    /// The browser can have the URL before the server has the client's consent: codes given
+    /// wrong too often before the ask begins to wait cancel it as soon as it does.
+    #[tokio::test]
+    async fn wrong_codes_before_the_ask_waits_cancel_it() {
+        let server = PageServer::start(PageOptions::default()).await.unwrap();
+        let native = NativeView::from_value(
+            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .unwrap();
+        let slot = server
+            .open(Some("ABCDEFGH".into()), Duration::from_secs(1))
+            .unwrap();
+        let url = slot.url().to_owned();
+        let rest = &url["http://127.0.0.1:".len()..];
+        let (port, path) = rest.split_once('/').unwrap();
+        let port: u16 = port.parse().unwrap();
+        let code = format!("/{path}code");
+        let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+        for _ in 0..CODE_TRIES {
+            let wrong = send(port, "POST", &code, form, "code=ZZZZZZZZ").await;
+            assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
+        }
+        let asked = tokio::time::timeout(
+            Duration::from_secs(10),
+            slot.ask(Arc::new(native), "<body>".into(), None),
+        )
+        .await
+        .expect("the ask waited although its code was given wrong too often");
+        assert_eq!(asked.unwrap(), json!({"action": "cancel"}));
     }
 }
