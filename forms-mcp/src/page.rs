@@ -1171,8 +1171,9 @@ mod tests {
         assert!(replay.starts_with("HTTP/1.1 403"), "{replay}");
     }
 
-    #[tokio::test]
-    async fn wrong_codes_cancel_the_ask() {
+    /// A page gated by the code `ABCDEFGH` for an empty form: its server (kept for the test),
+    /// the page, the form, the port and the path codes are posted to.
+    async fn gated_page() -> (PageServer, PageSlot, NativeView, u16, String) {
         let server = PageServer::start(PageOptions::default()).await.unwrap();
         let native = NativeView::from_value(
             &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
@@ -1186,6 +1187,12 @@ mod tests {
         let (port, path) = rest.split_once('/').unwrap();
         let port: u16 = port.parse().unwrap();
         let code = format!("/{path}code");
+        (server, slot, native, port, code)
+    }
+
+    #[tokio::test]
+    async fn wrong_codes_cancel_the_ask() {
+        let (_server, slot, native, port, code) = gated_page().await;
         let asking =
             tokio::spawn(async move { slot.ask(Arc::new(native), "<body>".into(), None).await });
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -1201,19 +1208,7 @@ mod tests {
     /// wrong too often before the ask begins to wait cancel it as soon as it does.
     #[tokio::test]
     async fn wrong_codes_before_the_ask_waits_cancel_it() {
-        let server = PageServer::start(PageOptions::default()).await.unwrap();
-        let native = NativeView::from_value(
-            &json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}}),
-        )
-        .unwrap();
-        let slot = server
-            .open(Some("ABCDEFGH".into()), Duration::from_secs(1))
-            .unwrap();
-        let url = slot.url().to_owned();
-        let rest = &url["http://127.0.0.1:".len()..];
-        let (port, path) = rest.split_once('/').unwrap();
-        let port: u16 = port.parse().unwrap();
-        let code = format!("/{path}code");
+        let (_server, slot, native, port, code) = gated_page().await;
         let form = "Content-Type: application/x-www-form-urlencoded\r\n";
         for _ in 0..CODE_TRIES {
             let wrong = send(port, "POST", &code, form, "code=ZZZZZZZZ").await;
