@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the starting corpus of every fuzz target from ../tests/corpus into corpus/<target>/.
 
-data_form: each case's form; answer: "name\\nresponse" for every response of every case;
+data_form: each case's form; reader: the same, indented; answer: "name\\nresponse" for every response of every case;
 typed: the same for the three derived cases; structured, mcp_edge and asks_model: fixed
 pseudo-random byte strings (the two deep targets draw their frames and operations from them).
 Run once, fuzz, then minimize with `cargo +nightly fuzz cmin TARGET`.
@@ -25,6 +25,7 @@ for file in sorted(os.listdir(cases_dir)):
         continue
     case = json.load(open(os.path.join(cases_dir, file), encoding="utf-8"))
     put("data_form", compact(case["form"]))
+    put("reader", json.dumps(case["form"], ensure_ascii=False, indent=1).encode())
     for r in case["responses"]:
         line = case["name"].encode() + b"\n" + compact(r["response"])
         put("answer", line)

@@ -175,3 +175,109 @@ fn fuzz_corpus_asks_model_agrees_with_the_model_and_reaches_every_verdict() {
         );
     }
 }
+
+#[test]
+fn fuzz_corpus_reader_agrees_with_serde_json() {
+    replay("reader", forms_fuzz::targets::reader);
+}
+
+/// The runtime's own JSON reader against serde_json on every corpus form, every hostile
+/// input of the refusal-cost tests, and texts made to sit on each edge of what the own reader
+/// reads itself (it must decide all the valid forms and hostile inputs without serde_json).
+#[test]
+fn reader_agrees_with_serde_json_on_the_corpus_the_hostile_inputs_and_its_edges() {
+    use forms_fuzz::checks::check_readers_agree;
+    let mut forms = 0;
+    for case in forms_fuzz::corpus::cases() {
+        assert!(check_readers_agree(&case.form_text), "{}", case.name);
+        let pretty = serde_json::to_string_pretty(&case.form).unwrap();
+        assert!(check_readers_agree(&pretty), "{}", case.name);
+        forms += 1;
+    }
+    assert!(forms >= 50, "only {forms} corpus forms");
+    for (name, text) in forms_test_kit::inputs::hostile_inputs() {
+        assert!(check_readers_agree(&text), "{name}");
+    }
+    assert!(check_readers_agree(
+        &forms_test_kit::inputs::largest_valid_form()
+    ));
+
+    let q = |rest: &str| {
+        format!(r#"{{"message":"m","questions":[{{"id":"a","type":"text","title":"T"{rest}}}]}}"#)
+    };
+    let deep = |n: usize, inner: &str| format!("{}{inner}{}", "[".repeat(n), "]".repeat(n));
+    let many = |n: usize, item: &str| vec![item; n].join(",");
+    let edges = [
+        // Repeated keys, the refusal's line and column after whitespace and newlines.
+        q(r#","title":"U""#),
+        q(",\n  \"id\"  \n :\"b\""),
+        q(",\"id\"\t\r\n"),
+        q(",\"i\\u0064\":\"b\""),
+        format!(
+            r#"{{"message":"m","questions":[{{"id":"a","type":"text","title":"T",{}}}]}}"#,
+            (0..20)
+                .map(|i| format!("\"k{i}\":1"))
+                .chain(["\"k3\":2".to_owned()])
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        // Escapes, surrogates (a lone one is refused where a value is read whole, passed over
+        // where it is ignored), control characters.
+        q(r#","description":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t""#),
+        q(r#","description":"\ud800""#),
+        q(r#","description":"\udc00x""#),
+        q(&format!(r#","options":[{}]"#, many(130, r#""\ud800""#))),
+        q(&format!(r#","options":[{},"\ud800"]"#, many(128, "0"))),
+        q(",\"description\":\"tab\there\""),
+        // Numbers: floats, -0, big integers, out of range where read whole and where ignored.
+        q(r#","maxLength":100.0"#),
+        q(r#","maxLength":-0"#),
+        q(r#","maxLength":1e2"#),
+        q(r#","maxLength":18446744073709551616"#),
+        q(r#","maxLength":-9223372036854775809"#),
+        q(r#","maxLength":1e400"#),
+        q(&format!(r#","options":[{},1e400]"#, many(128, "0"))),
+        q(&format!(r#","options":[{},01]"#, many(128, "0"))),
+        // Nesting: at serde_json's limit where read whole, past it where ignored.
+        q(&format!(r#","x":{}"#, deep(115, "0"))),
+        q(&format!(r#","x":{}"#, deep(130, "0"))),
+        q(&format!(
+            r#","options":[{},{}]"#,
+            many(128, "0"),
+            deep(300, "")
+        )),
+        deep(127, ""),
+        deep(128, ""),
+        // Arrays and objects cut at the kept count, trailing commas, the end of the text.
+        q(&format!(r#","options":[{}]"#, many(128, "{}"))),
+        q(&format!(r#","options":[{}]"#, many(129, "{}"))),
+        q(&format!(r#","options":[{},]"#, many(200, "1"))),
+        q(&format!(r#","options":[{}"#, many(200, "1"))),
+        format!(
+            r#"{{"message":"m","questions":[{{"id":"a","type":"text","title":"T",{}}}]}}"#,
+            (0..200)
+                .map(|i| match i {
+                    0..130 => format!("\"k{i}\":1"),
+                    _ => format!("\"k{i}\":[1e400,{{\"a\":\"\\ud800\"}}]"),
+                })
+                .chain(["\"title\":\"again\"".to_owned()])
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        // Not JSON at all.
+        String::new(),
+        " \n".to_owned(),
+        "\u{feff}{}".to_owned(),
+        "{} x".to_owned(),
+        "nul".to_owned(),
+        "[1 2]".to_owned(),
+        r#"{"a" 1}"#.to_owned(),
+        r#"{"a":1,}"#.to_owned(),
+        r#"{1:2}"#.to_owned(),
+    ];
+    let mut decided = 0;
+    for text in &edges {
+        decided += usize::from(check_readers_agree(text));
+    }
+    assert!(decided >= 18, "the own reader decided only {decided} edges");
+}

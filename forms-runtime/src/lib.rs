@@ -15,6 +15,7 @@ pub mod answer;
 pub mod data;
 pub mod error;
 pub mod form_values;
+mod json;
 pub mod mcp;
 pub mod native;
 mod syntax;

@@ -3,6 +3,7 @@
 
 pub mod decode;
 pub mod inline;
+pub mod reader;
 
 pub use decode::*;
 pub use forms_rules as rules;

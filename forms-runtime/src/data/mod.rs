@@ -2,7 +2,7 @@
 
 mod findings;
 mod model;
-mod parse;
+pub(crate) mod parse;
 mod serialize;
 mod size;
 mod validate;

@@ -280,3 +280,44 @@ pub fn check_accessors(form: &DataForm, answers: &Answers<'_>, payload: &str) {
         }
     }
 }
+
+/// The runtime's own reader of Data arguments against serde_json's: where the own reader
+/// decides, its tree (with the flags that say what was cut and whether it holds floats) or its
+/// refusal is serde_json's; and `DataForm::from_json` gives the same form, or the same
+/// refusal (code, every finding with its path, rule and words, the counts), as the path that
+/// reads with serde_json alone. Returns whether the own reader decided without serde_json.
+pub fn check_readers_agree(text: &str) -> bool {
+    use forms_runtime::__private::reader;
+    let (ours, theirs) = reader::data_trees(text);
+    let decided = ours.is_some();
+    if let Some(ours) = ours {
+        assert_eq!(
+            ours,
+            theirs,
+            "the own reader's tree differs from serde_json's on {}",
+            shown(text)
+        );
+    }
+    let fast = DataForm::from_json(text);
+    let reference = reader::data_form_from_json_serde(text);
+    match (&fast, &reference) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "the forms differ on {}", shown(text)),
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "the refusals differ on {}", shown(text));
+            assert_eq!(a.findings(), b.findings(), "on {}", shown(text));
+            assert_eq!(a.more_findings(), b.more_findings(), "on {}", shown(text));
+        }
+        _ => panic!(
+            "the verdicts differ on {}: own {:?}, serde_json {:?}",
+            shown(text),
+            fast.as_ref()
+                .map(|_| "accepted")
+                .map_err(ToString::to_string),
+            reference
+                .as_ref()
+                .map(|_| "accepted")
+                .map_err(ToString::to_string)
+        ),
+    }
+    decided
+}

@@ -281,3 +281,11 @@ pub fn structured(data: &[u8]) {
         }
     }
 }
+
+/// (e) `reader`: the input is Data arguments text, read by the runtime's own JSON reader and
+/// by serde_json ([`check_readers_agree`]).
+pub fn reader(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        super::checks::check_readers_agree(text);
+    }
+}

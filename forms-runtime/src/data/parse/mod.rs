@@ -32,6 +32,7 @@
 //!   as `thumbnail`; giving both is an R23 error.
 
 mod build;
+mod read;
 pub(super) mod tree;
 
 use super::findings::Violations;
@@ -53,6 +54,33 @@ pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
     // text (see `size::compact_len`), so text within R4's limit needs no count.
     let measure = floats || text.len() > forms_rules::limits::ARGUMENTS_MAX_UTF16;
     from_tree(&tree, skipped, measure)
+}
+
+/// [`from_json`] with the tree read by serde_json alone ([`tree::parse_tree_serde`]): the
+/// reference the runtime's own reader is checked against.
+pub(crate) fn from_json_serde(text: &str) -> Result<DataForm, FormError> {
+    size::prescan(text)?;
+    let (tree, skipped, floats) = tree::parse_tree_serde(text)?;
+    let measure = floats || text.len() > forms_rules::limits::ARGUMENTS_MAX_UTF16;
+    from_tree(&tree, skipped, measure)
+}
+
+/// The tree of `text` read both ways, each written out with its two flags (`Debug`), for the
+/// differential check: the runtime's own reader's, or `None` where it gives up, and
+/// serde_json's.
+#[allow(clippy::type_complexity)]
+pub(crate) fn trees_both_ways(
+    text: &str,
+) -> (Option<Result<String, FormError>>, Result<String, FormError>) {
+    let write = |(tree, skipped, floats): (Json<'_>, bool, bool)| {
+        format!("{tree:?} skipped={skipped} floats={floats}")
+    };
+    let ours = match read::tree(text) {
+        Ok(read) => Some(Ok(write(read))),
+        Err(read::Stop::Duplicate(e)) => Some(Err(e)),
+        Err(read::Stop::GiveUp) => None,
+    };
+    (ours, tree::parse_tree_serde(text).map(write))
 }
 
 /// Validates Data arguments already parsed into a `serde_json::Value`.

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 /// Objects with more keys than this check duplicates with a hash set.
-const LINEAR_KEYS: usize = 16;
+pub(super) const LINEAR_KEYS: usize = 16;
 
 /// A parsed JSON value that keeps object key order. Strings and keys borrow from the text
 /// (or the `serde_json::Value`) they were read from unless they had escapes.
@@ -51,14 +51,14 @@ impl Json<'_> {
 
 /// Where a value sits, as a chain of borrowed steps (turned into a path only for an error).
 #[derive(Clone, Copy)]
-enum At<'a> {
+pub(super) enum At<'a> {
     Root,
     Key(&'a At<'a>, &'a str),
     Index(&'a At<'a>, usize),
 }
 
 impl At<'_> {
-    fn to_path(self) -> JsonPath {
+    pub(super) fn to_path(self) -> JsonPath {
         match self {
             At::Root => JsonPath::arguments(),
             At::Key(p, k) => p.to_path().key(k),
@@ -230,7 +230,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 /// Whether `key` is a property name of the contract (of any object), or one that would
 /// preselect an answer (R21): the properties worth keeping in an object too large to keep
 /// whole.
-fn is_contract_name(key: &str) -> bool {
+pub(super) fn is_contract_name(key: &str) -> bool {
     [
         keys::FORM,
         keys::QUESTION_ANY,
@@ -338,7 +338,21 @@ impl<'de> Visitor<'de> for KeySeed {
 /// parts of the text were read without being kept (see [`KEPT`]); the second whether the tree
 /// keeps a number that is not an integer (one written `1e21` or `1.5` in the text: the only
 /// values whose `JSON.stringify` form can be longer than their text).
+///
+/// The runtime's own reader ([`super::read`]) reads it; where that reader gives up (text
+/// that is not JSON, a lone surrogate escape, nesting at serde_json's limit), serde_json
+/// reads it ([`parse_tree_serde`]), so every verdict and message is the serde path's.
 pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool, bool), FormError> {
+    match super::read::tree(text) {
+        Ok(read) => Ok(read),
+        Err(super::read::Stop::Duplicate(e)) => Err(e),
+        Err(super::read::Stop::GiveUp) => parse_tree_serde(text),
+    }
+}
+
+/// [`parse_tree`] by serde_json's deserializer and this module's visitors alone: the
+/// reference the runtime's own reader is checked against.
+pub(crate) fn parse_tree_serde(text: &str) -> Result<(Json<'_>, bool, bool), FormError> {
     let ctx = Ctx::default();
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed = ValueSeed {
@@ -353,16 +367,7 @@ pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool, bool), FormError
     });
     parsed.map_err(|e| {
         if let Some(path) = ctx.duplicate.take() {
-            return FormError::invalid_arguments(Finding::new(
-                path,
-                Some(Rule::R3),
-                format!(
-                    "repeats a property name (line {}, column {}); each property may appear \
-                     only once",
-                    e.line(),
-                    e.column()
-                ),
-            ));
+            return duplicate_key(path, e.line(), e.column());
         }
         FormError::invalid_arguments(Finding::new(
             JsonPath::arguments(),
@@ -370,6 +375,18 @@ pub(crate) fn parse_tree(text: &str) -> Result<(Json<'_>, bool, bool), FormError
             crate::syntax::not_json(text, &e),
         ))
     })
+}
+
+/// The refusal of a property name repeated at `path`, found at `line` and `column`.
+pub(super) fn duplicate_key(path: JsonPath, line: usize, column: usize) -> FormError {
+    FormError::invalid_arguments(Finding::new(
+        path,
+        Some(Rule::R3),
+        format!(
+            "repeats a property name (line {line}, column {column}); each property may appear \
+             only once"
+        ),
+    ))
 }
 
 /// Converts a `serde_json::Value`, refusing nesting deeper than [`DEPTH_MAX`]. As for text,
