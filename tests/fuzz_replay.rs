@@ -281,3 +281,53 @@ fn reader_agrees_with_serde_json_on_the_corpus_the_hostile_inputs_and_its_edges(
     }
     assert!(decided >= 18, "the own reader decided only {decided} edges");
 }
+
+/// The own reader against serde_json on responses made to sit on the edges of what it reads
+/// itself: escapes and surrogates in keys and values, `_meta` read as ignored values (its keys
+/// still read whole), repeated keys, numbers, nesting, and text that is not JSON.
+#[test]
+fn reader_agrees_with_serde_json_on_answer_edges() {
+    let case = forms_fuzz::corpus::cases()
+        .into_iter()
+        .find(|c| c.name == "derived-all-kinds")
+        .expect("the corpus has derived-all-kinds");
+    let valid = case
+        .responses
+        .iter()
+        .find(|(_, ok)| *ok)
+        .map(|(r, _)| r.clone())
+        .expect("an accepted response");
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let mut edges = vec![
+        valid.clone(),
+        serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(&valid).unwrap())
+            .unwrap(),
+        valid.replacen("\"action\"", "\"\\u0061ction\"", 1),
+        valid.replacen('{', r#"{"_meta":{"k":"\ud800","n":1e400,"d":DEEP},"#, 1),
+        valid.replacen('{', r#"{"_meta":{"\ud800":1},"#, 1),
+        valid.replacen('{', r#"{"action":"accept","#, 1),
+        valid.replacen('{', r#"{"action":"\u0061ccept","#, 1),
+        valid.replacen("\"content\":{", "\"content\":{\"x\":1,", 1),
+        format!("{valid} "),
+        format!("{valid} x"),
+        format!("{valid},"),
+        valid.replacen("}}", "},}", 1),
+        valid.replacen(':', " :\n ", 3),
+        r#"{"action":"decline"}"#.to_owned(),
+        r#"{"action":"decline","content":{}}"#.to_owned(),
+        r#"{"action":"cancel","_meta":{"a":[1,2,{"b":null}]}}"#.to_owned(),
+        r#"{"action":"accept","content":"#.to_owned(),
+        r#"{"action":1e400}"#.to_owned(),
+        r#"{"action":-0}"#.to_owned(),
+        r#"{"action":"accept\ud800"}"#.to_owned(),
+        "[]".to_owned(),
+        String::new(),
+        "\u{feff}{}".to_owned(),
+    ];
+    for edge in &mut edges {
+        *edge = edge.replace("DEEP", &deep(100));
+    }
+    for text in &edges {
+        let _ = forms_fuzz::checks::check_answer_text(&case.form, text);
+    }
+}

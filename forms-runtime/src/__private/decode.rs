@@ -84,6 +84,8 @@ pub fn missing<T>(form: &TypedForm<T>, field_index: usize) -> FormError {
 /// is of a kind the field cannot hold.
 #[doc(hidden)]
 pub trait Cell {
+    /// Empties the cell (before the response is read again).
+    fn clear(&mut self);
     /// A `text` answer.
     fn text(&mut self, _v: String) -> bool {
         false
@@ -118,6 +120,8 @@ pub trait Cell {
 /// [`Cell`]s. Each method hands the value to the cell of question `q`.
 #[doc(hidden)]
 pub trait Cells {
+    /// [`Cell::clear`] of every cell.
+    fn clear(&mut self);
     /// [`Cell::text`] of question `q`.
     fn text(&mut self, q: usize, v: String) -> bool;
     /// [`Cell::choice`] of question `q`.
@@ -138,6 +142,9 @@ pub trait Cells {
 macro_rules! tuple_cells {
     ($($cell:ident $i:tt),+) => {
         impl<$($cell: Cell),+> Cells for ($($cell,)+) {
+            fn clear(&mut self) {
+                $(self.$i.clear();)+
+            }
             fn text(&mut self, q: usize, v: String) -> bool {
                 match q {
                     $($i => self.$i.text(v),)+
@@ -214,6 +221,10 @@ impl<C> CellSink<'_, C> {
 }
 
 impl<C: Cells> Sink for CellSink<'_, C> {
+    fn clear(&mut self) {
+        self.cells.clear();
+    }
+
     fn text(&mut self, q: usize, v: String) -> bool {
         let c = self.cell(q);
         self.cells.text(c, v)
@@ -288,6 +299,10 @@ impl TextCell {
 }
 
 impl Cell for TextCell {
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+
     fn text(&mut self, v: String) -> bool {
         self.0 = Some(v);
         true
@@ -322,6 +337,10 @@ impl<E> ChoiceCell<E> {
 }
 
 impl<E> Cell for ChoiceCell<E> {
+    fn clear(&mut self) {
+        self.value = None;
+    }
+
     fn choice(&mut self, option: usize) -> bool {
         self.value = (self.from_index)(option);
         self.value.is_some()
@@ -352,6 +371,10 @@ impl<E> ChoicesCell<E> {
 }
 
 impl<E> Cell for ChoicesCell<E> {
+    fn clear(&mut self) {
+        self.values.clear();
+    }
+
     fn choice(&mut self, option: usize) -> bool {
         match (self.from_index)(option) {
             Some(e) => {
@@ -390,6 +413,10 @@ impl UrlCell {
 }
 
 impl Cell for UrlCell {
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+
     fn url(&mut self, url: &Url) -> bool {
         self.0 = Some(url.clone());
         true
@@ -414,6 +441,10 @@ impl UrlsCell {
 }
 
 impl Cell for UrlsCell {
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
     fn url(&mut self, url: &Url) -> bool {
         self.0.push(url.clone());
         true
@@ -442,6 +473,10 @@ impl FilesCell {
 }
 
 impl Cell for FilesCell {
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
     fn file_offered(&mut self, url: &Url) -> bool {
         self.0.push(FileRef::Offered(url.clone()));
         true

@@ -1,6 +1,7 @@
-//! The two readers of Data arguments side by side, for the differential fuzz target and its
+//! The two readers of Data arguments and host answers side by side, for the differential fuzz target and its
 //! replay (`forms_test_kit::fuzz::targets::reader`). Not part of the public API.
 
+use crate::answer::{Answers, Outcome, Source};
 use crate::data::DataForm;
 use crate::error::FormError;
 
@@ -16,4 +17,13 @@ pub fn data_form_from_json_serde(text: &str) -> Result<DataForm, FormError> {
 #[allow(clippy::type_complexity)]
 pub fn data_trees(text: &str) -> (Option<Result<String, FormError>>, Result<String, FormError>) {
     crate::data::parse::trees_both_ways(text)
+}
+
+/// `form.check_response(text)` with serde_json reading the text, as before the runtime had a
+/// reader of its own.
+pub fn check_response_serde<'f>(
+    form: &'f DataForm,
+    text: &str,
+) -> Result<Outcome<Answers<'f>>, FormError> {
+    form.check_slots_with(Source::Text(text), true)
 }

@@ -322,6 +322,10 @@ impl SlotSink<'_> {
 }
 
 impl seed::Sink for SlotSink<'_> {
+    fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|slot| *slot = None);
+    }
+
     fn text(&mut self, q: usize, v: String) -> bool {
         self.set(q, Answer::Text(v))
     }
@@ -462,13 +466,28 @@ impl DataForm {
     }
 
     fn check_slots(&self, source: Source<'_>) -> Result<Outcome<Answers<'_>>, FormError> {
+        self.check_slots_with(source, false)
+    }
+
+    /// [`DataForm::check_response`] with serde_json reading the text (`serde`), or the
+    /// runtime's own reader first.
+    pub(crate) fn check_slots_with(
+        &self,
+        source: Source<'_>,
+        serde: bool,
+    ) -> Result<Outcome<Answers<'_>>, FormError> {
         let mut sink = SlotSink {
             form: self,
             slots: std::iter::repeat_with(|| None)
                 .take(self.questions().len())
                 .collect(),
         };
-        Ok(match self.check_into(source, &mut sink)? {
+        let checked = if serde {
+            self.check_into_serde(source, &mut sink)
+        } else {
+            self.check_into(source, &mut sink)
+        };
+        Ok(match checked? {
             Action::Accept => Outcome::Accepted(Answers {
                 form: self,
                 slots: sink.slots,
@@ -481,6 +500,36 @@ impl DataForm {
     /// Checks a response and hands every checked answer to `sink`. The sink's contents are
     /// meaningful only when the result is `Ok(Action::Accept)`.
     pub(crate) fn check_into<S: seed::Sink>(
+        &self,
+        source: Source<'_>,
+        sink: &mut S,
+    ) -> Result<Action, FormError> {
+        if let Source::Text(text) = source {
+            // The runtime's own reader first; where it stops without a refusal of the
+            // seeds (text that is not JSON, or anything else it leaves to serde_json),
+            // serde_json reads the text again from the start, into an emptied sink.
+            let ctx = seed::Ctx::new(self);
+            let seed = seed::ResponseSeed {
+                ctx: &ctx,
+                sink: &mut *sink,
+            };
+            let mut de = crate::json::de::Deserializer::new(text);
+            match seed.deserialize(&mut de).and_then(|r| de.end().map(|()| r)) {
+                Ok(action) => return Ok(action),
+                Err(_) => {
+                    if let Some(first) = ctx.take_failure() {
+                        return Err(seed::refusal(self, source, first));
+                    }
+                }
+            }
+            sink.clear();
+        }
+        self.check_into_serde(source, sink)
+    }
+
+    /// [`DataForm::check_into`] with serde_json reading the text: the reference the runtime's
+    /// own reader is checked against.
+    pub(crate) fn check_into_serde<S: seed::Sink>(
         &self,
         source: Source<'_>,
         sink: &mut S,

@@ -73,6 +73,8 @@ fn content_of(id: &str) -> JsonPath {
 /// returns `false` when the value does not fit where the sink keeps the question's answer
 /// (a typed field of another kind), which the checker reports as a failure.
 pub(crate) trait Sink {
+    /// Forgets every answer given so far (before the response is read again).
+    fn clear(&mut self);
     /// A `text` answer to question `q`.
     fn text(&mut self, q: usize, v: String) -> bool;
     /// A `single_select` answer: the chosen option.

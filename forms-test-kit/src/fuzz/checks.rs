@@ -80,6 +80,7 @@ pub fn check_form_text(text: &str) -> (Result<DataForm, FormError>, Option<Json>
             );
             None
         }
+        Parsed::Unreadable => None,
         Parsed::Value(v) => {
             // The verdicts agree; the messages are compared with the text of the value in
             // the value's own key order (a `Value` sorts keys, and which problem is found
@@ -154,6 +155,14 @@ pub fn check_accepted_form(form: &DataForm) {
 /// verdict and the payload.
 pub fn check_answer_text(form: &DataForm, text: &str) -> Result<String, String> {
     let from_text = form.check_response(text);
+    // The runtime's own reader (with serde_json where it gives up) against serde_json alone:
+    // the same answers, or the same refusal with every finding.
+    assert_eq!(
+        from_text,
+        forms_runtime::__private::reader::check_response_serde(form, text),
+        "the own reader and serde_json disagree on {}",
+        shown(text)
+    );
     if let Err(e) = &from_text {
         refusal(e, ErrorCode::InvalidResponse, text);
     }
@@ -171,6 +180,7 @@ pub fn check_answer_text(form: &DataForm, text: &str) -> Result<String, String> 
             "accepted a repeated key: {}",
             shown(text)
         ),
+        Parsed::Unreadable => {}
         Parsed::Value(v) => {
             let value = v.to_value();
             let from_value = form.check_response_value(&value);

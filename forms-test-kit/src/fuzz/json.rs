@@ -30,6 +30,9 @@ pub enum Parsed {
     Duplicate,
     /// Not JSON (as serde_json reads it, recursion limit included).
     NotJson,
+    /// JSON that serde_json reads only where it ignores a part: a lone surrogate escape, a
+    /// number out of `f64`'s range or nesting past its limit inside it. No value to compare.
+    Unreadable,
 }
 
 /// Parses `text` strictly.
@@ -39,7 +42,8 @@ pub fn parse(text: &str) -> Parsed {
     }
     match serde_json::from_str::<Json>(text) {
         Ok(v) => Parsed::Value(v),
-        Err(_) => Parsed::Duplicate,
+        Err(e) if e.to_string().starts_with("repeated key") => Parsed::Duplicate,
+        Err(_) => Parsed::Unreadable,
     }
 }
 

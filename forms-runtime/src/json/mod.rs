@@ -1,5 +1,6 @@
 //! The runtime's own JSON reader: the lexical layer under the Data-argument tree
-//! (`data/parse/read.rs`).
+//! (`data/parse/read.rs`) and, as a serde `Deserializer` ([`de`]), under the answer
+//! checker.
 //!
 //! It accepts a subset of what serde_json accepts and reads it to the same values, and it
 //! knows when it is outside that subset: then it gives up ([`GiveUp`]) and the caller reads
@@ -15,6 +16,8 @@
 //! time inside strings, with no intermediate tree.
 
 use std::borrow::Cow;
+
+pub(crate) mod de;
 
 /// The reader met something it does not read itself: the caller reads the text with
 /// serde_json instead.
