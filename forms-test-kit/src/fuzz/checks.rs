@@ -154,15 +154,7 @@ pub fn check_accepted_form(form: &DataForm) {
 /// the same payload; the accessors of the answers agree with the payload. Returns the
 /// verdict and the payload.
 pub fn check_answer_text(form: &DataForm, text: &str) -> Result<String, String> {
-    let from_text = form.check_response(text);
-    // The runtime's own reader (with serde_json where it gives up) against serde_json alone:
-    // the same answers, or the same refusal with every finding.
-    assert_eq!(
-        from_text,
-        forms_runtime::__private::reader::check_response_serde(form, text),
-        "the own reader and serde_json disagree on {}",
-        shown(text)
-    );
+    let from_text = check_answer_readers_agree(form, text);
     if let Err(e) = &from_text {
         refusal(e, ErrorCode::InvalidResponse, text);
     }
@@ -330,4 +322,21 @@ pub fn check_readers_agree(text: &str) -> bool {
         ),
     }
     decided
+}
+
+/// `form.check_response(text)` read by the runtime's own reader (with serde_json where it
+/// gives up) against serde_json alone: the same answers, or the same refusal with every
+/// finding. Returns the former.
+pub fn check_answer_readers_agree<'f>(
+    form: &'f DataForm,
+    text: &str,
+) -> Result<forms_runtime::Outcome<forms_runtime::Answers<'f>>, FormError> {
+    let ours = form.check_response(text);
+    assert_eq!(
+        ours,
+        forms_runtime::__private::reader::check_response_serde(form, text),
+        "the own reader and serde_json disagree on {}",
+        shown(text)
+    );
+    ours
 }

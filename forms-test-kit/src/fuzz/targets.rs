@@ -284,13 +284,13 @@ pub fn structured(data: &[u8]) {
 
 /// (e) `reader`: the runtime's own JSON reader against serde_json. The input is read as Data
 /// arguments ([`super::checks::check_readers_agree`]) and, as `case-name\nresponse`, as a
-/// response to a corpus form ([`check_answer_text`] compares the two readers' verdicts).
+/// response to a corpus form ([`super::checks::check_answer_readers_agree`]).
 pub fn reader(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         super::checks::check_readers_agree(text);
     }
     let (case, rest) = corpus::pick(data);
     if let Ok(text) = std::str::from_utf8(rest) {
-        let _ = check_answer_text(&case.form, text);
+        let _ = super::checks::check_answer_readers_agree(&case.form, text);
     }
 }
