@@ -10,7 +10,11 @@
 //! answers nothing, a refused answer gets 422, a replayed submission is refused, the file
 //! arrives as a real path with identical bytes, the typed or Data outcome), and that the TS
 //! client's handler got exactly one `notifications/elicitation/complete`, with the request's
-//! `elicitationId`, on 2025-11-25.
+//! `elicitationId`, on 2025-11-25 (also when the client cancels the call or the ask times
+//! out, after which the page is refused). On 2026-07-28 (v2 pinned, and negotiated by
+//! `auto`) the SDK's own multi-round-trip driver retries with the consent: each retry before
+//! the submission gets the same interaction, the one after it the result, and no completion
+//! notification is sent (that generation has none).
 //!
 //! Needs `FORMS_INTEROP_NODE_DIR` from `.ci/interop-setup`, Node.js 20 or later (`node`, or
 //! the binary `FORMS_INTEROP_NODE` names) and Debian's chromium-driver; without the folder
@@ -113,14 +117,11 @@ fn data_tool_over_http(mode: &str) {
     let scratch = forms_test_kit::scratch("url-ts", &format!("http-{mode}"));
     let (file, bytes) = data_file(&scratch);
     let server = start_http_with(60_000, &["--url-mode"]);
-    let form = json!({"message": "Send the quarter's data", "questions": [
-        {"id": "note", "type": "text", "title": "Note", "required": false},
-        {"id": "data", "type": "files", "title": "The quarter's data", "required": true,
-         "accept": [".csv", "text/csv"]}]});
     let mut driver = start_node(
         &dir,
         &json!({"sdk": "v2", "mode": mode, "transport": "http", "url": server.url,
-                "rounds": 100, "tool": "form_elicitation_v2_request", "arguments": form}),
+                "rounds": 100, "tool": "form_elicitation_v2_request",
+                "arguments": data_form()}),
     );
     let invalid = json!({"action": "accept", "content": {"note": "x", "colour": "red"}});
     let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-1", None, &invalid, modern);
@@ -264,4 +265,74 @@ fn ts_client_v2_pinned_to_2026_07_28_retries_the_same_url_interaction_until_the_
 #[test]
 fn ts_client_v2_auto_negotiates_2026_07_28_and_gets_the_result_after_the_page() {
     modern_over_stdio("auto");
+}
+
+/// Opens the page's URL as a browser would (a GET at its own origin); the status.
+fn page_status(url: &str) -> u16 {
+    let (port, secret) = parts_of(url);
+    request(port, "GET", &format!("{secret}/"), "text/plain", "").0
+}
+
+/// The Data tool's form with a `files` question.
+fn data_form() -> Value {
+    json!({"message": "Send the quarter's data", "questions": [
+        {"id": "note", "type": "text", "title": "Note", "required": false},
+        {"id": "data", "type": "files", "title": "The quarter's data", "required": true,
+         "accept": [".csv", "text/csv"]}]})
+}
+
+/// A Data tool ask of `forms-mcp --http --url-mode` (timeout `timeout_ms`) that ends without
+/// a submission on 2025-11-25, by the client's cancellation of the tool call (`extra`:
+/// `abort_after_ms`) or the server's timeout: the page, open before, is refused after (the
+/// listener still up), and the client gets exactly one completion notification; returns the
+/// report.
+fn ended_without_submission(timeout_ms: u64, extra: Value) -> Option<Value> {
+    let dir = node_dir()?;
+    let server = start_http_with(timeout_ms, &["--url-mode"]);
+    let mut config = json!({"sdk": "v2", "mode": "legacy", "transport": "http",
+                            "url": server.url, "tool": "form_elicitation_v2_request",
+                            "arguments": data_form()});
+    for (k, v) in extra.as_object().unwrap() {
+        config[k] = v.clone();
+    }
+    let mut driver = start_node(&dir, &config);
+    let event = driver.next("URL-mode request");
+    let params = event["params"].clone();
+    let url = params["url"].as_str().unwrap().to_owned();
+    assert_eq!(page_status(&url), 200, "the page was not open: {params}");
+    let report = driver.done();
+    check_completed_ts(&report, &params);
+    let status = page_status(&url);
+    assert!(
+        status == 403 || status == 404 || status == 410,
+        "the page answered {status} after its ask ended"
+    );
+    Some(report)
+}
+
+#[test]
+fn ts_client_v2_cancelling_the_call_closes_the_page_and_completes_the_elicitation() {
+    let Some(report) = ended_without_submission(60_000, json!({"abort_after_ms": 3000})) else {
+        return;
+    };
+    assert!(report["result"].is_null(), "{report}");
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("Abort")),
+        "{report}"
+    );
+}
+
+#[test]
+fn ts_client_v2_gets_the_timeout_and_the_completion_when_the_page_is_never_submitted() {
+    let Some(report) = ended_without_submission(3000, json!({})) else {
+        return;
+    };
+    assert!(report["error"].is_null(), "{report}");
+    assert_eq!(report["result"]["isError"], true, "{report}");
+    assert_eq!(
+        report["result"]["structuredContent"]["error"]["code"], "timeout",
+        "{report}"
+    );
 }

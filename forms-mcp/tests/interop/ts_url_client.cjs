@@ -19,7 +19,9 @@
 //    "command": [...] (stdio), "url": "http://127.0.0.1:P/mcp" (http),
 //    "tool": "send_data", "arguments": {...}, "consent": {"action": "accept"},
 //    "timeout_ms": 90000,       the tool call's limit (each leg, on 2026-07-28)
-//    "rounds": 10}              v2: inputRequired.maxRounds (2026-07-28)
+//    "rounds": 10,              v2: inputRequired.maxRounds (2026-07-28)
+//    "abort_after_ms": 1000,    v2: cancel the tool call this long after the consent
+//    "server_timeout_ms": 60000}  stdio: the server's DATA_FORMS_TIMEOUT_MS
 //
 // On 2025-11-25 the server sends `elicitation/create` with `mode: "url"` mid-call and the
 // handler's `accept` is consent; on 2026-07-28 (v2) the URL-mode request rides in the
@@ -149,7 +151,13 @@ async function runV2(config, out) {
     },
   );
   const answer = elicit(config, out);
-  client.setRequestHandler('elicitation/create', (request) => answer(request.params));
+  // The person gives up: the tool call is cancelled `abort_after_ms` after the consent.
+  const abort = new AbortController();
+  client.setRequestHandler('elicitation/create', async (request) => {
+    const consent = await answer(request.params);
+    if (config.abort_after_ms !== undefined) setTimeout(() => abort.abort(), config.abort_after_ms);
+    return consent;
+  });
   client.setNotificationHandler(COMPLETE, (notification) => {
     out.notifications.push({ method: notification.method, params: notification.params });
   });
@@ -167,10 +175,14 @@ async function runV2(config, out) {
     tapWire(transport, out);
     out.protocol = client.getNegotiatedProtocolVersion() ?? null;
     const called = Date.now();
-    out.result = await client.callTool(
-      { name: config.tool, arguments: config.arguments ?? {} },
-      { timeout: config.timeout_ms ?? 90000 },
-    );
+    try {
+      out.result = await client.callTool(
+        { name: config.tool, arguments: config.arguments ?? {} },
+        { timeout: config.timeout_ms ?? 90000, signal: abort.signal },
+      );
+    } catch (error) {
+      out.error = describe(error);
+    }
     out.call_ms = Date.now() - called;
     out.after_consent_ms = Date.now() - out.consented;
     await settle(out);
