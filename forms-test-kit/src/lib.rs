@@ -28,6 +28,7 @@ pub mod store;
 pub mod timing;
 pub mod tmux;
 pub mod unprivileged;
+pub mod url_mode;
 
 pub use bins::{bin, example, forms_mcp};
 pub use scratch::{scratch, tag, TempDir};
