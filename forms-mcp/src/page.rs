@@ -405,6 +405,13 @@ impl std::fmt::Debug for PageServer {
     }
 }
 
+impl std::fmt::Debug for PageSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL holds the page's secret: it stays out of logs.
+        f.debug_struct("PageSlot").finish_non_exhaustive()
+    }
+}
+
 impl PageSlot {
     /// The page's URL: the server's origin and the page's secret, nothing else.
     pub fn url(&self) -> &str {
@@ -1234,6 +1241,32 @@ mod tests {
             assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
         }
         assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "cancel"}));
+    }
+
+    #[tokio::test]
+    async fn pages_past_the_limit_are_refused_until_one_closes() {
+        let server = PageServer::start(PageOptions {
+            max_pages: 2,
+            ..PageOptions::default()
+        })
+        .await
+        .unwrap();
+        let retention = Duration::from_secs(1);
+        let first = server.open(None, retention).unwrap();
+        let _second = server.open(Some("ABCDEFGH".into()), retention).unwrap();
+        let refused = server.open(None, retention).unwrap_err();
+        assert_eq!(refused.kind(), std::io::ErrorKind::QuotaExceeded);
+        assert!(
+            refused
+                .to_string()
+                .contains("2 forms are already waiting on pages of this server"),
+            "{refused}"
+        );
+        // The session page does not count; a closed page gives its place back.
+        assert_eq!(server.inner.slots.lock().unwrap().len(), 3);
+        drop(first);
+        let _third = server.open(None, retention).unwrap();
+        assert!(server.open(None, retention).is_err());
     }
 
     /// The browser can have the URL before the server has the client's consent: codes given
