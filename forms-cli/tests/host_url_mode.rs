@@ -5,7 +5,9 @@
 //! y/n; the page's Open button), answers accept/decline/cancel without content, reports the
 //! server's completion notification for the accepted ID once and ignores unknown IDs, and
 //! refuses a `javascript:` URL as invalid params. "Opening" runs `$BROWSER`, here a script
-//! that records the URL it was given.
+//! that records the URL it was given. With `--core-only` against the example
+//! `upload_server`, whose form only a page carries whole, the whole flow: consent in the
+//! terminal, the server's page filled in headless Chromium, the typed result back.
 // Test code: a failed unwrap, expect, index or panic is a failed test.
 #![allow(clippy::restriction)]
 
@@ -254,4 +256,122 @@ fn on_2026_07_28_an_accepted_url_asked_again_is_not_put_to_the_person_again() {
     );
     assert_eq!(answer, json!([{"action": "decline"}]), "{stderr}");
     assert_eq!(opened(&dir), "");
+}
+
+/// `forms host --core-only` as a person meets it with a server whose form a core form cannot
+/// carry: the example `upload_server` (a `files` question, a resource card, choices with
+/// pictures) asks in URL mode on its own page. The terminal shows the server's message
+/// with the page's code and the URL, and opens nothing before the person's `y`; then
+/// `$BROWSER` is given the URL, the person's browser (headless Chromium) enters the code,
+/// fills the form, adds a file through the picker and submits, and the tool's typed result
+/// arrives: the format picked and the file as a real path with identical bytes.
+#[test]
+fn a_core_only_host_answers_the_upload_form_on_the_server_s_page_after_consent() {
+    let dir = forms_test_kit::scratch("url", "core-only-upload");
+    let file = dir.join("q3 sales.csv");
+    let bytes: Vec<u8> = (0..50_000u32)
+        .map(|i| (i * 131 % 251) as u8)
+        .chain(*b"\nregion,total\n")
+        .collect();
+    std::fs::write(&file, &bytes).unwrap();
+    let pane = tmux::Pane::new(
+        format!("forms-url-upload-{}", std::process::id()),
+        dir.clone(),
+        Duration::from_secs(60),
+    );
+    let command = format!(
+        "BROWSER={} {} host --terminal --core-only --call send_data -- {} > {} ; echo $? > {}",
+        quote_path(&fake_browser(&dir)),
+        tmux::quote(env!("CARGO_BIN_EXE_forms")),
+        quote_path(&example("upload_server")),
+        pane.file("out.json"),
+        pane.file("rc"),
+    );
+    pane.run("set -g remain-on-exit on\n", &command);
+    pane.wait_for("Open it in your browser?");
+    // The screen with wrapped lines joined, its spaces collapsed.
+    let joined = pane.tmux(&["capture-pane", "-p", "-J"]);
+    let screen = joined.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(screen.contains("Send the quarter's data"), "{screen}");
+    assert!(
+        screen.contains("The server asks you to open this page, on 127.0.0.1:"),
+        "{screen}"
+    );
+    let at = screen.find("enter the code ").expect(&screen) + "enter the code ".len();
+    let code = screen[at..at + 8].to_owned();
+    let shown_url = screen
+        .split(' ')
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .expect(&screen)
+        .to_owned();
+    assert!(
+        !shown_url.contains(&code),
+        "the URL holds the code: {shown_url}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(opened(&dir), "", "opened before consent");
+
+    pane.keys(&["y"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let url = loop {
+        let text = std::fs::read_to_string(dir.join("opened.txt")).unwrap_or_default();
+        if let Some(line) = text.lines().next() {
+            break line.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing opened after consent: {}",
+            pane.screen()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    assert_eq!(url, shown_url, "opened another URL than the one shown");
+
+    // The person's browser: the code, then the form.
+    let b = browser::Browser::start();
+    b.open_url(&url);
+    assert_eq!(b.text_of("h1"), "Enter your code");
+    b.type_into(&b.find("#forms-code"), &code);
+    b.click_on("#forms-code-submit");
+    let wait = |what: &str, ok: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while !ok() {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    wait("no form after the code", &|| {
+        !b.find_all("#forms-form").is_empty()
+    });
+    b.click_on("label[data-option=Pdf]");
+    b.type_into(&b.find("#q-2 input[type=file]"), file.to_str().unwrap());
+    wait("the file was not added", &|| {
+        !b.find_all("#q-2 .added li").is_empty()
+    });
+    b.click_on("#forms-submit");
+    wait("the submission was not taken", &|| {
+        b.js(
+            "var r = document.getElementById('forms-result'); return r && r.getAttribute('data-forms-sent');",
+            vec![],
+        ) == json!("yes")
+    });
+
+    // The typed result arrives at forms host, which prints it and exits.
+    assert_eq!(pane.exit_code(), Some(0), "{}", pane.screen());
+    let out = pane.read("out.json");
+    let result: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let got: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(got["format"], "Pdf", "{got}");
+    let path = PathBuf::from(got["files"][0]["path"].as_str().unwrap());
+    assert_ne!(path, file);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "identical bytes");
+    // The server said the interaction was complete, and forms host told the person.
+    let screen = pane.screen();
+    assert!(
+        screen.contains("the interaction you opened is complete"),
+        "{screen}"
+    );
+    assert_eq!(opened(&dir), format!("{url}\n"), "opened more than once");
+    // The copy outlives the server that made it (its retention dies with the process).
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }

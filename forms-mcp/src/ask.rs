@@ -111,6 +111,7 @@ pub struct FormAsker {
     core_fallback: bool,
     url_mode: bool,
     page_preferred: bool,
+    max_pages: usize,
     pages: crate::url_mode::Pages,
     interactions: crate::url_mode::Interactions,
 }
@@ -142,6 +143,7 @@ impl FormAsker {
             core_fallback: true,
             url_mode: true,
             page_preferred: false,
+            max_pages: crate::page::DEFAULT_MAX_PAGES,
             pages: Arc::default(),
             interactions: Arc::default(),
         }
@@ -156,6 +158,7 @@ impl FormAsker {
             core_fallback: true,
             url_mode: true,
             page_preferred: false,
+            max_pages: crate::page::DEFAULT_MAX_PAGES,
             pages: Arc::default(),
             interactions: Arc::default(),
         })
@@ -205,6 +208,25 @@ impl FormAsker {
         self
     }
 
+    /// How many URL-mode pages this asker holds open at once
+    /// ([`crate::page::PageOptions::max_pages`], [`crate::page::DEFAULT_MAX_PAGES`] by
+    /// default): an ask that would open one more is not asked and ends in `transport_error`
+    /// saying so; a page's place is given back when its ask ends. Set it before the first
+    /// URL-mode ask (the page server starts with the first, keeping its options).
+    pub fn with_max_pages(mut self, max: usize) -> FormAsker {
+        self.max_pages = max;
+        self
+    }
+
+    /// The options of the asker's page server.
+    fn page_options(&self) -> crate::page::PageOptions {
+        crate::page::PageOptions {
+            label: "forms-mcp",
+            max_pages: self.max_pages,
+            ..crate::page::PageOptions::default()
+        }
+    }
+
     /// The routes of the person's pages on another server's listener, under `prefix` (see
     /// [`crate::page::PageServer::mounted`]), when URL mode is on and no page server was
     /// started yet; the asker's URL-mode pages are then served there, at the origin of the
@@ -213,11 +235,8 @@ impl FormAsker {
         if !self.url_mode || self.pages.initialized() {
             return None;
         }
-        let options = crate::page::PageOptions {
-            label: "forms-mcp",
-            ..crate::page::PageOptions::default()
-        };
-        let (server, router) = crate::page::PageServer::mounted(options, prefix).ok()?;
+        let (server, router) =
+            crate::page::PageServer::mounted(self.page_options(), prefix).ok()?;
         self.pages.set(server).ok()?;
         Some(router)
     }
@@ -337,6 +356,7 @@ impl FormAsker {
             return Ok(
                 match crate::url_mode::round(
                     &self.pages,
+                    self.page_options(),
                     &self.interactions,
                     &self.states,
                     form,
@@ -363,7 +383,7 @@ impl FormAsker {
             );
         }
         let answer = if page {
-            crate::url_mode::ask(&self.pages, ctx, form, self.timeout).await
+            crate::url_mode::ask(&self.pages, self.page_options(), ctx, form, self.timeout).await
         } else if core {
             let request =
                 ServerRequest::ElicitRequest(ElicitRequest::new(core_elicitation::params(form)?));

@@ -88,6 +88,10 @@ struct Options {
     /// With --url-mode: every form goes to a URL-mode client on the page
     #[arg(long, requires = "url_mode")]
     page_preferred: bool,
+    /// With --url-mode: the forms waiting on pages at once; a call that would open one more
+    /// is not asked and ends in transport_error [default: 64]
+    #[arg(long, value_name = "N", requires = "url_mode", value_parser = count::<100_000>)]
+    max_pages: Option<usize>,
     #[command(flatten)]
     http_limits: HttpLimits,
 }
@@ -296,7 +300,12 @@ fn main() -> ExitCode {
     {
         Ok(server) => server
             .with_core_fallback(options.core_fallback)
-            .with_url_mode(options.url_mode, options.page_preferred),
+            .with_url_mode(options.url_mode, options.page_preferred)
+            .with_max_pages(
+                options
+                    .max_pages
+                    .unwrap_or(forms_mcp::page::DEFAULT_MAX_PAGES),
+            ),
         Err(error) => {
             eprintln!("forms-mcp: {error}");
             return ExitCode::from(2);

@@ -40,6 +40,9 @@
 //!   pause over 15 s and within 10 minutes; at most 32 connections are open at once (a new one
 //!   ends the oldest idle one; while all are busy, new ones wait to be accepted), each for at
 //!   most 10 minutes.
+//! - At most [`PageOptions::max_pages`] pages opened with [`PageServer::open`] are open at
+//!   once ([`DEFAULT_MAX_PAGES`] unless told otherwise): one more is refused, and a page's
+//!   place is given back when it closes (with its ask).
 
 mod files;
 pub use files::accepts;
@@ -70,11 +73,19 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
 /// The wrong codes a gated page takes before its ask is cancelled.
 pub const CODE_TRIES: u32 = 5;
 
+/// The pages one page server holds open at once unless told otherwise
+/// ([`PageOptions::max_pages`]): 64.
+pub const DEFAULT_MAX_PAGES: usize = 64;
+
 /// How the page server behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageOptions {
     /// The largest file, in bytes, the person may add on the page.
     pub max_file_bytes: u64,
+    /// The pages opened with [`PageServer::open`] (one per URL-mode ask) held open at once;
+    /// one more is refused until a page closes. The session page of
+    /// [`PageServer::start`] does not count.
+    pub max_pages: usize,
     /// The program named at the start of the server's lines on standard error (`LABEL:
     /// answer the form at URL`); `forms host` by default.
     pub label: &'static str,
@@ -84,6 +95,7 @@ impl Default for PageOptions {
     fn default() -> Self {
         PageOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_pages: DEFAULT_MAX_PAGES,
             label: "forms host",
         }
     }
@@ -327,6 +339,10 @@ impl PageServer {
     /// Opens a page of its own under a new secret, for one ask: gated by `code` when given
     /// (the page asks for it before it shows the form), its added files in a private
     /// directory of its own, removed `retention` after the page closes.
+    ///
+    /// When [`PageOptions::max_pages`] pages are open already, no page is opened: the error
+    /// is of kind [`std::io::ErrorKind::QuotaExceeded`] and says so. The page's place is
+    /// given back when its [`PageSlot`] is dropped.
     pub fn open(&self, code: Option<String>, retention: Duration) -> std::io::Result<PageSlot> {
         self.open_at(&self.origin, code, retention)
     }
@@ -351,11 +367,27 @@ impl PageServer {
             }),
             keep: Keep::For(retention),
         };
-        self.inner
+        let mut slots = self
+            .inner
             .slots
             .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))?
-            .push(slot);
+            .map_err(|_| std::io::Error::other("poisoned"))?;
+        let max = self.inner.options.max_pages;
+        let open = slots
+            .iter()
+            .filter(|s| matches!(s.keep, Keep::For(_)))
+            .count();
+        if open >= max {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::QuotaExceeded,
+                format!(
+                    "{open} forms are already waiting on pages of this server, the most it holds \
+                     at once ({max})"
+                ),
+            ));
+        }
+        slots.push(slot);
+        drop(slots);
         Ok(PageSlot {
             url: format!("{origin}{}/{key}/", self.inner.prefix),
             key,
@@ -370,6 +402,13 @@ impl std::fmt::Debug for PageServer {
         f.debug_struct("PageServer")
             .field("origin", &self.origin)
             .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for PageSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL holds the page's secret: it stays out of logs.
+        f.debug_struct("PageSlot").finish_non_exhaustive()
     }
 }
 
@@ -1202,6 +1241,32 @@ mod tests {
             assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
         }
         assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "cancel"}));
+    }
+
+    #[tokio::test]
+    async fn pages_past_the_limit_are_refused_until_one_closes() {
+        let server = PageServer::start(PageOptions {
+            max_pages: 2,
+            ..PageOptions::default()
+        })
+        .await
+        .unwrap();
+        let retention = Duration::from_secs(1);
+        let first = server.open(None, retention).unwrap();
+        let _second = server.open(Some("ABCDEFGH".into()), retention).unwrap();
+        let refused = server.open(None, retention).unwrap_err();
+        assert_eq!(refused.kind(), std::io::ErrorKind::QuotaExceeded);
+        assert!(
+            refused
+                .to_string()
+                .contains("2 forms are already waiting on pages of this server"),
+            "{refused}"
+        );
+        // The session page does not count; a closed page gives its place back.
+        assert_eq!(server.inner.slots.lock().unwrap().len(), 3);
+        drop(first);
+        let _third = server.open(None, retention).unwrap();
+        assert!(server.open(None, retention).is_err());
     }
 
     /// The browser can have the URL before the server has the client's consent: codes given

@@ -137,6 +137,14 @@ impl FormsServer {
         self
     }
 
+    /// The same server, holding at most `max` URL-mode pages open at once
+    /// ([`FormAsker::with_max_pages`]; [`crate::page::DEFAULT_MAX_PAGES`] by default): a call
+    /// that would open one more ends in `transport_error` without asking.
+    pub fn with_max_pages(mut self, max: usize) -> FormsServer {
+        self.asker = self.asker.with_max_pages(max);
+        self
+    }
+
     /// The routes of the URL-mode pages on the `--http` listener, under `prefix`, when URL
     /// mode is on.
     pub(crate) fn page_router(&self, prefix: &str) -> Option<axum::Router> {

@@ -9,7 +9,8 @@
 //!
 //! 1. The page is opened on the page server (started on demand on 127.0.0.1, a free port)
 //!    under a new secret of 256 random bits: the URL holds that secret only, no form
-//!    content. A code of 8 characters from an unambiguous alphabet is drawn; the page asks
+//!    content (at most [`crate::page::PageOptions::max_pages`] pages are open at once: an ask
+//!    that would open one more is not asked and ends in `transport_error`). A code of 8 characters from an unambiguous alphabet is drawn; the page asks
 //!    for it before it shows the form, and [`crate::page::CODE_TRIES`] wrong codes cancel the
 //!    ask. The code is only in the request's `message`, which only the person's own client
 //!    shows: the URL alone answers nothing (the specification has the server make sure the
@@ -132,17 +133,13 @@ struct Opened {
 /// URL-mode request's params: `mode`, `message` (with the code), `url`, `elicitationId`.
 async fn open(
     pages: &Pages,
+    options: PageOptions,
     ctx: &RequestContext<RoleServer>,
     form: &DataForm,
     timeout: Duration,
 ) -> Result<Opened, FormError> {
     let server = pages
-        .get_or_try_init(|| {
-            PageServer::start(PageOptions {
-                label: "forms-mcp",
-                ..PageOptions::default()
-            })
-        })
+        .get_or_try_init(|| PageServer::start(options))
         .await
         .map_err(|e| transport_error(format!("cannot serve the form's page: {e}")))?;
     let code = new_code().map_err(transport_error)?;
@@ -163,7 +160,17 @@ async fn open(
     } else {
         server.open(Some(code.clone()), FILE_RETENTION)
     }
-    .map_err(transport_error)?;
+    .map_err(|e| {
+        if e.kind() == std::io::ErrorKind::QuotaExceeded {
+            // Too many pages open: the form is not asked (no request goes to the client).
+            transport_error(format!(
+                "cannot open the form's page: {e}; the form was not asked (ask again once \
+                 one of them is answered or ends)"
+            ))
+        } else {
+            transport_error(e)
+        }
+    })?;
     let elicitation_id = random_hex::<16>().map_err(transport_error)?;
     let view = NativeView::from_json(form.native_json()).map_err(transport_error)?;
     let mut asker = Vec::new();
@@ -235,6 +242,7 @@ fn consent_action(consent: &str) -> Result<String, FormError> {
 /// checked against the form.
 pub(crate) async fn ask(
     pages: &Pages,
+    options: PageOptions,
     ctx: &RequestContext<RoleServer>,
     form: &DataForm,
     timeout: Duration,
@@ -247,7 +255,7 @@ pub(crate) async fn ask(
         check,
         elicitation_id,
         params,
-    } = open(pages, ctx, form, timeout).await?;
+    } = open(pages, options, ctx, form, timeout).await?;
     let params: ElicitRequestParams = serde_json::from_value(params).map_err(transport_error)?;
     let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
     let consent = legacy::send(ctx, request, "elicitation/create", timeout).await?;
@@ -320,6 +328,7 @@ fn take(interactions: &Interactions, state: &str) -> Option<Interaction> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn round(
     pages: &Pages,
+    options: PageOptions,
     interactions: &Interactions,
     states: &States,
     form: &DataForm,
@@ -343,7 +352,7 @@ pub(crate) async fn round(
             check,
             params,
             ..
-        } = open(pages, ctx, form, timeout).await?;
+        } = open(pages, options, ctx, form, timeout).await?;
         let state = states.seal(&issued, timeout)?;
         let request: InputRequest =
             serde_json::from_value(json!({"method": "elicitation/create", "params": params}))

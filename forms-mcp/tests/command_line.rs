@@ -117,6 +117,10 @@ fn usage_errors_exit_2_with_the_usage() {
         ],
         // An HTTP limit without `--http`.
         vec![OsStr::new("--session-idle=5")],
+        // The page limit: without `--url-mode`, zero, not a number.
+        vec![OsStr::new("--max-pages=3")],
+        vec![OsStr::new("--url-mode"), OsStr::new("--max-pages=0")],
+        vec![OsStr::new("--url-mode"), OsStr::new("--max-pages=many")],
     ];
     for args in cases {
         let (code, stdout, stderr) = forms_mcp(&args);

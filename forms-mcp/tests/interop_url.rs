@@ -12,7 +12,10 @@
 //! nothing; an answer the checker refuses gets 422 with its findings; the file arrives as a
 //! real path with identical bytes; a replayed submission is refused; the client gets
 //! `notifications/elicitation/complete` with the request's `elicitationId`; and the tool
-//! result is the typed (or Data) outcome. Wrong codes cancel the ask.
+//! result is the typed (or Data) outcome. Wrong codes cancel the ask. An answer the checker
+//! refuses, sent by the page's own Submit, is shown to the person (the finding, named by the
+//! question's title, above the form and by the question), what they entered stays, and the
+//! corrected answer is taken.
 //!
 //! Needs `FORMS_INTEROP_PY` from `.ci/interop-setup` and Debian's chromium-driver.
 // Test code: a failed unwrap, expect, index or panic is a failed test.
@@ -184,6 +187,115 @@ fn on_2026_07_28_a_retry_before_the_submission_gets_the_same_interaction_then_th
     for request in &again {
         assert_eq!(*request, params, "a retry asked another interaction");
     }
+    let text = report["result"]["content"][0]["text"].as_str().unwrap();
+    let got: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(got["format"], "Html", "{got}");
+    assert_eq!(got["files"][0]["uri"], uri.as_str(), "{got}");
+    check_copy(&uri, got["files"][0]["path"].as_str(), &bytes, &file);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The visible text of the element `css`, or "" when there is none or it is hidden.
+fn visible_text(b: &browser::Browser, css: &str) -> String {
+    if b.find_all(css).is_empty() {
+        return String::new();
+    }
+    b.text_of(css)
+}
+
+#[test]
+fn a_refused_submission_is_shown_on_the_page_which_keeps_the_answers_for_the_correction() {
+    let Some(python) = python() else { return };
+    let dir = forms_test_kit::scratch("url", "refused");
+    let (file, bytes) = data_file(&dir);
+    let mut driver = Driver::start(
+        &python,
+        &json!({"mode": "legacy", "transport": "stdio",
+                "command": [bins::example("upload_server")], "tool": "send_data"}),
+    );
+    let event = driver.next("URL-mode request");
+    let params = event["params"].clone();
+    let url = params["url"].as_str().unwrap();
+    let code = code_of(params["message"].as_str().unwrap());
+    let b = browser::Browser::start();
+    b.open_url(url);
+    b.type_into(&b.find("#forms-code"), &code);
+    b.click_on("#forms-code-submit");
+    wait_until("no form after the code", || {
+        !b.find_all("#forms-form").is_empty()
+    });
+    // The person picks PDF and adds the file.
+    b.click_on("label[data-option=Pdf]");
+    b.type_into(&b.find("#q-2 input[type=file]"), file.to_str().unwrap());
+    wait_until("the file was not added", || {
+        !b.find_all("#q-2 .added li").is_empty()
+    });
+    // The answer the page sends is one the server's checker refuses (as from a page out of
+    // step with the form: the option's value is not one of the form's).
+    b.js(
+        "document.querySelector('label[data-option=Pdf] input').value = 'Docx';",
+        vec![],
+    );
+    b.click_on("#forms-submit");
+    wait_until("the refusal was not shown", || {
+        !visible_text(&b, "#forms-errors").is_empty()
+    });
+    // The person reads what was wrong, named by the question's title, above the form and
+    // by the question.
+    let shown = visible_text(&b, "#forms-errors");
+    eprintln!("the page shows: {shown:?}");
+    assert!(
+        shown.contains("Not sent: the answer was refused. Correct it and submit again.")
+            && shown.contains("Report format: \"Docx\" is not an offered option id (V4)"),
+        "{shown}"
+    );
+    let by_question = visible_text(&b, "#q-0 .err");
+    assert!(
+        by_question.contains("\"Docx\" is not an offered option id"),
+        "{by_question}"
+    );
+    assert_eq!(
+        visible_text(&b, "#forms-result"),
+        "",
+        "a refused answer shown as sent"
+    );
+    // What they entered is kept: the option picked, the file added.
+    assert_eq!(
+        b.js(
+            "return document.querySelector('label[data-option=Pdf] input').checked;",
+            vec![]
+        ),
+        json!(true)
+    );
+    let added = "#q-2 .added li";
+    assert_eq!(b.find_all(added).len(), 1);
+    let uri = b
+        .js(
+            "return document.querySelector(arguments[0]).getAttribute('data-file')",
+            vec![json!(added)],
+        )
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The person corrects the answer (another format) and submits again: taken.
+    b.click_on("label[data-option=Html]");
+    assert_eq!(
+        visible_text(&b, "#q-0 .err"),
+        "",
+        "the finding stayed after the correction"
+    );
+    b.click_on("#forms-submit");
+    wait_until("the corrected submission was not taken", || {
+        b.js(
+            "var r = document.getElementById('forms-result'); return r && r.getAttribute('data-forms-sent');",
+            vec![],
+        ) == json!("yes")
+    });
+    assert!(visible_text(&b, "#forms-result").contains("Your answer was sent."));
+    assert_eq!(visible_text(&b, "#forms-errors"), "");
+    let report = driver.done();
+    assert!(report["error"].is_null(), "{report}");
+    check_completed(&report, &params);
     let text = report["result"]["content"][0]["text"].as_str().unwrap();
     let got: Value = serde_json::from_str(text).unwrap();
     assert_eq!(got["format"], "Html", "{got}");
