@@ -196,7 +196,7 @@ fn on_2026_07_28_a_retry_before_the_submission_gets_the_same_interaction_then_th
 }
 
 /// The visible text of the element `css`, or "" when there is none or it is hidden.
-fn visible_text(b: &browser::Browser, css: &str) -> String {
+fn visible_text(b: &forms_test_kit::browser::Browser, css: &str) -> String {
     if b.find_all(css).is_empty() {
         return String::new();
     }
@@ -208,7 +208,7 @@ fn a_refused_submission_is_shown_on_the_page_which_keeps_the_answers_for_the_cor
     let Some(python) = python() else { return };
     let dir = forms_test_kit::scratch("url", "refused");
     let (file, bytes) = data_file(&dir);
-    let mut driver = Driver::start(
+    let mut driver = start_python(
         &python,
         &json!({"mode": "legacy", "transport": "stdio",
                 "command": [bins::example("upload_server")], "tool": "send_data"}),
@@ -217,7 +217,7 @@ fn a_refused_submission_is_shown_on_the_page_which_keeps_the_answers_for_the_cor
     let params = event["params"].clone();
     let url = params["url"].as_str().unwrap();
     let code = code_of(params["message"].as_str().unwrap());
-    let b = browser::Browser::start();
+    let b = forms_test_kit::browser::Browser::start();
     b.open_url(url);
     b.type_into(&b.find("#forms-code"), &code);
     b.click_on("#forms-code-submit");
