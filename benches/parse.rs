@@ -10,6 +10,7 @@ use forms_test_kit::inputs;
 use forms_test_kit::timing::best_per_call;
 
 use criterion::{black_box, Criterion};
+use forms_runtime::__private::reader::data_form_from_json_serde as from_json_serde;
 use forms_runtime::DataForm;
 use std::time::Duration;
 
@@ -83,11 +84,15 @@ fn main() {
         v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     };
     let (mut j, mut v, mut p) = (Duration::MAX, Duration::MAX, Duration::MAX);
-    let (mut jr, mut vr) = (Vec::new(), Vec::new());
+    let (mut jr, mut vr, mut sr) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..9 {
         let tj = best_per_call(3, 100, || {
             black_box(DataForm::from_json(black_box(&typical)).unwrap());
         });
+        let ts = best_per_call(3, 100, || {
+            black_box(from_json_serde(black_box(&typical)).unwrap());
+        });
+        sr.push(ratio(ts, tj));
         let tv = best_per_call(3, 100, || {
             black_box(DataForm::from_value(black_box(&parsed)).unwrap());
         });
@@ -107,14 +112,19 @@ fn main() {
         median(vr)
     );
     println!(
-        "parse ratio from_json / serde_json::Value parse: {:.2}x (best {j:?} vs {p:?}; target <= 1.50x)",
+        "parse ratio from_json / serde_json::Value parse: {:.2}x (best {j:?} vs {p:?}; target <= 1.20x)",
         median(jr)
+    );
+    println!(
+        "from_json with serde_json's reader / with the own reader: {:.2}x",
+        median(sr)
     );
 
     let mut valid = Duration::MAX;
     let mut ratios = vec![Vec::new(); hostile.len()];
     let mut floors = vec![Vec::new(); hostile.len()];
     let mut best = vec![Duration::MAX; hostile.len()];
+    let mut befores = vec![Vec::new(); hostile.len()];
     for _ in 0..7 {
         let tv = best_per_call(3, 5, || {
             black_box(DataForm::from_json(black_box(&largest)).unwrap());
@@ -129,6 +139,10 @@ fn main() {
             let read = best_per_call(3, 5, || {
                 black_box(serde_json::from_str::<serde::de::IgnoredAny>(black_box(text)).unwrap());
             });
+            let before = best_per_call(3, 5, || {
+                black_box(from_json_serde(black_box(text)).unwrap_err());
+            });
+            befores[k].push(ratio(before, tv));
             ratios[k].push(ratio(t, tv));
             floors[k].push(ratio(read, tv));
             best[k] = best[k].min(t);
@@ -139,14 +153,21 @@ fn main() {
         largest.len()
     );
     let mut slowest: f64 = 0.0;
-    for ((((name, text), r), floor), t) in hostile.iter().zip(ratios).zip(floors).zip(&best) {
+    for (((((name, text), r), floor), t), before) in hostile
+        .iter()
+        .zip(ratios)
+        .zip(floors)
+        .zip(&best)
+        .zip(befores)
+    {
         let r = median(r);
         slowest = slowest.max(r);
         println!(
             "refusal ratio {name} ({} bytes) / largest valid: {r:.2}x (best {t:?}; serde_json \
-             only reading it: {:.2}x)",
+             only reading it: {:.2}x; with serde_json's reader: {:.2}x)",
             text.len(),
-            median(floor)
+            median(floor),
+            median(before)
         );
     }
     println!(

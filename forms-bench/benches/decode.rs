@@ -174,6 +174,11 @@ fn typed(form: &TypedForm<Report>) -> Report {
     }
 }
 
+/// The answer checker with serde_json reading the text, as before the runtime's own reader.
+fn checker_serde(form: &TypedForm<Report>) -> Outcome<forms_runtime::Answers<'_>> {
+    forms_runtime::__private::reader::check_response_serde(form.data(), black_box(ANSWER)).unwrap()
+}
+
 fn plain() -> PlainResponse {
     serde_json::from_str(black_box(ANSWER)).unwrap()
 }
@@ -196,7 +201,7 @@ fn main() {
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert_eq!(schema_pipeline(&validator).content.sections.len(), 4);
 
-    // `FORMS_PROFILE=typed|plain|checker|jsonschema` runs only that side, 2,000,000 times
+    // `FORMS_PROFILE=typed|plain|checker|checker_serde|jsonschema` runs only that side, 2,000,000 times
     // (or `FORMS_PROFILE_ITERS`),
     // for a profiler (`perf record`, `perf stat`), and measures nothing.
     if let Ok(side) = std::env::var("FORMS_PROFILE") {
@@ -208,6 +213,7 @@ fn main() {
                 "typed" => drop(black_box(typed(&form))),
                 "plain" => drop(black_box(plain())),
                 "checker" => drop(black_box(form.data().check_response(ANSWER).unwrap())),
+                "checker_serde" => drop(black_box(checker_serde(&form))),
                 _ => drop(black_box(schema_pipeline(&validator))),
             }
         }
@@ -229,7 +235,11 @@ fn main() {
 
     // Interleaved rounds so both sides see the same machine state.
     let (mut t, mut p, mut k, mut j) = (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
+    let mut s = Duration::MAX;
     for _ in 0..5 {
+        s = s.min(best_per_call(5, 20_000, || {
+            black_box(checker_serde(&form));
+        }));
         t = t.min(best_per_call(5, 20_000, || {
             black_box(typed(&form));
         }));
@@ -247,6 +257,10 @@ fn main() {
     println!(
         "answer checker only / serde_json plain: {:.2}x ({k:?} per answer)",
         ratio(k)
+    );
+    println!(
+        "answer checker with serde_json's reader / serde_json plain: {:.2}x ({s:?} per answer)",
+        ratio(s)
     );
     println!(
         "decode ratio typed / serde_json plain: {:.2}x ({t:?} vs {p:?} per answer; target <= 1.00x)",

@@ -40,6 +40,9 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// The containers [`Reader::skip`] has open (`true` for an object), kept between calls
+    /// so that skipping many small arrays allocates once.
+    open: Vec<bool>,
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -63,6 +66,7 @@ impl<'a> Reader<'a> {
             text,
             bytes: text.as_bytes(),
             at: 0,
+            open: Vec::new(),
         }
     }
 
@@ -386,9 +390,54 @@ impl<'a> Reader<'a> {
     /// to ignore (`strict` false: no nesting limit, `\u` escapes and number ranges not
     /// checked) or one it reads whole and drops (`strict`: all of that checked; `level`
     /// containers are already open around it).
+    #[inline]
     pub(crate) fn skip(&mut self, strict: bool, level: usize) -> Result<(), GiveUp> {
-        // The open containers: `true` for an object.
-        let mut open: Vec<bool> = Vec::new();
+        match self.peek() {
+            Some(b'"') => {
+                self.at += 1;
+                self.skip_string(strict)
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                if strict {
+                    self.number().map(drop)
+                } else {
+                    self.skip_number()
+                }
+            }
+            Some(b'n') => self.literal(b"null"),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b @ (b'[' | b'{')) => {
+                // `[]` and `{}` without a call.
+                let close = if b == b'[' { b']' } else { b'}' };
+                if self.bytes.get(self.at + 1) == Some(&close) && !(strict && level >= LEVELS_MAX) {
+                    self.at += 2;
+                    Ok(())
+                } else {
+                    self.skip_nested(strict, level)
+                }
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// [`Reader::skip`] of an array or object, without recursion: the open containers are
+    /// kept on a stack the reader reuses.
+    #[inline(never)]
+    fn skip_nested(&mut self, strict: bool, level: usize) -> Result<(), GiveUp> {
+        let mut open = std::mem::take(&mut self.open);
+        open.clear();
+        let skipped = self.skip_nested_with(strict, level, &mut open);
+        self.open = open;
+        skipped
+    }
+
+    fn skip_nested_with(
+        &mut self,
+        strict: bool,
+        level: usize,
+        open: &mut Vec<bool>,
+    ) -> Result<(), GiveUp> {
         loop {
             // At a value.
             match self.peek().ok_or(GiveUp)? {
