@@ -293,6 +293,7 @@ fn a_core_only_host_answers_the_upload_form_on_the_server_s_page_after_consent()
     let joined = pane.tmux(&["capture-pane", "-p", "-J"]);
     let screen = joined.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(screen.contains("Send the quarter's data"), "{screen}");
+    assert!(screen.contains("upload-example"), "{screen}");
     assert!(
         screen.contains("The server asks you to open this page, on 127.0.0.1:"),
         "{screen}"
