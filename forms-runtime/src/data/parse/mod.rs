@@ -7,8 +7,12 @@
 //!    JSON length in UTF-16 code units (whitespace outside strings is skipped, a number counts
 //!    as one unit, a string escape as one unit, any other character as its UTF-16 length).
 //!    Text whose lower bound exceeds 1,048,576 units is refused before any tree is built.
-//! 2. **JSON tree (`tree.rs`).** serde_json's deserializer feeds a private tree that keeps every object's
-//!    key order and **refuses duplicate keys** in any object (R3: a property appears once).
+//! 2. **JSON tree (`read.rs`, `tree.rs`).** The runtime's own reader (`crate::json`) reads
+//!    the text into a private tree that keeps every object's key order and **refuses
+//!    duplicate keys** in any object (R3: a property appears once); where it does not decide
+//!    (any text that is not JSON, a lone surrogate escape, nesting at serde_json's limit),
+//!    serde_json's deserializer builds the same tree with `tree.rs`'s visitors, and its
+//!    account of the syntax error is the message.
 //!    Nesting deeper than 127 levels (serde_json's limit), lone UTF-16 surrogates in `\u`
 //!    escapes, trailing characters, a byte order mark, `NaN`/`Infinity` and every other syntax
 //!    error are refused with a message that gives the line and column; those errors name no rule
