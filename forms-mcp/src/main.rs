@@ -364,7 +364,16 @@ fn main() -> ExitCode {
 }
 
 async fn run_stdio(server: FormsServer) -> ExitCode {
-    let running = match server.serve(forms_mcp::transport::stdio()).await {
+    // Standard input and output through the runtime's IO driver when both are pipes (as MCP
+    // clients start servers), on descriptors of their own, so neither a read nor a write
+    // waits for a thread of the blocking pool (rmcp's `stdio_pipes`; any other stream: the
+    // blocking handles of `forms_mcp::transport::stdio`). A sequential call is two round trips
+    // between processes, and each hand-off to that pool was a thread wake-up on the way.
+    let (read, write) = rmcp::transport::stdio_pipes();
+    let running = match server
+        .serve(forms_mcp::transport::capture(read, write))
+        .await
+    {
         Ok(running) => running,
         Err(error) => {
             eprintln!("forms-mcp: the client did not initialize: {error}");

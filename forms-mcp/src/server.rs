@@ -224,16 +224,18 @@ pub fn tool() -> Tool {
 pub fn call_tool_result(result: &ToolResult) -> Result<CallToolResult, McpError> {
     let payload: serde_json::Value = serde_json::from_str(result.text())
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+    // The text as the runtime wrote it, never a re-serialization of the parsed value (rmcp's
+    // `structured` would write one, only to be replaced).
+    let content = vec![ContentBlock::text(result.text())];
     let mut built = if result.is_error() {
-        CallToolResult::structured_error(payload)
+        CallToolResult::error(content)
     } else {
-        let mut built = CallToolResult::structured(payload);
+        let mut built = CallToolResult::success(content);
         // The contract's success envelope has no `isError` at all.
         built.is_error = None;
         built
     };
-    // The text as the runtime wrote it, never a re-serialization of the parsed value.
-    built.content = vec![ContentBlock::text(result.text())];
+    built.structured_content = Some(payload);
     Ok(built)
 }
 

@@ -315,3 +315,53 @@ async fn an_unknown_tool_is_an_mcp_error() {
     let _ = ServerResult::empty(());
     client.cancel().await.unwrap();
 }
+
+/// The server reads its stdin pipe and writes its stdout pipe through descriptors of its own,
+/// non-blocking, served by the runtime's IO driver (no read or write waits for a thread of
+/// the blocking pool), and leaves descriptors 0 and 1 as the client made them: blocking.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn stdio_pipes_are_served_non_blocking_on_descriptors_of_their_own() {
+    let transport = rmcp::transport::TokioChildProcess::new(server_command(5_000)).unwrap();
+    let pid = transport.id().unwrap();
+    let host = Host::answering(json!({"action": "accept",
+        "content": {"format": "pdf", "goal": "Weekly revenue"}}));
+    let client = connect_transport(host, transport).await;
+    let result = client.call_tool(call(report_form())).await.unwrap();
+    assert_eq!(payload(&result)["action"], "accept");
+
+    let target = |fd: &str| {
+        std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let non_blocking = |fd: &str| {
+        let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap();
+        let flags = info
+            .lines()
+            .find_map(|line| line.strip_prefix("flags:"))
+            .map(|flags| u32::from_str_radix(flags.trim(), 8).unwrap())
+            .unwrap();
+        flags & libc::O_NONBLOCK as u32 != 0
+    };
+    let descriptors: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for standard in ["0", "1"] {
+        let pipe = target(standard);
+        assert!(pipe.starts_with("pipe:"), "fd {standard}: {pipe}");
+        assert!(
+            !non_blocking(standard),
+            "fd {standard} was made non-blocking"
+        );
+        let own: Vec<&String> = descriptors
+            .iter()
+            .filter(|fd| fd.as_str() != standard && target(fd) == pipe)
+            .collect();
+        assert_eq!(own.len(), 1, "fd {standard}: {own:?}");
+        assert!(non_blocking(own[0]), "fd {}", own[0]);
+    }
+    client.cancel().await.unwrap();
+}

@@ -302,14 +302,16 @@ impl Waiting {
             // No text was ever sent: the value is the answer as sent.
             return serde_json::value::to_raw_value(delivered).ok();
         }
-        let delivered = serde_json::to_value(delivered).ok()?;
+        // The two values compared as their JSON text: one type writes the same text for the
+        // same value, its maps in the order they were read (no tree of either is built).
+        let delivered = serde_json::to_vec(delivered).ok()?;
         let mut connections = self.capture.answers.connections();
         let kept = connections.get_mut(&self.capture.connection)?;
         let position = kept.results.items.iter().position(|item| {
             item.id == *id
                 && serde_json::from_str::<ClientResult>(item.raw.get())
                     .ok()
-                    .and_then(|read| serde_json::to_value(read).ok())
+                    .and_then(|read| serde_json::to_vec(&read).ok())
                     .is_some_and(|read| read == delivered)
         })?;
         kept.results.remove(position)

@@ -68,6 +68,12 @@ use wrapper::Capturing;
 /// The MCP server transport over standard input and output, keeping the host's answers as
 /// sent: rmcp's line transport ([`rmcp::transport::stdio`]) with the reader of [`capture`].
 ///
+/// Every read and write of these handles runs on Tokio's blocking thread pool. When both
+/// streams are pipes (as MCP clients start servers) and the runtime has IO enabled,
+/// `capture` over [`rmcp::transport::stdio_pipes`] reads and writes them through the
+/// runtime's IO driver instead, a thread hand-off less per message (the `forms-mcp` binary
+/// serves stdio that way).
+///
 /// ```no_run
 /// use forms_mcp::FormsServer;
 /// use rmcp::ServiceExt;

@@ -60,10 +60,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
 /// `"jsonrpc":"2.0"` (once), as rmcp requires. A message rmcp would not read the same way is
 /// harmless: a kept part is used only where it reads as what rmcp delivered.
 pub(super) fn find(bytes: &[u8]) -> Found<'_> {
-    let Ok(message) = serde_json::from_slice::<&RawValue>(bytes) else {
-        return Found::Nothing;
-    };
-    let Some(members) = Members::read(message) else {
+    // One reading of the whole line: the members' values are checked as JSON as they are
+    // read, so a line that is not one JSON object is nothing.
+    let Ok(members) = serde_json::from_slice::<Members<'_>>(bytes) else {
         return Found::Nothing;
     };
     let version_2 = members

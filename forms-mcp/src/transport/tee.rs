@@ -51,6 +51,12 @@ impl<R> LineTee<R> {
     pub(super) fn read_line(&self) {
         let line = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        // A response is kept only while an ask waits on the connection, and an input only
+        // from a line that can name `inputResponses`: any other line is not read at all (a
+        // call's arguments, the largest lines, arrive while no ask waits).
+        if !may_hold_input(line) && !self.answers.waits_on("") {
+            return;
+        }
         match find(line) {
             Found::Result(id, result) => {
                 self.answers.keep_result("", id, result);
@@ -59,6 +65,22 @@ impl<R> LineTee<R> {
             Found::Nothing => {}
         }
     }
+}
+
+/// Whether the JSON text `line` can have a member named `inputResponses`: it holds that
+/// name as written, or a backslash (a key may spell the name with escapes, which rmcp's
+/// reading decodes).
+pub(super) fn may_hold_input(line: &[u8]) -> bool {
+    const NAME: &[u8] = b"inputResponses";
+    // `R` is the name's one capital: look for the name only where one stands.
+    line.iter().enumerate().any(|(at, byte)| match byte {
+        b'\\' => true,
+        b'R' => at
+            .checked_sub(5)
+            .and_then(|start| line.get(start..))
+            .is_some_and(|rest| rest.starts_with(NAME)),
+        _ => false,
+    })
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for LineTee<R> {
@@ -124,5 +146,43 @@ mod tests {
         );
         drop(waiting);
         assert!(answers.connections().is_empty());
+    }
+
+    #[test]
+    fn reads_every_line_that_can_name_input_responses() {
+        for line in [
+            r#"{"params":{"inputResponses":{}}}"#,
+            r#"{"params":{"input\u0052esponses":{}}}"#,
+            r#"{"params":{"\u0069nputResponses":{}}}"#,
+            r#"{"a":"\n"}"#,
+            "inputResponses",
+        ] {
+            assert!(may_hold_input(line.as_bytes()), "{line}");
+        }
+        for line in [
+            r#"{"params":{"arguments":{"title":"Report format"}}}"#,
+            r#"{"params":{"inputresponses":{},"Responses":1}}"#,
+            "nputResponses",
+            "R",
+            "",
+        ] {
+            assert!(!may_hold_input(line.as_bytes()), "{line}");
+        }
+        // An escaped key is read as rmcp reads it, with no ask waiting.
+        let answers = Arc::new(Answers::default());
+        let mut tee = LineTee {
+            inner: tokio::io::empty(),
+            line: Vec::new(),
+            overflow: false,
+            answers: answers.clone(),
+        };
+        tee.look(
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","input\u0052esponses":{"form":{"action":"cancel"}}}}"#,
+        );
+        tee.look(b"\n");
+        assert_eq!(
+            answers.take_input(&RequestId::Number(7)).unwrap().get(),
+            r#"{"action":"cancel"}"#
+        );
     }
 }
