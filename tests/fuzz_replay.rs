@@ -288,7 +288,7 @@ fn reader_agrees_with_serde_json_on_the_corpus_the_hostile_inputs_and_its_edges(
 #[test]
 fn reader_agrees_with_serde_json_on_answer_edges() {
     let case = forms_fuzz::corpus::cases()
-        .into_iter()
+        .iter()
         .find(|c| c.name == "derived-all-kinds")
         .expect("the corpus has derived-all-kinds");
     let valid = case
