@@ -64,7 +64,9 @@ pub struct Page {
 /// What the input turned out to be.
 enum Source<'a> {
     Data(DataForm),
-    Native(&'a str),
+    /// A native request's parameters, and whether they came as a core `elicitation/create`
+    /// JSON-RPC request.
+    Native(&'a str, bool),
 }
 
 fn arguments_error(problem: String) -> FormError {
@@ -93,11 +95,11 @@ fn classify(text: &str) -> Result<Source<'_>, FormError> {
         return DataForm::from_json(text).map(Source::Data);
     }
     if probe.schema.is_some() {
-        return Ok(Source::Native(text));
+        return Ok(Source::Native(text, false));
     }
     match (probe.method.as_deref(), probe.params) {
-        (Some("openai/elicitation/create" | "elicitation/create"), Some(params)) => {
-            Ok(Source::Native(params.get()))
+        (Some(method @ ("openai/elicitation/create" | "elicitation/create")), Some(params)) => {
+            Ok(Source::Native(params.get(), method == "elicitation/create"))
         }
         _ => Err(arguments_error(
             "is neither a Data form ({\"message\",\"questions\"}) nor a native request \
@@ -115,6 +117,8 @@ pub(crate) struct Read {
     pub view: NativeView,
     /// The Data form it was compiled from, when the input was one.
     pub data: Option<DataForm>,
+    /// Whether the input was a core `elicitation/create` JSON-RPC request.
+    pub core: bool,
 }
 
 /// Reads `text` as [`render`] does: a Data form is validated and compiled; a native request,
@@ -128,13 +132,18 @@ pub(crate) fn read(text: &str) -> Result<Read, FormError> {
             Ok(Read {
                 view,
                 data: Some(form),
+                core: false,
             })
         }
-        Source::Native(params) => {
+        Source::Native(params, core) => {
             let view = NativeView::from_json(params)
                 .map_err(|e| arguments_error(format!("is not a native form request: {e}")))?;
             match view.schema_type.as_deref() {
-                Some("object") => Ok(Read { view, data: None }),
+                Some("object") => Ok(Read {
+                    view,
+                    data: None,
+                    core,
+                }),
                 other => Err(arguments_error(format!(
                     "requestedSchema.type: must be \"object\", found {}",
                     other.map_or_else(|| "none".to_owned(), json_string)
@@ -148,9 +157,10 @@ pub(crate) fn read(text: &str) -> Result<Read, FormError> {
 /// the page's banner.
 pub fn render(text: &str, name: &str) -> Result<Page, FormError> {
     let read = read(text)?;
-    let (source, style) = match read.data {
-        Some(_) => ("data", PathStyle::Data),
-        None => ("native", PathStyle::Native),
+    let (source, style) = match (&read.data, read.core) {
+        (Some(_), _) => ("data", PathStyle::Data),
+        (None, true) => ("core", PathStyle::Native),
+        (None, false) => ("native", PathStyle::Native),
     };
     let warnings = lint::lint_native(&read.view, style);
     page(&read.view, source, name, warnings)

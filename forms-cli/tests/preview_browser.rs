@@ -384,6 +384,21 @@ fn native_request_renders_with_title_falling_back_to_name() {
             "required": ["deck"]}}});
     let (b, _dir) = show("native", &request);
     assert!(b.text_of("#forms-banner").contains("native request"));
+    assert!(b
+        .text_of("#forms-banner")
+        .contains("as the host renders openai/elicitation/create"));
+    // The same request as a core `elicitation/create` is not said to be rendered as the
+    // extension's.
+    let mut core = request.clone();
+    core["method"] = json!("elicitation/create");
+    let (c, _dir) = show("native-core", &core);
+    let banner = c.text_of("#forms-banner");
+    assert!(
+        banner.contains("(core elicitation/create request)")
+            && !banner.contains("openai/elicitation/create"),
+        "{banner}"
+    );
+    drop(c);
     assert_eq!(b.text_of("#q-0 .caption"), "quarterly-review");
     // Properties keep their document order.
     assert_eq!(b.text_of("#q-1 label.qtitle"), "Note");
