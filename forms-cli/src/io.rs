@@ -10,6 +10,12 @@ use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+/// The most bytes a `FILE` (or standard input) of `forms check`, `native`, `preview` and
+/// `answer` may hold: 16 MiB, room for a Data form at its 1 MiB limit (R4 counts its compact
+/// JSON) written out with generous indentation, or any native request or response a host
+/// would send.
+pub const INPUT_BYTES_MAX: usize = 16 * 1024 * 1024;
+
 /// Where an input comes from: a missing `FILE`, or `-`, is standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
@@ -29,20 +35,32 @@ impl Input {
         }
     }
 
-    /// All of the input's bytes; an unreadable file or standard input is a usage error.
+    /// All of the input's bytes, at most [`INPUT_BYTES_MAX`]: an unreadable file or standard
+    /// input, or one longer than that (read no further than one byte past it), is a usage
+    /// error.
     pub fn read(&self) -> Result<Vec<u8>, Usage> {
-        match self {
-            Input::Stdin => {
-                let mut buf = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Usage(format!("cannot read standard input: {e}")))?;
-                Ok(buf)
-            }
-            Input::File(path) => std::fs::read(path)
-                .map_err(|e| Usage(format!("cannot read {}: {e}", path.display()))),
+        let limit = u64::try_from(INPUT_BYTES_MAX)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let mut buf = Vec::new();
+        let (read, name) = match self {
+            Input::Stdin => (
+                std::io::stdin().lock().take(limit).read_to_end(&mut buf),
+                "standard input".to_owned(),
+            ),
+            Input::File(path) => (
+                std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut buf)),
+                path.display().to_string(),
+            ),
+        };
+        read.map_err(|e| Usage(format!("cannot read {name}: {e}")))?;
+        if buf.len() > INPUT_BYTES_MAX {
+            return Err(Usage(format!(
+                "{name} is longer than {INPUT_BYTES_MAX} bytes (16 MiB), the most a form or a \
+                 response this command reads may be"
+            )));
         }
+        Ok(buf)
     }
 }
 

@@ -423,3 +423,68 @@ mod host {
         }
     }
 }
+
+/// `forms check`, `native`, `preview` and `answer` read a `FILE` (or standard input) up to
+/// 16 MiB and a byte: an endless one (`/dev/zero`) is a usage error naming it, at once,
+/// instead of being read until memory runs out.
+#[test]
+fn an_endless_file_or_standard_input_is_refused_after_16_mib() {
+    let dir = scratch("endless");
+    std::fs::create_dir_all(&dir).unwrap();
+    let form_file = dir.join("form.json");
+    std::fs::write(&form_file, form().to_string()).unwrap();
+    let form_file = form_file.to_str().unwrap();
+    let runs: [(&str, &[&str], bool); 8] = [
+        ("forms check", &["check", "/dev/zero"], false),
+        ("forms check", &["check", "-"], true),
+        ("forms native", &["native", "/dev/zero"], false),
+        ("forms preview", &["preview", "/dev/zero"], false),
+        ("forms preview", &["preview"], true),
+        (
+            "forms answer",
+            &["answer", "--form", "/dev/zero", form_file],
+            false,
+        ),
+        (
+            "forms answer",
+            &["answer", "--form", form_file, "/dev/zero"],
+            false,
+        ),
+        ("forms answer", &["answer", "--form", form_file, "-"], true),
+    ];
+    for (program, args, stdin_zero) in runs {
+        let stdin = if stdin_zero {
+            std::process::Stdio::from(std::fs::File::open("/dev/zero").unwrap())
+        } else {
+            std::process::Stdio::null()
+        };
+        let start = std::time::Instant::now();
+        let output = Command::new(env!("CARGO_BIN_EXE_forms"))
+            .args(args)
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        let out = (
+            output.status.code().unwrap(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "{args:?} took {:?}",
+            start.elapsed()
+        );
+        assert_usage_error(program, &args, (out.0, &out.1, &out.2));
+        let name = if stdin_zero {
+            "standard input"
+        } else {
+            "/dev/zero"
+        };
+        assert!(
+            out.2
+                .contains(&format!("{name} is longer than 16777216 bytes (16 MiB)")),
+            "{args:?}: {}",
+            out.2
+        );
+    }
+}
