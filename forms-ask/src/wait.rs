@@ -219,8 +219,9 @@ impl Hub {
         }
     }
 
-    /// Tells the store which requests nobody here waits on any more. (A failure leaves them
-    /// watched: writes to them keep notifying until the listener ends.)
+    /// Tells the store which requests nobody here waits on any more. A failure keeps them
+    /// for the next look (at most [`IDLE`] away), which tries again: meanwhile writes to them
+    /// still notify.
     fn unwatch(&self, asks: &Asks) {
         let _watching = lock(&self.watch_lock);
         let ids: Vec<RequestId> = {
@@ -234,8 +235,12 @@ impl Hub {
             }
             ids
         };
-        if !ids.is_empty() {
-            let _ = asks.store().unwatch_requests(&ids);
+        if !ids.is_empty() && asks.store().unwatch_requests(&ids).is_err() {
+            let mut table = lock(&self.table);
+            for id in ids {
+                table.watching.insert(id.clone());
+                table.unwatched.push(id);
+            }
         }
     }
 

@@ -160,12 +160,19 @@ impl PostgresStore {
             return Ok(());
         }
         let ids = gone;
-        self.with(|c| {
+        let deleted = self.with(|c| {
             let st =
                 c.prepare("DELETE FROM forms_ask_watched WHERE pid = $1 AND request_id = ANY($2)")?;
             c.client.execute(&st, &[&pid, &ids])?;
             Ok(())
-        })
+        });
+        if deleted.is_err() {
+            // Still watched: the caller tries again with the same ids.
+            for id in &ids {
+                watched.insert((*id).to_owned(), 1);
+            }
+        }
+        deleted
     }
 
     /// [`Store::changes`](crate::Store::changes): the change feed, with the listener started on first use.
