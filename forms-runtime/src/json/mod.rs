@@ -122,6 +122,25 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// After a member of an array or object closed by `close`: takes a `,` and returns
+    /// `true` (another member follows), or takes `close` and returns `false`; anything else
+    /// gives up.
+    #[inline]
+    pub(crate) fn more(&mut self, close: u8) -> Result<bool, GiveUp> {
+        match self.peek() {
+            Some(b',') => {
+                self.at += 1;
+                self.after_comma()?;
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.at += 1;
+                Ok(false)
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
     /// Reads `null`, `true` or `false` whose first byte was peeked.
     pub(crate) fn literal(&mut self, word: &[u8]) -> Result<(), GiveUp> {
         let end = self.at + word.len();

@@ -52,19 +52,24 @@ pub(super) const DEPTH_MAX: usize = 127;
 
 /// Parses and validates Data arguments from JSON text.
 pub(crate) fn from_json(text: &str) -> Result<DataForm, FormError> {
-    size::prescan(text)?;
-    let (tree, skipped, floats) = tree::parse_tree(text)?;
-    // The compact JSON of a tree read from text without floats is at most as long as the
-    // text (see `size::compact_len`), so text within R4's limit needs no count.
-    let measure = floats || text.len() > forms_rules::limits::ARGUMENTS_MAX_UTF16;
-    from_tree(&tree, skipped, measure)
+    from_text(text, tree::parse_tree)
 }
 
 /// [`from_json`] with the tree read by serde_json alone ([`tree::parse_tree_serde`]): the
 /// reference the runtime's own reader is checked against.
 pub(crate) fn from_json_serde(text: &str) -> Result<DataForm, FormError> {
+    from_text(text, tree::parse_tree_serde)
+}
+
+/// The tree and its two flags, or why the text is not JSON.
+type Read<'t> = Result<(Json<'t>, bool, bool), FormError>;
+
+/// [`from_json`] with the tree read by `read`.
+fn from_text<'t>(text: &'t str, read: fn(&'t str) -> Read<'t>) -> Result<DataForm, FormError> {
     size::prescan(text)?;
-    let (tree, skipped, floats) = tree::parse_tree_serde(text)?;
+    let (tree, skipped, floats) = read(text)?;
+    // The compact JSON of a tree read from text without floats is at most as long as the
+    // text (see `size::compact_len`), so text within R4's limit needs no count.
     let measure = floats || text.len() > forms_rules::limits::ARGUMENTS_MAX_UTF16;
     from_tree(&tree, skipped, measure)
 }

@@ -121,16 +121,8 @@ fn array<'a>(
             r.skip(strict, depth + 1)?;
             skipped += 1;
         }
-        match r.peek() {
-            Some(b',') => {
-                r.bump();
-                r.after_comma()?;
-            }
-            Some(b']') => {
-                r.bump();
-                break;
-            }
-            _ => return Err(Stop::GiveUp),
+        if !r.more(b']')? {
+            break;
         }
         if items.len() >= keep && !strict {
             skipped += count_rest(r)?;
@@ -151,16 +143,8 @@ fn count_rest(r: &mut Reader<'_>) -> Result<usize, GiveUp> {
     loop {
         r.skip(false, 0)?;
         count += 1;
-        match r.peek() {
-            Some(b',') => {
-                r.bump();
-                r.after_comma()?;
-            }
-            Some(b']') => {
-                r.bump();
-                return Ok(count);
-            }
-            _ => return Err(GiveUp),
+        if !r.more(b']')? {
+            return Ok(count);
         }
     }
 }
@@ -211,16 +195,8 @@ fn object<'a>(
             let item = value(r, found, At::Key(&at, &key), depth + 1)?;
             entries.push((key, item));
         }
-        match r.peek() {
-            Some(b',') => {
-                r.bump();
-                r.after_comma()?;
-            }
-            Some(b'}') => {
-                r.bump();
-                break;
-            }
-            _ => return Err(Stop::GiveUp),
+        if !r.more(b'}')? {
+            break;
         }
     }
     if skipped > 0 {
