@@ -89,15 +89,7 @@ fn the_data_tool_asks_a_url_mode_client_on_the_page_over_http() {
     let invalid = json!({"action": "accept", "content": {"note": "x", "colour": "red"}});
     let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-1", None, &invalid, false);
     // The page was served on the MCP listener itself, under its own path.
-    let origin = server.url.trim_end_matches("/mcp");
-    assert!(
-        params["url"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("{origin}/forms-page/")),
-        "{params} on {}",
-        server.url
-    );
+    assert_page_on_the_listener(&params, &server.url);
     let report = driver.done();
     assert!(report["error"].is_null(), "{report}");
     check_completed(&report, &params);
@@ -217,13 +209,7 @@ fn a_refused_submission_is_shown_on_the_page_which_keeps_the_answers_for_the_cor
     let params = event["params"].clone();
     let url = params["url"].as_str().unwrap();
     let code = code_of(params["message"].as_str().unwrap());
-    let b = forms_test_kit::browser::Browser::start();
-    b.open_url(url);
-    b.type_into(&b.find("#forms-code"), &code);
-    b.click_on("#forms-code-submit");
-    wait_until("no form after the code", || {
-        !b.find_all("#forms-form").is_empty()
-    });
+    let b = open_with_code(url, &code);
     // The person picks PDF and adds the file.
     b.click_on("label[data-option=Pdf]");
     b.type_into(&b.find("#q-2 input[type=file]"), file.to_str().unwrap());

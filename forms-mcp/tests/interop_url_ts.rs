@@ -126,15 +126,7 @@ fn data_tool_over_http(mode: &str) {
     let invalid = json!({"action": "accept", "content": {"note": "x", "colour": "red"}});
     let (uri, params) = answer_in_chromium(&mut driver, &file, "#q-1", None, &invalid, modern);
     // The page was served on the MCP listener itself, under its own path.
-    let origin = server.url.trim_end_matches("/mcp");
-    assert!(
-        params["url"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("{origin}/forms-page/")),
-        "{params} on {}",
-        server.url
-    );
+    assert_page_on_the_listener(&params, &server.url);
     let (report, again) = driver.done_after();
     assert_eq!(report["sdk"], pinned_npm(V2), "{report}");
     assert!(report["error"].is_null(), "{report}");

@@ -202,6 +202,38 @@ pub fn data_file(dir: &Path) -> (PathBuf, Vec<u8>) {
 /// option's name) if given, has the checker refuse `invalid` with 422, adds `file` through
 /// the picker of `files_question` (a CSS selector), submits, and checks that a replay is
 /// refused.
+/// A browser on the page at `url`, the person having entered `code`: waits (up to 20 s) for
+/// the form to show.
+pub fn open_with_code(url: &str, code: &str) -> browser::Browser {
+    let b = browser::Browser::start();
+    b.open_url(url);
+    b.type_into(&b.find("#forms-code"), code);
+    b.click_on("#forms-code-submit");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while b.find_all("#forms-form").is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "no form after the code: {}",
+            b.js("return document.documentElement.outerHTML", vec![])
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    b
+}
+
+/// Asserts that the URL-mode request `params` names a page served on the MCP listener at
+/// `mcp_url` itself, under its own path (`/forms-page/`).
+pub fn assert_page_on_the_listener(params: &Value, mcp_url: &str) {
+    let origin = mcp_url.trim_end_matches("/mcp");
+    assert!(
+        params["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{origin}/forms-page/")),
+        "{params} on {mcp_url}"
+    );
+}
+
 pub fn answer_in_chromium(
     driver: &mut Driver,
     file: &Path,
@@ -252,20 +284,8 @@ pub fn answer_in_chromium(
     );
     assert_eq!(status, 403, "an answer without the code's cookie");
 
-    // The person: the code, then the form.
-    let b = browser::Browser::start();
-    b.open_url(&url);
-    b.type_into(&b.find("#forms-code"), &code.to_lowercase());
-    b.click_on("#forms-code-submit");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while b.find_all("#forms-form").is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "no form after the code: {}",
-            b.js("return document.documentElement.outerHTML", vec![])
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // The person: the code (as typed, in lower case), then the form.
+    let b = open_with_code(&url, &code.to_lowercase());
     if let Some(option) = choose {
         b.click_on(&format!("label[data-option={option}]"));
     }
